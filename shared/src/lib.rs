@@ -1,0 +1,5 @@
+//! pacto-gates: evaluate Argo CD and Flux health gates on Kubernetes objects, offline, the way the
+//! controllers do. See `shared/DESIGN.md` of the project for the architecture.
+
+pub mod argo;
+pub mod object;

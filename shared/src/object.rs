@@ -1,0 +1,466 @@
+//! Kubernetes objects read from YAML or JSON: files, directories, standard input; multi-document
+//! streams; `kind: List` expanded; Kubernetes number typing; positions for error messages.
+//!
+//! Number typing follows apimachinery's JSON decoding (`k8s.io/apimachinery/pkg/util/json`
+//! `ConvertMapNumbers`): a whole number that fits int64 stays an integer, every other number is a
+//! float64. YAML is read with YAML 1.1 booleans (`yes`/`no`/`on`/`off`), as `sigs.k8s.io/yaml`
+//! (go-yaml v2) reads it.
+
+use serde_json::{Map, Value};
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Where an object came from: a file (or `<stdin>`), the 1-based document index in that stream,
+/// and for objects expanded from a `kind: List`, the 0-based item index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub file: String,
+    pub document: usize,
+    pub item: Option<usize>,
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: document {}", self.file, self.document)?;
+        if let Some(i) = self.item {
+            write!(f, ": items[{i}]")?;
+        }
+        Ok(())
+    }
+}
+
+/// Group, version and kind of an object, split from `apiVersion` (`group/version`, or `version`
+/// alone for the core group, whose group is the empty string) and `kind`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    /// Splits an `apiVersion` the way apimachinery's `schema.ParseGroupVersion` does: no slash →
+    /// core group; one slash → group/version.
+    pub fn from_api_version(api_version: &str, kind: &str) -> Gvk {
+        let (group, version) = match api_version.split_once('/') {
+            Some((g, v)) => (g.to_string(), v.to_string()),
+            None => (String::new(), api_version.to_string()),
+        };
+        Gvk {
+            group,
+            version,
+            kind: kind.to_string(),
+        }
+    }
+
+    /// `group/Kind`, or `Kind` for the core group: Argo CD's `GetConfigMapKey` form.
+    pub fn group_kind(&self) -> String {
+        if self.group.is_empty() {
+            self.kind.clone()
+        } else {
+            format!("{}/{}", self.group, self.kind)
+        }
+    }
+}
+
+/// One Kubernetes object and where it came from.
+#[derive(Debug, Clone)]
+pub struct K8sObject {
+    pub value: Value,
+    pub origin: Origin,
+}
+
+impl K8sObject {
+    /// The object's GVK. `kind` is guaranteed non-empty by the readers of this module.
+    pub fn gvk(&self) -> Gvk {
+        Gvk::from_api_version(
+            self.value
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+            self.kind(),
+        )
+    }
+
+    /// `kind`, or "" when absent.
+    pub fn kind(&self) -> &str {
+        self.value.get("kind").and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// `metadata.name`, or "".
+    pub fn name(&self) -> &str {
+        meta_str(&self.value, "name")
+    }
+
+    /// `metadata.namespace`, or "".
+    pub fn namespace(&self) -> &str {
+        meta_str(&self.value, "namespace")
+    }
+}
+
+fn meta_str<'a>(v: &'a Value, field: &str) -> &'a str {
+    v.get("metadata")
+        .and_then(|m| m.get(field))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// A failure to read objects; the text names the file, the document and the field.
+#[derive(Debug, thiserror::Error)]
+pub enum ObjectError {
+    #[error("{file}: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file}: document {document}: {message}")]
+    Parse {
+        file: String,
+        document: usize,
+        message: String,
+    },
+    #[error("{origin}: {message}")]
+    Invalid { origin: Origin, message: String },
+    #[error("{file}: no Kubernetes objects found")]
+    Empty { file: String },
+}
+
+/// Reads every object from each path: `-` is standard input, a directory is walked recursively
+/// for `*.yaml`, `*.yml` and `*.json` files (in byte order of their paths), anything else is read
+/// as one file whatever its name.
+///
+/// Errors: an unreadable path, malformed YAML/JSON, a document that is not a mapping, an object
+/// without `kind` or with a non-string `apiVersion`/`kind`. A path that holds no object at all is
+/// an error too, so that a mistyped directory does not pass silently.
+pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<K8sObject>, ObjectError> {
+    let mut out = Vec::new();
+    for p in paths {
+        let before = out.len();
+        if p.as_os_str() == "-" {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| ObjectError::Io {
+                    file: "<stdin>".into(),
+                    source: e,
+                })?;
+            out.extend(parse_objects(&text, "<stdin>")?);
+        } else if p.is_dir() {
+            for f in walk(p)? {
+                out.extend(read_file(&f)?);
+            }
+        } else {
+            out.extend(read_file(p)?);
+        }
+        if out.len() == before {
+            return Err(ObjectError::Empty {
+                file: p.display().to_string(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Reads one file of objects (see [`parse_objects`]).
+pub fn read_file(path: &Path) -> Result<Vec<K8sObject>, ObjectError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ObjectError::Io {
+        file: name.clone(),
+        source: e,
+    })?;
+    parse_objects(&text, &name)
+}
+
+/// Files under `dir` ending in `.yaml`, `.yml` or `.json`, recursively, sorted by path.
+pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, ObjectError> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| ObjectError::Io {
+            file: d.display().to_string(),
+            source: e,
+        })?;
+        for e in entries {
+            let e = e.map_err(|e| ObjectError::Io {
+                file: d.display().to_string(),
+                source: e,
+            })?;
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if matches!(
+                p.extension().and_then(|x| x.to_str()),
+                Some("yaml" | "yml" | "json")
+            ) {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Parses a YAML (or JSON, which is YAML) stream of documents into objects. Empty documents are
+/// skipped; a `kind: List` (or any kind ending in `List` with an `items` array, as kubectl
+/// treats them) is replaced by its items. `file` is the name used in errors.
+pub fn parse_objects(text: &str, file: &str) -> Result<Vec<K8sObject>, ObjectError> {
+    let mut out = Vec::new();
+    for (index, doc) in parse_documents(text, file)?.into_iter().enumerate() {
+        let document = index + 1;
+        let Some(value) = doc else { continue };
+        let origin = Origin {
+            file: file.to_string(),
+            document,
+            item: None,
+        };
+        if is_list(&value) {
+            let items = value.get("items").and_then(Value::as_array).cloned();
+            for (i, item) in items.unwrap_or_default().into_iter().enumerate() {
+                let origin = Origin {
+                    item: Some(i),
+                    ..origin.clone()
+                };
+                out.push(check_object(item, origin)?);
+            }
+        } else {
+            out.push(check_object(value, origin)?);
+        }
+    }
+    Ok(out)
+}
+
+/// Parses a YAML stream into one value per document (`None` for an empty document), with
+/// Kubernetes number typing applied. The 1-based index of a document is its position + 1.
+pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, ObjectError> {
+    let mut docs = Vec::new();
+    for (i, chunk) in split_documents(text).into_iter().enumerate() {
+        if chunk
+            .lines()
+            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        {
+            docs.push(None);
+            continue;
+        }
+        let value: Value = serde_saphyr::from_str(&chunk).map_err(|e| ObjectError::Parse {
+            file: file.to_string(),
+            document: i + 1,
+            message: first_line(&e.to_string()),
+        })?;
+        docs.push(if value.is_null() {
+            None
+        } else {
+            Some(kube_numbers(value))
+        });
+    }
+    Ok(docs)
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").trim().to_string()
+}
+
+/// Splits a YAML stream at document markers (`---` and `...` at the start of a line, which YAML
+/// forbids inside content). Lines of earlier documents are kept as blank lines so that line
+/// numbers in parse errors stay those of the whole file.
+fn split_documents(text: &str) -> Vec<String> {
+    let mut docs: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut started = false;
+    let mut line_no = 0usize;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        let marker = |m: &str| {
+            bare == m
+                || (bare.starts_with(m) && bare[m.len()..].starts_with([' ', '\t']))
+        };
+        if marker("---") {
+            if started || !cur.trim().is_empty() {
+                docs.push(std::mem::take(&mut cur));
+            }
+            started = true;
+            cur = "\n".repeat(line_no);
+            cur.push_str(&bare[3..]);
+            cur.push('\n');
+        } else if marker("...") {
+            docs.push(std::mem::take(&mut cur));
+            started = false;
+            cur = "\n".repeat(line_no + 1);
+        } else {
+            if cur.is_empty() && line_no > 0 {
+                cur = "\n".repeat(line_no);
+            }
+            cur.push_str(line);
+        }
+        line_no += 1;
+    }
+    if started || !cur.trim().is_empty() {
+        docs.push(cur);
+    }
+    docs
+}
+
+fn is_list(v: &Value) -> bool {
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+    kind.ends_with("List") && v.get("items").map(Value::is_array).unwrap_or(false)
+}
+
+fn check_object(value: Value, origin: Origin) -> Result<K8sObject, ObjectError> {
+    let invalid = |message: &str| ObjectError::Invalid {
+        origin: origin.clone(),
+        message: message.to_string(),
+    };
+    let Some(map) = value.as_object() else {
+        return Err(invalid(&format!(
+            "expected a Kubernetes object (a mapping), found {}",
+            json_type(&value)
+        )));
+    };
+    match map.get("kind") {
+        None => return Err(invalid("field kind: missing: not a Kubernetes object")),
+        Some(Value::String(k)) if !k.is_empty() => {}
+        Some(Value::String(_)) => return Err(invalid("field kind: empty")),
+        Some(other) => {
+            return Err(invalid(&format!(
+                "field kind: expected a string, found {}",
+                json_type(other)
+            )))
+        }
+    }
+    match map.get("apiVersion") {
+        None | Some(Value::String(_)) => {}
+        Some(other) => {
+            return Err(invalid(&format!(
+                "field apiVersion: expected a string, found {}",
+                json_type(other)
+            )))
+        }
+    }
+    if let Some(m) = map.get("metadata") {
+        if !m.is_object() && !m.is_null() {
+            return Err(invalid(&format!(
+                "field metadata: expected a mapping, found {}",
+                json_type(m)
+            )));
+        }
+    }
+    Ok(K8sObject { value, origin })
+}
+
+/// The JSON type name of a value, for messages: `null`, `boolean`, `number`, `string`, `array`,
+/// `object`.
+pub fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Applies Kubernetes number typing: integers outside int64 (serde's u64) become float64.
+pub fn kube_numbers(v: Value) -> Value {
+    match v {
+        Value::Number(n) if n.as_i64().is_none() && n.as_u64().is_some() => {
+            serde_json::Number::from_f64(n.as_f64().unwrap_or(f64::MAX))
+                .map(Value::Number)
+                .unwrap_or(Value::Null)
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(kube_numbers).collect()),
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .map(|(k, v)| (k, kube_numbers(v)))
+                .collect::<Map<_, _>>(),
+        ),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn multi_document_stream_with_list_and_empty_documents() {
+        let text = "---\n# only a comment\n---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: b, namespace: x}\n---\n{\"apiVersion\": \"pacto.trianalab.io/v1alpha1\", \"kind\": \"Pacto\", \"metadata\": {\"name\": \"c\"}}\n";
+        let objs = parse_objects(text, "f.yaml").unwrap();
+        assert_eq!(objs.len(), 3);
+        assert_eq!(objs[0].name(), "a");
+        assert_eq!(objs[0].origin.to_string(), "f.yaml: document 2: items[0]");
+        assert_eq!(objs[1].gvk().group_kind(), "apps/Deployment");
+        assert_eq!(objs[1].namespace(), "x");
+        assert_eq!(objs[2].gvk().group, "pacto.trianalab.io");
+        assert_eq!(objs[2].gvk().version, "v1alpha1");
+        assert_eq!(objs[2].origin.document, 3);
+    }
+
+    #[test]
+    fn kubernetes_number_typing() {
+        let objs = parse_objects(
+            "kind: X\nspec: {a: 3, b: 3.5, c: 1.0, d: 18446744073709551615, e: -4}\n",
+            "n.yaml",
+        )
+        .unwrap();
+        let spec = &objs[0].value["spec"];
+        assert!(spec["a"].is_i64());
+        assert!(spec["b"].is_f64());
+        assert!(spec["c"].is_f64());
+        assert!(spec["d"].is_f64());
+        assert_eq!(spec["e"], json!(-4));
+    }
+
+    #[test]
+    fn yaml_1_1_booleans_as_go_yaml_v2_reads_them() {
+        let objs = parse_objects("kind: X\nspec: {a: yes, b: off, c: 'yes'}\n", "b.yaml").unwrap();
+        assert_eq!(objs[0].value["spec"], json!({"a": true, "b": false, "c": "yes"}));
+    }
+
+    #[test]
+    fn malformed_yaml_names_file_and_document() {
+        let err = parse_objects("kind: A\n---\nkind: [unclosed\n", "bad.yaml").unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("bad.yaml: document 2: "), "{text}");
+    }
+
+    #[test]
+    fn object_without_kind_is_rejected() {
+        let err = parse_objects("apiVersion: v1\nmetadata: {name: a}\n", "k.yaml").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "k.yaml: document 1: field kind: missing: not a Kubernetes object"
+        );
+        let err = parse_objects("- 1\n- 2\n", "s.yaml").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "s.yaml: document 1: expected a Kubernetes object (a mapping), found array"
+        );
+        let err = parse_objects("kind: 5\n", "n.yaml").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "n.yaml: document 1: field kind: expected a string, found number"
+        );
+    }
+
+    #[test]
+    fn block_scalar_with_dashes_inside_is_not_split() {
+        let objs = parse_objects(
+            "kind: ConfigMap\ndata:\n  a: |\n    x\n    ---\n    y\n",
+            "c.yaml",
+        )
+        .unwrap();
+        assert_eq!(objs.len(), 1);
+        assert_eq!(objs[0].value["data"]["a"], json!("x\n---\ny\n"));
+    }
+
+    #[test]
+    fn gvk_of_core_and_grouped_kinds() {
+        let g = Gvk::from_api_version("v1", "Pod");
+        assert_eq!((g.group.as_str(), g.group_kind()), ("", "Pod".to_string()));
+        let g = Gvk::from_api_version("batch/v1", "Job");
+        assert_eq!(g.group_kind(), "batch/Job");
+    }
+}
