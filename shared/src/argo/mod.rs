@@ -3,6 +3,10 @@
 //! gitops-engine `pkg/health`.
 
 pub mod builtin;
+pub mod gopher;
+pub mod lua;
+pub mod osdate;
+pub mod rewrite;
 
 use serde::Serialize;
 

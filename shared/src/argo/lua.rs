@@ -1,0 +1,507 @@
+//! The Lua sandbox that runs Argo CD health scripts the way argo-cd `util/lua/lua.go`
+//! (`runLuaWithResourceActionParameters`, `ExecuteHealthLua`, `decodeValue`) runs them on
+//! gopher-lua v1.1.2, built on LuaJIT (through mlua) with the gopher-visible behaviour supplied:
+//!
+//! * one fresh state per evaluation; restricted mode has base, table and package only (no
+//!   `string`, `math`, global `os`; strings have no methods), `require("os")` gives `time` and
+//!   `date`; open mode (`useOpenLibs`) has every library;
+//! * `obj` converted as `decodeValue` does: numbers as floats, nulls in arrays dropped, null map
+//!   values absent, `{}`/`[]` both empty tables;
+//! * the result decoded as `ExecuteHealthLua` does (see [`decode_result`]);
+//! * gopher's number formatting in `tostring` and `..`, its `#` on tables with holes, `tonumber`
+//!   and its runtime error texts (`<string>:LINE: attempt to index a non-table object(nil) with
+//!   key 'x'`, ...), through the source rewriter ([`super::rewrite`]) and `prelude.lua`;
+//! * limits: 1 s of wall-clock time (Argo's `context.WithTimeout`), 256 call frames (gopher's
+//!   `CallStackSize`), and beyond Argo a memory cap; and beyond Argo, no script can run a
+//!   process, touch files, read the environment or exit, even with open libraries.
+
+use super::gopher;
+use super::osdate;
+use super::HealthStatus;
+use mlua::{
+    Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue,
+    VmState,
+};
+use serde_json::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+const PRELUDE: &str = include_str!("prelude.lua");
+const CONCAT_FN: &str = "__pacto_concat";
+const LEN_FN: &str = "__pacto_len";
+
+/// Resource limits of one evaluation.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Wall-clock limit; Argo CD uses 1 s (`util/lua/lua.go`).
+    pub timeout: Duration,
+    /// Bytes the Lua state may allocate; Argo has no such cap, we use 64 MiB by default.
+    pub memory_bytes: usize,
+    /// Call frames; gopher-lua's `CallStackSize` is 256.
+    pub max_call_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(1),
+            memory_bytes: 64 << 20,
+            max_call_depth: 256,
+        }
+    }
+}
+
+/// A health script checked and rewritten once, evaluated many times.
+#[derive(Debug, Clone)]
+pub struct Script {
+    source: String,
+}
+
+impl Script {
+    /// Parses and rewrites a script. Errors: the syntax error text gopher-lua's `LoadString`
+    /// gives (`<string> line:L(column:C) near 'T':   syntax error\n`).
+    pub fn compile(src: &str) -> Result<Script, String> {
+        let rewritten =
+            super::rewrite::rewrite(src, CONCAT_FN, LEN_FN).map_err(|e| e.to_string())?;
+        // Same line: line numbers of the script are kept.
+        let source = format!("local {CONCAT_FN}, {LEN_FN} = ...; {rewritten}");
+        Ok(Script { source })
+    }
+}
+
+/// What one evaluation produced: the health (or the error text Argo would show as an `Unknown`
+/// health message), and whatever the script printed (Argo sends it to the controller's log).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    pub result: Result<HealthStatus, String>,
+    pub printed: Vec<String>,
+}
+
+/// Runs a health script on an object. `open_libs` is the `useOpenLibs` of the override (built-in
+/// scripts always run open); `now_unix` is what `os.time()` returns.
+pub fn execute_health(
+    script: &Script,
+    obj: &Value,
+    open_libs: bool,
+    now_unix: i64,
+    limits: &Limits,
+) -> Evaluation {
+    let printed = Rc::new(RefCell::new(Vec::new()));
+    let result = run(script, obj, open_libs, now_unix, limits, printed.clone())
+        .and_then(|v| decode_result(v));
+    let printed = printed.borrow().clone();
+    Evaluation { result, printed }
+}
+
+fn run(
+    script: &Script,
+    obj: &Value,
+    open_libs: bool,
+    now_unix: i64,
+    limits: &Limits,
+    printed: Rc<RefCell<Vec<String>>>,
+) -> Result<LuaResult, String> {
+    // SAFETY: the debug library is needed by the prelude to install per-type metatables; it is
+    // removed from the globals in restricted mode. FFI is never loaded.
+    let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL_SAFE | StdLib::DEBUG, LuaOptions::new()) };
+    let fail = |e: mlua::Error| lua_error_text(&e, limits);
+    lua.load("jit.off(); jit.flush()")
+        .set_name("=init")
+        .exec()
+        .map_err(fail)?;
+    let prelude_args = host_functions(&lua, open_libs, now_unix, printed).map_err(fail)?;
+    let (concat, len): (Function, Function) = lua
+        .load(PRELUDE)
+        .set_name("=prelude")
+        .call(prelude_args)
+        .map_err(fail)?;
+    let globals = lua.globals();
+    globals
+        .raw_set("obj", to_lua(&lua, obj).map_err(fail)?)
+        .map_err(fail)?;
+    globals
+        .raw_set("actionParams", lua.create_table().map_err(fail)?)
+        .map_err(fail)?;
+    lua.set_memory_limit(limits.memory_bytes).map_err(fail)?;
+
+    let start = Instant::now();
+    let timeout = limits.timeout;
+    let depth = limits.max_call_depth;
+    let hook = HookTriggers::new().on_calls().every_nth_instruction(1000);
+    lua.set_hook(hook, move |lua, dbg| {
+        use mlua::debug::DebugEvent;
+        let over = match dbg.event() {
+            DebugEvent::Call => lua.inspect_stack(depth, |_| ()).is_some().then_some("stack overflow"),
+            _ => (start.elapsed() >= timeout).then_some("context deadline exceeded"),
+        };
+        match over {
+            Some(what) => Err(mlua::Error::runtime(format!("{}{what}", where_(lua)))),
+            None => Ok(VmState::Continue),
+        }
+    })
+    .map_err(fail)?;
+
+    let chunk = lua
+        .load(&script.source)
+        .set_name("=<string>")
+        .into_function()
+        .map_err(fail)?;
+    let values: MultiValue = chunk.call((concat, len)).map_err(fail)?;
+    lua.remove_hook();
+    let last = values.into_iter().last().unwrap_or(LuaValue::Nil);
+    to_result(last).map_err(fail)
+}
+
+/// `<string>:LINE: ` of the innermost script frame, as gopher's `where(1)` prints it.
+fn where_(lua: &Lua) -> String {
+    for level in 0..32 {
+        let found = lua.inspect_stack(level, |d| {
+            let src = d.source();
+            let is_script = src.source.as_deref() == Some("=<string>");
+            (is_script, d.current_line())
+        });
+        match found {
+            None => break,
+            Some((true, Some(line))) => return format!("<string>:{line}: "),
+            _ => {}
+        }
+    }
+    String::new()
+}
+
+/// The host functions handed to the prelude, in its argument order.
+fn host_functions(
+    lua: &Lua,
+    open: bool,
+    now: i64,
+    printed: Rc<RefCell<Vec<String>>>,
+) -> mlua::Result<MultiValue> {
+    let numstr = lua.create_function(|_, n: f64| Ok(gopher::number_to_string(n)))?;
+    let tonum = lua.create_function(|_, (s, base): (String, Option<f64>)| {
+        Ok(gopher::tonumber(&s, base.map(|b| b as u32)))
+    })?;
+    let parsenum = lua.create_function(|_, s: String| Ok(gopher::parse_number(&s)))?;
+    let printer = lua.create_function(move |_, line: String| {
+        printed.borrow_mut().push(line);
+        Ok(())
+    })?;
+    // argo-cd oslib_safe.go: fields read only when they are numbers.
+    let safe_time = lua.create_function(move |_, t: Option<Table>| {
+        Ok(match t {
+            None => now,
+            Some(t) => osdate::unix_from_fields(date_fields(&t, false)),
+        })
+    })?;
+    // gopher-lua oslib.go: numeric strings are read too.
+    let full_time = lua.create_function(move |_, t: Option<Table>| {
+        Ok(match t {
+            None => now,
+            Some(t) => osdate::unix_from_fields(date_fields(&t, true)),
+        })
+    })?;
+    let date = lua.create_function(move |lua, (fmt, t): (Option<String>, Option<f64>)| {
+        let fmt = fmt.unwrap_or_else(|| "%c".to_string());
+        let fmt = fmt.trim_start_matches('!');
+        let t = t.map(|t| t as i64).unwrap_or(now);
+        if fmt.starts_with("*t") {
+            let (y, mo, d, h, mi, s, wd) = osdate::civil(t);
+            let tbl = lua.create_table()?;
+            for (k, v) in [("year", y), ("month", mo), ("day", d), ("hour", h), ("min", mi), ("sec", s), ("wday", wd + 1), ("yday", 0)] {
+                tbl.raw_set(k, v)?;
+            }
+            tbl.raw_set("isdst", false)?;
+            return Ok(LuaValue::Table(tbl));
+        }
+        Ok(LuaValue::String(lua.create_string(osdate::strftime(t, fmt))?))
+    })?;
+    let denied = lua.create_function(|lua, name: String| -> mlua::Result<()> {
+        Err(mlua::Error::runtime(format!(
+            "{}{name} is disabled: kubectl-pacto does not let a health script run processes, touch files, read the environment or exit",
+            where_(lua)
+        )))
+    })?;
+    Ok(MultiValue::from_iter([
+        LuaValue::Boolean(open),
+        LuaValue::Function(numstr),
+        LuaValue::Function(tonum),
+        LuaValue::Function(parsenum),
+        LuaValue::Function(printer),
+        LuaValue::Function(safe_time),
+        LuaValue::Function(date.clone()),
+        LuaValue::Function(full_time),
+        LuaValue::Function(date),
+        LuaValue::Function(denied),
+    ]))
+}
+
+fn date_fields(t: &Table, strings_too: bool) -> osdate::DateFields {
+    let d = osdate::DateFields::default();
+    let get = |k: &str, def: i64| -> i64 {
+        match t.raw_get::<LuaValue>(k) {
+            Ok(LuaValue::Number(n)) => n as i64,
+            Ok(LuaValue::Integer(n)) => n,
+            Ok(LuaValue::String(s)) if strings_too => s
+                .to_str()
+                .ok()
+                .and_then(|s| s.trim_start().parse::<i64>().ok())
+                .unwrap_or(def),
+            _ => def,
+        }
+    };
+    osdate::DateFields {
+        year: get("year", d.year),
+        month: get("month", d.month),
+        day: get("day", d.day),
+        hour: get("hour", d.hour),
+        min: get("min", d.min),
+        sec: get("sec", d.sec),
+    }
+}
+
+/// Converts an object as argo-cd `decodeValue` does: every number a Lua number (float64), JSON
+/// nulls inside arrays dropped (gopher `LTable.Append` ignores nil), null map values absent.
+fn to_lua(lua: &Lua, v: &Value) -> mlua::Result<LuaValue> {
+    Ok(match v {
+        Value::Null => LuaValue::Nil,
+        Value::Bool(b) => LuaValue::Boolean(*b),
+        Value::Number(n) => LuaValue::Number(n.as_f64().unwrap_or(0.0)),
+        Value::String(s) => LuaValue::String(lua.create_string(s)?),
+        Value::Array(items) => {
+            let t = lua.create_table_with_capacity(items.len(), 0)?;
+            let mut i = 0;
+            for item in items.iter().filter(|x| !x.is_null()) {
+                i += 1;
+                t.raw_set(i, to_lua(lua, item)?)?;
+            }
+            LuaValue::Table(t)
+        }
+        Value::Object(map) => {
+            let t = lua.create_table_with_capacity(0, map.len())?;
+            for (k, item) in map.iter().filter(|(_, x)| !x.is_null()) {
+                t.raw_set(k.as_str(), to_lua(lua, item)?)?;
+            }
+            LuaValue::Table(t)
+        }
+    })
+}
+
+/// The script's last return value, lifted out of the Lua state: what `ExecuteHealthLua` sees.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LuaResult {
+    Nil,
+    /// Any non-table, with gopher's type name.
+    Other(&'static str),
+    /// A table encoded as gopher-json would encode it, or the encoding error text.
+    Table(Result<Value, String>),
+}
+
+fn to_result(v: LuaValue) -> mlua::Result<LuaResult> {
+    Ok(match v {
+        LuaValue::Nil => LuaResult::Nil,
+        LuaValue::Table(t) => LuaResult::Table(encode_table(&t, &mut Vec::new(), 0)),
+        other => LuaResult::Other(type_name(&other)),
+    })
+}
+
+fn type_name(v: &LuaValue) -> &'static str {
+    match v {
+        LuaValue::Nil => "nil",
+        LuaValue::Boolean(_) => "boolean",
+        LuaValue::Integer(_) | LuaValue::Number(_) => "number",
+        LuaValue::String(_) => "string",
+        LuaValue::Table(_) => "table",
+        LuaValue::Function(_) => "function",
+        LuaValue::Thread(_) => "thread",
+        _ => "userdata",
+    }
+}
+
+const MARSHAL_PREFIX: &str = "json: error calling MarshalJSON for type json.jsonValue: ";
+
+/// gopher-json `jsonValue.MarshalJSON` (layeh.com/gopher-json 97fed8d) over a result table: an
+/// empty table is `[]`; a table whose first key is a number must be the sequence 1..n
+/// (`cannot encode sparse array`), one whose first key is a string must have only string keys
+/// (`cannot encode mixed or invalid key types`); functions and other non-data values cannot be
+/// encoded; a table met again on the way down is `cannot encode recursively nested tables to
+/// JSON`; NaN and infinities are rejected by Go's encoder. Each nesting level adds Go's
+/// `MarshalerError` prefix, as encoding/json wraps the error of every `MarshalJSON` call.
+fn encode_table(
+    t: &Table,
+    seen: &mut Vec<*const std::ffi::c_void>,
+    depth: usize,
+) -> Result<Value, String> {
+    let wrap = |msg: &str| format!("{}{msg}", MARSHAL_PREFIX.repeat(depth + 1));
+    let ptr = t.to_pointer();
+    if seen.contains(&ptr) {
+        return Err(wrap("cannot encode recursively nested tables to JSON"));
+    }
+    let mut pairs: Vec<(LuaValue, LuaValue)> = Vec::new();
+    for pair in t.clone().pairs::<LuaValue, LuaValue>() {
+        pairs.push(pair.map_err(|e| e.to_string())?);
+    }
+    seen.push(ptr);
+    let result = encode_pairs(pairs, seen, depth, &wrap);
+    seen.pop();
+    result
+}
+
+/// The key rules of gopher-json's table encoding. gopher iterates the array part (positive
+/// integer keys, ascending) before the hash part, so the first key is a number whenever a 1..n
+/// key exists; what the hash part holds first (insertion order) cannot be seen from LuaJIT, so a
+/// table mixing strings with other keys is reported as mixed.
+fn encode_pairs(
+    pairs: Vec<(LuaValue, LuaValue)>,
+    seen: &mut Vec<*const std::ffi::c_void>,
+    depth: usize,
+    wrap: &dyn Fn(&str) -> String,
+) -> Result<Value, String> {
+    if pairs.is_empty() {
+        return Ok(Value::Array(Vec::new()));
+    }
+    let is_number = |k: &LuaValue| matches!(k, LuaValue::Integer(_) | LuaValue::Number(_));
+    let all_strings = pairs.iter().all(|(k, _)| matches!(k, LuaValue::String(_)));
+    if all_strings {
+        let mut entries: Vec<(String, &LuaValue)> =
+            pairs.iter().map(|(k, v)| (lua_string(k), v)).collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out = serde_json::Map::new();
+        for (k, v) in entries {
+            out.insert(k, encode_value(v, seen, depth)?);
+        }
+        return Ok(Value::Object(out));
+    }
+    let all_numbers = pairs.iter().all(|(k, _)| is_number(k));
+    let mut ints: Vec<(i64, &LuaValue)> = pairs
+        .iter()
+        .filter_map(|(k, v)| positive_int(k).map(|i| (i, v)))
+        .collect();
+    if ints.is_empty() && !all_numbers {
+        return Err(wrap("cannot encode mixed or invalid key types"));
+    }
+    ints.sort_by_key(|(i, _)| *i);
+    let contiguous = ints.iter().enumerate().all(|(n, (i, _))| *i == n as i64 + 1);
+    if !contiguous || (ints.len() < pairs.len() && all_numbers) {
+        return Err(wrap("cannot encode sparse array"));
+    }
+    if ints.len() < pairs.len() {
+        return Err(wrap("cannot encode mixed or invalid key types"));
+    }
+    let mut out = Vec::with_capacity(ints.len());
+    for (_, v) in ints {
+        out.push(encode_value(v, seen, depth)?);
+    }
+    Ok(Value::Array(out))
+}
+
+fn encode_value(v: &LuaValue, seen: &mut Vec<*const std::ffi::c_void>, depth: usize) -> Result<Value, String> {
+    let wrap = |msg: &str| format!("{}{msg}", MARSHAL_PREFIX.repeat(depth + 2));
+    match v {
+        LuaValue::Nil => Ok(Value::Null),
+        LuaValue::Boolean(b) => Ok(Value::Bool(*b)),
+        LuaValue::Integer(i) => Ok(Value::from(*i)),
+        LuaValue::Number(n) => serde_json::Number::from_f64(*n).map(Value::Number).ok_or_else(|| {
+            format!(
+                "{}json: unsupported value: {}",
+                MARSHAL_PREFIX.repeat(depth + 1),
+                gopher::number_to_string(*n)
+            )
+        }),
+        LuaValue::String(s) => Ok(Value::String(s.to_string_lossy())),
+        LuaValue::Table(t) => encode_table(t, seen, depth + 1),
+        other => Err(wrap(&format!("cannot encode {} to JSON", type_name(other)))),
+    }
+}
+
+fn positive_int(k: &LuaValue) -> Option<i64> {
+    match k {
+        LuaValue::Integer(i) if *i >= 1 => Some(*i),
+        LuaValue::Number(n) if *n >= 1.0 && n.fract() == 0.0 && *n < 9.0e15 => Some(*n as i64),
+        _ => None,
+    }
+}
+
+fn lua_string(k: &LuaValue) -> String {
+    match k {
+        LuaValue::String(s) => s.to_string_lossy(),
+        _ => String::new(),
+    }
+}
+
+/// argo-cd `ExecuteHealthLua` on the script's last value:
+/// nil → empty status; a non-table → `expect table output from Lua script, not <type>`; a table
+/// → gopher-json encoding (its errors are returned), then Go's `json.Unmarshal` into
+/// `HealthStatus{status, message}` (field names case-insensitive, the later of two spellings in
+/// sorted key order wins; any type mismatch — an array, a number, a table — yields the empty
+/// status without error); a status outside Argo's six codes → `Unknown` / `Lua returned an
+/// invalid health status`.
+pub fn decode_result(v: LuaResult) -> Result<HealthStatus, String> {
+    let empty = HealthStatus::new("", "");
+    match v {
+        LuaResult::Nil => Ok(empty),
+        LuaResult::Other(t) => Err(format!("expect table output from Lua script, not {t}")),
+        LuaResult::Table(Err(e)) => Err(e),
+        LuaResult::Table(Ok(json)) => {
+            let Value::Object(map) = json else {
+                return Ok(empty);
+            };
+            let (mut status, mut message) = (String::new(), String::new());
+            for (k, v) in &map {
+                let field = if k.eq_ignore_ascii_case("status") {
+                    &mut status
+                } else if k.eq_ignore_ascii_case("message") {
+                    &mut message
+                } else {
+                    continue;
+                };
+                match v {
+                    Value::String(s) => *field = s.clone(),
+                    Value::Null => {}
+                    _ => return Ok(empty),
+                }
+            }
+            if super::HEALTH_CODES.contains(&status.as_str()) {
+                Ok(HealthStatus { status, message })
+            } else {
+                Ok(HealthStatus::new("Unknown", "Lua returned an invalid health status"))
+            }
+        }
+    }
+}
+
+/// The text of a Lua failure as Argo would show it: the Lua error value, with LuaJIT's wording
+/// turned into gopher-lua's where they differ and a memory-limit failure named as such.
+fn lua_error_text(e: &mlua::Error, limits: &Limits) -> String {
+    match e {
+        mlua::Error::CallbackError { cause, .. } => lua_error_text(cause, limits),
+        mlua::Error::WithContext { cause, .. } => lua_error_text(cause, limits),
+        mlua::Error::MemoryError(_) => format!(
+            "memory limit exceeded: the script allocated more than {} MiB (kubectl-pacto's sandbox limit)",
+            limits.memory_bytes >> 20
+        ),
+        mlua::Error::RuntimeError(m) | mlua::Error::SyntaxError { message: m, .. } => {
+            gopher_wording(m)
+        }
+        other => gopher_wording(&other.to_string()),
+    }
+}
+
+/// Rewrites LuaJIT error texts that the prelude's metatables cannot intercept (operations on two
+/// tables) into gopher-lua's wording (vm.go `lessThan`, state.go `callR`).
+fn gopher_wording(m: &str) -> String {
+    let m = m.split("\nstack traceback:").next().unwrap_or(m);
+    let (prefix, body) = match m.find(": ") {
+        Some(i) if m.starts_with("<string>:") => (&m[..i + 2], &m[i + 2..]),
+        _ => ("", m),
+    };
+    let body = if let Some(rest) = body.strip_prefix("attempt to compare two ") {
+        let t = rest.trim_end_matches(" values");
+        format!("attempt to compare {t} with {t}")
+    } else if body.starts_with("attempt to call ") {
+        "attempt to call a non-function object".to_string()
+    } else {
+        body.to_string()
+    };
+    format!("{prefix}{body}")
+}
+
