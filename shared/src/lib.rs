@@ -3,3 +3,4 @@
 
 pub mod argo;
 pub mod object;
+pub mod render;

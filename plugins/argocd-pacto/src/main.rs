@@ -1,1 +1,176 @@
-fn main() {}
+//! `argocd-pacto`: an Argo CD CLI plugin (`argocd pacto ...` runs the `argocd-pacto` executable
+//! found on PATH). `argocd pacto settings resource-overrides health RESOURCE_YAML_PATH
+//! --argocd-cm-path FILE` prints what `argocd admin settings resource-overrides health` prints
+//! (argo-cd `cmd/argocd/commands/admin/settings.go` `NewResourceHealthCommand`), with the same
+//! exit codes: 0 when it ran (also for "not configured"), 20 for any error, logged as logrus
+//! logs a fatal error (`util/errors` `CheckError`); 1 for missing arguments.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use pacto_gates::argo::health::{ArgoHealth, BuiltinScripts};
+use pacto_gates::argo::settings::{self, Overrides};
+use pacto_gates::object;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Exit code of every error, argo-cd `util/errors` `ErrorGeneric`.
+const ERROR_GENERIC: u8 = 20;
+
+#[derive(Debug, Parser)]
+#[command(name = "argocd-pacto", bin_name = "argocd pacto", version)]
+struct Cli {
+    /// Log format of errors: json (Argo CD's default) or text.
+    #[arg(long, global = true, value_enum, default_value = "json")]
+    logformat: LogFormat,
+    #[command(subcommand)]
+    command: Top,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LogFormat {
+    Json,
+    Text,
+}
+
+#[derive(Debug, Subcommand)]
+enum Top {
+    /// Settings commands, as under `argocd admin settings`.
+    Settings {
+        /// Path to local argocd-cm.yaml file
+        #[arg(long, global = true, value_name = "FILE")]
+        argocd_cm_path: Option<PathBuf>,
+        /// A directory laid out like argo-cd's resource_customizations/, standing in for the
+        /// built-in scripts compiled into Argo CD.
+        #[arg(long, global = true, value_name = "DIR")]
+        customizations_dir: Option<PathBuf>,
+        #[command(subcommand)]
+        command: Settings,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum Settings {
+    /// Troubleshoot resource overrides
+    #[command(name = "resource-overrides")]
+    ResourceOverrides {
+        #[command(subcommand)]
+        command: Overridden,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum Overridden {
+    /// Assess resource health
+    Health {
+        #[arg(value_name = "RESOURCE_YAML_PATH")]
+        resource: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let Top::Settings {
+        argocd_cm_path,
+        customizations_dir,
+        command: Settings::ResourceOverrides {
+            command: Overridden::Health { resource },
+        },
+    } = cli.command;
+    let Some(resource) = resource else {
+        use clap::CommandFactory;
+        let mut cmd = Cli::command();
+        let sub = cmd
+            .find_subcommand_mut("settings")
+            .and_then(|c| c.find_subcommand_mut("resource-overrides"))
+            .and_then(|c| c.find_subcommand_mut("health"));
+        if let Some(h) = sub {
+            let _ = h.print_help();
+        }
+        return ExitCode::from(1);
+    };
+    match health(&resource, argocd_cm_path.as_deref(), customizations_dir.as_deref()) {
+        Ok(out) => {
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(msg) => {
+            eprintln!("{}", fatal_line(cli.logformat, &msg));
+            ExitCode::from(ERROR_GENERIC)
+        }
+    }
+}
+
+/// What the command prints on success, or the error message of the fatal log line.
+fn health(
+    resource: &std::path::Path,
+    cm_path: Option<&std::path::Path>,
+    customizations: Option<&std::path::Path>,
+) -> Result<String, String> {
+    let text = std::fs::read_to_string(resource).map_err(|e| format!("open {}: {e}", resource.display()))?;
+    // sigs.k8s.io/yaml reads the first document only.
+    let obj = object::parse_documents(&text, &resource.display().to_string())
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .next()
+        .flatten()
+        .unwrap_or(serde_json::Value::Null);
+    if obj.get("kind").and_then(|k| k.as_str()).unwrap_or("").is_empty() {
+        return Err(format!("Object 'Kind' is missing in '{obj}'"));
+    }
+    let Some(cm_path) = cm_path else {
+        return Err(
+            "either --argocd-cm-path must be provided or --load-cluster-settings must be set to true"
+                .into(),
+        );
+    };
+    let cm_text = std::fs::read_to_string(cm_path).map_err(|e| format!("open {}: {e}", cm_path.display()))?;
+    let cm = object::parse_documents(&cm_text, &cm_path.display().to_string())
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .next()
+        .flatten()
+        .unwrap_or(serde_json::Value::Null);
+    let overrides: Overrides = settings::parse_configmap(&cm).map_err(|e| e.message)?;
+    let builtins = customizations.map(BuiltinScripts::load).transpose()?;
+    let engine = ArgoHealth::new(overrides, builtins, now_unix());
+    let verdict = engine.evaluate(&obj);
+    let gvk = pacto_gates::argo::health::gvk_of(&obj);
+    if let Some(e) = verdict.error {
+        let meta = obj.get("metadata");
+        let field = |k: &str| meta.and_then(|m| m.get(k)).and_then(|v| v.as_str()).unwrap_or("").to_string();
+        return Err(format!(
+            "failed to get resource health for {}/{}: {e}",
+            field("namespace"),
+            field("name")
+        ));
+    }
+    Ok(match verdict.health {
+        None => format!("Health script is not configured for '{}/{}'\n", gvk.group, gvk.kind),
+        Some(h) => format!("STATUS: {}\nMESSAGE: {}\n", h.status, h.message),
+    })
+}
+
+fn now_unix() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// A logrus fatal line: JSON `{"level":"fatal","msg":...,"time":...}` (keys sorted, as logrus's
+/// JSONFormatter marshals a map) or text `time="..." level=fatal msg="..."`.
+fn fatal_line(format: LogFormat, msg: &str) -> String {
+    let time = rfc3339_utc(now_unix());
+    match format {
+        LogFormat::Json => serde_json::json!({"level": "fatal", "msg": msg, "time": time}).to_string(),
+        LogFormat::Text => format!(
+            "time={:?} level=fatal msg={}",
+            time,
+            serde_json::Value::String(msg.to_string())
+        ),
+    }
+}
+
+fn rfc3339_utc(unix: i64) -> String {
+    let (y, mo, d, h, mi, s, _) = pacto_gates::argo::osdate::civil(unix);
+    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+}

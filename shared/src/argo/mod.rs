@@ -4,9 +4,12 @@
 
 pub mod builtin;
 pub mod gopher;
+pub mod health;
 pub mod lua;
 pub mod osdate;
 pub mod rewrite;
+pub mod settings;
+pub mod suite;
 
 use serde::Serialize;
 

@@ -1,0 +1,34 @@
+//! Completion candidates for kubectl's plugin protocol, computed by clap_complete's engine from
+//! the same command definition as the parser.
+
+use clap::CommandFactory;
+use std::ffi::OsString;
+
+/// Prints the candidates for `words` (the last is the word being completed, "" for a new one),
+/// one per line as `value<TAB>help`, then `:4` (ShellCompDirectiveNoFileComp) — or `:0` when the
+/// word is a value that names a file, so the shell completes file names.
+pub fn print(words: &[String]) {
+    let mut cmd = super::cli::Cli::command();
+    let mut args: Vec<OsString> = vec!["kubectl-pacto".into()];
+    args.extend(words.iter().map(OsString::from));
+    if words.is_empty() {
+        args.push("".into());
+    }
+    let index = args.len() - 1;
+    let cwd = std::env::current_dir().ok();
+    let candidates =
+        clap_complete::engine::complete(&mut cmd, args, index, cwd.as_deref()).unwrap_or_default();
+    let mut file_values = false;
+    for c in &candidates {
+        let value = c.get_value().to_string_lossy();
+        if value.contains('/') || std::path::Path::new(value.as_ref()).exists() {
+            file_values = true;
+        }
+        match c.get_help() {
+            Some(h) if !c.is_hide_set() => println!("{value}\t{h}"),
+            _ if c.is_hide_set() => {}
+            _ => println!("{value}"),
+        }
+    }
+    println!(":{}", if file_values { 0 } else { 4 });
+}

@@ -1,0 +1,591 @@
+//! Small re-implementations of the Go library behaviour the built-in checks depend on: `%q`
+//! quoting (`strconv.Quote`), `encoding/json` number and string encoding, `time.Parse` with the
+//! RFC 3339 layout (used by `metav1.Time.UnmarshalJSON`), `resource.ParseQuantity`
+//! (`k8s.io/apimachinery/pkg/api/resource/quantity.go`) and `base64.StdEncoding.Decode`.
+//! Only validity and error texts matter here: no value is ever computed from a time or a quantity.
+
+use serde_json::Value;
+
+/// `fmt.Sprintf("%q", s)` (`strconv.Quote`). Printability follows Go's `unicode.IsPrint`
+/// approximately: controls, separators other than ASCII space, and the common format characters
+/// are escaped; every other character is printed as is.
+pub(super) fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if is_print(c) => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn is_print(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
+        return false;
+    }
+    let u = c as u32;
+    // Format characters (category Cf), private use, noncharacters: not printable in Go.
+    !matches!(u,
+        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F | 0x2028..=0x202E
+        | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB | 0xE000..=0xF8FF | 0xFFFE | 0xFFFF
+        | 0xE0001 | 0xE0020..=0xE007F | 0xF0000..)
+}
+
+/// How `encoding/json` marshals a float64: shortest representation, `%e`-style (with an explicit
+/// exponent sign, `e-7` not `e-07`) below 1e-6 or from 1e21 on.
+pub(super) fn json_float(f: f64) -> String {
+    let abs = f.abs();
+    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+        let s = format!("{f:e}");
+        match s.split_once('e') {
+            Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
+            _ => s,
+        }
+    } else {
+        format!("{f}")
+    }
+}
+
+/// The JSON text `encoding/json` produces for an unstructured number.
+pub(super) fn json_number(n: &serde_json::Number) -> String {
+    match (n.as_i64(), n.as_f64()) {
+        (Some(i), _) => i.to_string(),
+        (None, Some(f)) => json_float(f),
+        _ => n.to_string(),
+    }
+}
+
+/// `json.Marshal` of a string (HTML-safe escaping, as `json.Marshal` does by default).
+pub(super) fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The word `encoding/json` uses for a JSON value in an `UnmarshalTypeError`.
+pub(super) fn json_word(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The `reflect.Kind` name of an unstructured value (whole numbers are int64, others float64).
+pub(super) fn reflect_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "invalid",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_i64() => "int64",
+        Value::Number(_) => "float64",
+        Value::String(_) => "string",
+        Value::Array(_) => "slice",
+        Value::Object(_) => "map",
+    }
+}
+
+/// `time.quote`: bytes outside printable ASCII become `\xNN`; `"` and `\` are escaped.
+fn time_quote(b: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for &c in b {
+        if !(0x20..0x80).contains(&c) {
+            out.push_str(&format!("\\x{c:02x}"));
+        } else {
+            if c == b'"' || c == b'\\' {
+                out.push('\\');
+            }
+            out.push(c as char);
+        }
+    }
+    out.push('"');
+    out
+}
+
+const RFC3339: &str = "2006-01-02T15:04:05Z07:00";
+
+fn getnum(s: &[u8], fixed: bool) -> Option<(i32, &[u8])> {
+    let digit = |i: usize| s.get(i).is_some_and(u8::is_ascii_digit);
+    if !digit(0) {
+        return None;
+    }
+    if !digit(1) {
+        if fixed {
+            return None;
+        }
+        return Some(((s[0] - b'0') as i32, &s[1..]));
+    }
+    Some((((s[0] - b'0') * 10 + (s[1] - b'0')) as i32, &s[2..]))
+}
+
+#[derive(Clone, Copy)]
+enum Std {
+    LongYear,
+    ZeroMonth,
+    ZeroDay,
+    Hour,
+    ZeroMinute,
+    ZeroSecond,
+    IsoColonTz,
+}
+
+/// `time.Parse(time.RFC3339, value)` validity, with Go's `*time.ParseError` text on failure
+/// (the generic `time.parse` loop: 1-digit hours accepted, fractional seconds accepted, range
+/// and day-of-month checks, `extra text`).
+pub(super) fn parse_rfc3339(value: &str) -> Result<(), String> {
+    let whole = value.as_bytes();
+    let bad = |rest: &[u8], elem: &str| {
+        format!(
+            "parsing time {} as {}: cannot parse {} as {}",
+            time_quote(whole),
+            time_quote(RFC3339.as_bytes()),
+            time_quote(rest),
+            time_quote(elem.as_bytes())
+        )
+    };
+    let out_of_range =
+        |what: &str| format!("parsing time {}: {what} out of range", time_quote(whole));
+    let chunks = [
+        ("", Std::LongYear, "2006"),
+        ("-", Std::ZeroMonth, "01"),
+        ("-", Std::ZeroDay, "02"),
+        ("T", Std::Hour, "15"),
+        (":", Std::ZeroMinute, "04"),
+        (":", Std::ZeroSecond, "05"),
+        ("", Std::IsoColonTz, "Z07:00"),
+    ];
+    let (mut year, mut month, mut day) = (0i32, 0i32, 0i32);
+    let mut rest = whole;
+    for (prefix, std, stdstr) in chunks {
+        if let Some(&p) = prefix.as_bytes().first() {
+            if rest.first() != Some(&p) {
+                return Err(bad(rest, prefix));
+            }
+            rest = &rest[1..];
+        }
+        let hold = rest;
+        let mut range: Option<&str> = None;
+        let ok = match std {
+            Std::LongYear => {
+                if rest.len() < 4 || !rest[0].is_ascii_digit() {
+                    false
+                } else {
+                    let p = &rest[..4];
+                    rest = &rest[4..];
+                    match std::str::from_utf8(p)
+                        .ok()
+                        .and_then(|p| p.parse::<i32>().ok())
+                    {
+                        Some(y) if p.iter().all(u8::is_ascii_digit) => {
+                            year = y;
+                            true
+                        }
+                        _ => false,
+                    }
+                }
+            }
+            Std::ZeroMonth | Std::ZeroDay | Std::Hour | Std::ZeroMinute | Std::ZeroSecond => {
+                match getnum(rest, !matches!(std, Std::Hour)) {
+                    None => false,
+                    Some((n, r)) => {
+                        rest = r;
+                        match std {
+                            Std::ZeroMonth => {
+                                month = n;
+                                if !(1..=12).contains(&n) {
+                                    range = Some("month");
+                                }
+                            }
+                            Std::ZeroDay => day = n,
+                            Std::Hour if n >= 24 => range = Some("hour"),
+                            Std::ZeroMinute if n >= 60 => range = Some("minute"),
+                            Std::ZeroSecond if n >= 60 => range = Some("second"),
+                            // A fractional second the layout does not mention is accepted.
+                            Std::ZeroSecond
+                                if rest.len() >= 2
+                                    && (rest[0] == b'.' || rest[0] == b',')
+                                    && rest[1].is_ascii_digit() =>
+                            {
+                                let n =
+                                    2 + rest[2..].iter().take_while(|c| c.is_ascii_digit()).count();
+                                rest = &rest[n..];
+                            }
+                            _ => {}
+                        }
+                        true
+                    }
+                }
+            }
+            Std::IsoColonTz => {
+                if rest.first() == Some(&b'Z') {
+                    rest = &rest[1..];
+                    true
+                } else if rest.len() < 6 || rest[3] != b':' {
+                    false
+                } else {
+                    let (sign, hh, mm) = (rest[0], &rest[1..3], &rest[4..6]);
+                    rest = &rest[6..];
+                    match (getnum(hh, true), getnum(mm, true)) {
+                        (Some((h, _)), Some((m, _))) => {
+                            if h > 24 {
+                                range = Some("time zone offset hour");
+                            }
+                            if m > 60 {
+                                range = Some("time zone offset minute");
+                            }
+                            sign == b'+' || sign == b'-'
+                        }
+                        _ => false,
+                    }
+                }
+            }
+        };
+        if let Some(what) = range {
+            return Err(out_of_range(what));
+        }
+        if !ok {
+            return Err(bad(hold, stdstr));
+        }
+    }
+    if !rest.is_empty() {
+        return Err(format!(
+            "parsing time {}: extra text: {}",
+            time_quote(whole),
+            time_quote(rest)
+        ));
+    }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if day < 1 || day > days {
+        return Err(out_of_range("day"));
+    }
+    Ok(())
+}
+
+/// `resource.ErrFormatWrong`.
+pub(super) const QTY_FORMAT_WRONG: &str =
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+const QTY_NUMERIC: &str = "unable to parse numeric part of quantity";
+const QTY_SUFFIX: &str = "unable to parse quantity's suffix";
+
+/// `resource.ParseQuantity` validity: `parseQuantityString`, the suffix table, and the
+/// numeric checks of the fast and the `inf.Dec` paths.
+pub(super) fn parse_quantity(s: &str) -> Result<(), &'static str> {
+    if s.is_empty() {
+        return Err(QTY_FORMAT_WRONG);
+    }
+    if s == "0" {
+        return Ok(());
+    }
+    let b = s.as_bytes();
+    let end = b.len();
+    let mut pos = 0;
+    if b[0] == b'-' || b[0] == b'+' {
+        pos += 1;
+    }
+    while pos < end && b[pos] == b'0' {
+        pos += 1;
+    }
+    let (value, num, denom, suffix): (&[u8], &[u8], &[u8], &[u8]);
+    if pos >= end {
+        (value, num, denom, suffix) = (b"0", b"0", b"", b"");
+    } else {
+        let start = pos;
+        while pos < end && b[pos].is_ascii_digit() {
+            pos += 1;
+        }
+        let n = if pos == start {
+            &b"0"[..]
+        } else {
+            &b[start..pos]
+        };
+        if pos >= end {
+            (value, num, denom, suffix) = (b, n, b"", b"");
+        } else {
+            let mut d: &[u8] = b"";
+            let mut done = false;
+            if b[pos] == b'.' {
+                pos += 1;
+                let ds = pos;
+                while pos < end && b[pos].is_ascii_digit() {
+                    pos += 1;
+                }
+                d = &b[ds..pos];
+                done = pos >= end;
+            }
+            if done {
+                (value, num, denom, suffix) = (b, n, d, b"");
+            } else {
+                let v = &b[..pos];
+                let suffix_start = pos;
+                while pos < end && b"eEinumkKMGTP".contains(&b[pos]) {
+                    pos += 1;
+                }
+                if pos < end && (b[pos] == b'-' || b[pos] == b'+') {
+                    pos += 1;
+                }
+                while pos < end && b[pos].is_ascii_digit() {
+                    pos += 1;
+                }
+                if pos < end {
+                    return Err(QTY_FORMAT_WRONG);
+                }
+                (value, num, denom, suffix) = (v, n, d, &b[suffix_start..]);
+            }
+        }
+    }
+    // quantitySuffixer.interpret
+    #[derive(PartialEq)]
+    enum Format {
+        DecimalSi,
+        BinarySi,
+        DecimalExponent,
+    }
+    let (format, exponent): (Format, i32) = match suffix {
+        b"" => (Format::DecimalSi, 0),
+        b"n" => (Format::DecimalSi, -9),
+        b"u" => (Format::DecimalSi, -6),
+        b"m" => (Format::DecimalSi, -3),
+        b"k" => (Format::DecimalSi, 3),
+        b"M" => (Format::DecimalSi, 6),
+        b"G" => (Format::DecimalSi, 9),
+        b"T" => (Format::DecimalSi, 12),
+        b"P" => (Format::DecimalSi, 15),
+        b"E" => (Format::DecimalSi, 18),
+        b"Ki" => (Format::BinarySi, 10),
+        b"Mi" => (Format::BinarySi, 20),
+        b"Gi" => (Format::BinarySi, 30),
+        b"Ti" => (Format::BinarySi, 40),
+        b"Pi" => (Format::BinarySi, 50),
+        b"Ei" => (Format::BinarySi, 60),
+        [b'e' | b'E', rest @ ..] if !rest.is_empty() => {
+            match std::str::from_utf8(rest)
+                .ok()
+                .and_then(|r| r.parse::<i64>().ok())
+            {
+                Some(e) => (Format::DecimalExponent, e as i32),
+                None => return Err(QTY_SUFFIX),
+            }
+        }
+        _ => return Err(QTY_SUFFIX),
+    };
+    let (mut scale, precision) = match format {
+        Format::BinarySi if exponent >= 0 && denom.is_empty() => (
+            0,
+            15 - num.len() as i32 - (exponent as f32 * 3.0 / 10.0) as i32 - 1,
+        ),
+        Format::BinarySi => (0, -1),
+        _ => (exponent, 18 - (num.len() + denom.len()) as i32),
+    };
+    if precision >= 0 {
+        scale -= denom.len() as i32;
+        if scale >= -9 {
+            // num+denom has at most 18 digits here: strconv.ParseInt cannot fail; an overflow of
+            // the binary multiplication falls through to the inf.Dec path, as in Go.
+            let shifted: String = num.iter().chain(denom).map(|&c| c as char).collect();
+            let v: i64 = shifted.parse().map_err(|_| QTY_NUMERIC)?;
+            let mantissa: i64 = if format == Format::BinarySi {
+                1 << exponent
+            } else {
+                1
+            };
+            if v.checked_mul(mantissa).is_some() {
+                return Ok(());
+            }
+        }
+    }
+    // inf.Dec.SetString(value) fails only when no digit is read.
+    if value.iter().any(u8::is_ascii_digit) {
+        Ok(())
+    } else {
+        Err(QTY_NUMERIC)
+    }
+}
+
+/// `base64.StdEncoding.Decode` validity (padding required, `\r`/`\n` skipped), with Go's
+/// `illegal base64 data at input byte N` text.
+pub(super) fn check_base64(s: &str) -> Result<(), String> {
+    let src = s.as_bytes();
+    let err = |n: usize| Err(format!("illegal base64 data at input byte {n}"));
+    let valid = |c: u8| c.is_ascii_alphanumeric() || c == b'+' || c == b'/';
+    let nl = |c: u8| c == b'\n' || c == b'\r';
+    let mut si = 0;
+    while si < src.len() {
+        // decodeQuantum
+        let mut j = 0;
+        while j < 4 {
+            if si == src.len() {
+                if j == 0 {
+                    return Ok(());
+                }
+                return err(si - j);
+            }
+            let c = src[si];
+            si += 1;
+            if valid(c) {
+                j += 1;
+                continue;
+            }
+            if nl(c) {
+                continue;
+            }
+            if c != b'=' {
+                return err(si - 1);
+            }
+            match j {
+                0 | 1 => return err(si - 1),
+                2 => {
+                    while si < src.len() && nl(src[si]) {
+                        si += 1;
+                    }
+                    if si == src.len() {
+                        return err(src.len());
+                    }
+                    if src[si] != b'=' {
+                        return err(si - 1);
+                    }
+                    si += 1;
+                }
+                _ => {}
+            }
+            while si < src.len() && nl(src[si]) {
+                si += 1;
+            }
+            if si < src.len() {
+                return err(si);
+            }
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Expected texts follow Go's strconv.Quote, encoding/json, time.Parse, resource.ParseQuantity
+    // and encoding/base64 as read in their sources (go1.2x, apimachinery v0.36.1).
+
+    #[test]
+    fn quote_like_strconv() {
+        assert_eq!(quote("web"), "\"web\"");
+        assert_eq!(quote("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
+        assert_eq!(quote("é\u{1}\u{200b}"), "\"é\\x01\\u200b\"");
+    }
+
+    #[test]
+    fn json_floats() {
+        assert_eq!(json_float(1.5), "1.5");
+        assert_eq!(json_float(2.0), "2");
+        assert_eq!(json_float(1e21), "1e+21");
+        assert_eq!(json_float(1.5e-7), "1.5e-7");
+        assert_eq!(json_float(1e20), "100000000000000000000");
+        assert_eq!(json_string("a<b\n"), "\"a\\u003cb\\n\"");
+    }
+
+    #[test]
+    fn rfc3339() {
+        assert!(parse_rfc3339("2018-07-18T04:48:48Z").is_ok());
+        assert!(parse_rfc3339("2018-07-18T04:48:48.123+02:00").is_ok());
+        assert!(parse_rfc3339("2018-07-18T4:48:48Z").is_ok());
+        assert_eq!(
+            parse_rfc3339("").unwrap_err(),
+            r#"parsing time "" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "2006""#
+        );
+        assert_eq!(
+            parse_rfc3339("2018-07-18 04:48:48Z").unwrap_err(),
+            r#"parsing time "2018-07-18 04:48:48Z" as "2006-01-02T15:04:05Z07:00": cannot parse " 04:48:48Z" as "T""#
+        );
+        assert_eq!(
+            parse_rfc3339("2018-13-18T04:48:48Z").unwrap_err(),
+            r#"parsing time "2018-13-18T04:48:48Z": month out of range"#
+        );
+        assert_eq!(
+            parse_rfc3339("2019-02-29T04:48:48Z").unwrap_err(),
+            r#"parsing time "2019-02-29T04:48:48Z": day out of range"#
+        );
+        assert_eq!(
+            parse_rfc3339("2018-07-18T04:48:48Zx").unwrap_err(),
+            r#"parsing time "2018-07-18T04:48:48Zx": extra text: "x""#
+        );
+        assert_eq!(
+            parse_rfc3339("2018-07-18T04:48:48+0200").unwrap_err(),
+            r#"parsing time "2018-07-18T04:48:48+0200" as "2006-01-02T15:04:05Z07:00": cannot parse "+0200" as "Z07:00""#
+        );
+    }
+
+    #[test]
+    fn quantities() {
+        for ok in [
+            "0", "1", "2Gi", "500m", "1.5", ".5", "1e3", "1E-2", "+1k", "1.", "Ki", ".",
+        ] {
+            assert_eq!(parse_quantity(ok), Ok(()), "{ok}");
+        }
+        assert_eq!(parse_quantity(""), Err(QTY_FORMAT_WRONG));
+        assert_eq!(parse_quantity("abc"), Err(QTY_FORMAT_WRONG));
+        assert_eq!(parse_quantity("1Gix"), Err(QTY_FORMAT_WRONG));
+        assert_eq!(parse_quantity("1kK"), Err(QTY_SUFFIX));
+        assert_eq!(parse_quantity("1e"), Err(QTY_SUFFIX));
+        assert_eq!(parse_quantity("Ei"), Err(QTY_NUMERIC));
+    }
+
+    #[test]
+    fn base64() {
+        assert!(check_base64("aGVsbG8=").is_ok());
+        assert!(check_base64("aGVs\nbG8=").is_ok());
+        assert_eq!(
+            check_base64("aGVsbG8").unwrap_err(),
+            "illegal base64 data at input byte 4"
+        );
+        assert_eq!(
+            check_base64("aGV*").unwrap_err(),
+            "illegal base64 data at input byte 3"
+        );
+        assert_eq!(
+            check_base64("aGVsbG8=x").unwrap_err(),
+            "illegal base64 data at input byte 8"
+        );
+    }
+}

@@ -1,0 +1,329 @@
+//! Argo CD's health pipeline for one resource: gitops-engine `pkg/health/health.go`
+//! `GetResourceHealth` (deletion short-circuit, health override, built-in Go check) with argo-cd
+//! `util/lua/lua.go` `GetHealthScript` as the override (exact custom key, custom wildcard,
+//! built-in script directory exact then wildcard).
+
+use super::lua::{execute_health, Limits, Script};
+use super::settings::{glob_match, path_match, Overrides};
+use super::{builtin, HealthStatus};
+use crate::object::Gvk;
+use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// The finalizer that keeps Argo CD's deletion short-circuit off (gitops-engine `pkg/sync/hook`
+/// `HasHookFinalizer`).
+pub const HOOK_FINALIZER: &str = "argocd.argoproj.io/hook-finalizer";
+
+/// Built-in health scripts laid out like argo-cd `resource_customizations/`:
+/// `<group>/<Kind>/health.lua`; a directory path holding `_` is a wildcard (`_` → `*`).
+#[derive(Debug, Clone, Default)]
+pub struct BuiltinScripts {
+    /// `group/Kind` → (script path, script text).
+    pub exact: BTreeMap<String, (PathBuf, String)>,
+    /// Wildcard directory paths (relative, with `_`), byte-sorted as argo-cd sorts them.
+    pub wildcards: Vec<(String, PathBuf, String)>,
+}
+
+impl BuiltinScripts {
+    /// Reads every `health.lua` two levels below `root`. Errors: an unreadable directory or file.
+    pub fn load(root: &Path) -> Result<BuiltinScripts, String> {
+        let mut out = BuiltinScripts::default();
+        let read_dir = |d: &Path| -> Result<Vec<PathBuf>, String> {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+                .map_err(|e| format!("{}: {e}", d.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .collect();
+            v.sort();
+            Ok(v)
+        };
+        for group in read_dir(root)? {
+            for kind in read_dir(&group)? {
+                let script = kind.join("health.lua");
+                if !script.is_file() {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&script)
+                    .map_err(|e| format!("{}: {e}", script.display()))?;
+                let rel = format!(
+                    "{}/{}",
+                    group.file_name().unwrap_or_default().to_string_lossy(),
+                    kind.file_name().unwrap_or_default().to_string_lossy()
+                );
+                if rel.contains('_') {
+                    out.wildcards.push((rel, script, text));
+                } else {
+                    out.exact.insert(rel, (script, text));
+                }
+            }
+        }
+        out.wildcards.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+
+    /// The built-in script for a `group/Kind` key: the exact directory, else the first wildcard
+    /// directory (sorted) whose pattern matches.
+    pub fn find(&self, key: &str) -> Option<(&Path, &str)> {
+        if let Some((p, t)) = self.exact.get(key) {
+            return Some((p, t));
+        }
+        self.wildcards
+            .iter()
+            .find(|(rel, _, _)| path_match(&rel.replace('_', "*"), key))
+            .map(|(_, p, t)| (p.as_path(), t.as_str()))
+    }
+}
+
+/// Which rule decided an object's health.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decider {
+    /// `metadata.deletionTimestamp` set: `Progressing` / `Pending deletion`, no script ran.
+    Deletion,
+    /// An argocd-cm override under the object's exact key.
+    Custom { key: String },
+    /// An argocd-cm override under a glob key.
+    CustomWildcard { key: String },
+    /// A script of the built-in customizations directory.
+    BuiltinLua { path: PathBuf },
+    /// gitops-engine's Go check for the kind.
+    BuiltinGo,
+    /// Nothing: the resource has no health and does not affect the application.
+    None,
+}
+
+impl Decider {
+    /// Short name used in reports: `deletion`, `custom`, `custom-wildcard`, `builtin-lua`,
+    /// `builtin-go`, `none`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Decider::Deletion => "deletion",
+            Decider::Custom { .. } => "custom",
+            Decider::CustomWildcard { .. } => "custom-wildcard",
+            Decider::BuiltinLua { .. } => "builtin-lua",
+            Decider::BuiltinGo => "builtin-go",
+            Decider::None => "none",
+        }
+    }
+}
+
+/// Argo CD's verdict on one object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArgoVerdict {
+    /// None when no check applies (Argo shows no health).
+    pub health: Option<HealthStatus>,
+    pub decider: Decider,
+    /// Set when the check failed: `health` is then `Unknown` with this text, and the controller
+    /// raises a `ComparisonError` condition on the application.
+    pub error: Option<String>,
+    /// Whether the script ran with open libraries.
+    pub open_libs: bool,
+    /// What the script printed.
+    pub printed: Vec<String>,
+}
+
+/// Evaluates Argo CD health with one configuration, caching compiled scripts.
+pub struct ArgoHealth {
+    pub overrides: Overrides,
+    pub builtins: Option<BuiltinScripts>,
+    pub limits: Limits,
+    /// What `os.time()` returns, Unix seconds.
+    pub now_unix: i64,
+    cache: RefCell<HashMap<String, Result<Script, String>>>,
+}
+
+impl ArgoHealth {
+    /// A configuration: argocd-cm overrides, an optional built-in scripts directory.
+    pub fn new(overrides: Overrides, builtins: Option<BuiltinScripts>, now_unix: i64) -> Self {
+        ArgoHealth {
+            overrides,
+            builtins,
+            limits: Limits::default(),
+            now_unix,
+            cache: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// argo-cd `GetHealthScript`: (script, useOpenLibs, decider), or None.
+    pub fn health_script(&self, gvk: &Gvk) -> Option<(String, bool, Decider)> {
+        let key = gvk.group_kind();
+        if let Some(o) = self.overrides.by_key.get(&key) {
+            if !o.health_lua.is_empty() {
+                return Some((o.health_lua.clone(), o.use_open_libs, Decider::Custom { key }));
+            }
+        }
+        // Go iterates a map (random order); we take the first matching key in sorted order.
+        for (k, o) in &self.overrides.by_key {
+            if !o.health_lua.is_empty() && glob_match(k, &key) {
+                return Some((
+                    o.health_lua.clone(),
+                    o.use_open_libs,
+                    Decider::CustomWildcard { key: k.clone() },
+                ));
+            }
+        }
+        let b = self.builtins.as_ref()?;
+        let (path, text) = b.find(&key)?;
+        Some((
+            text.to_string(),
+            true,
+            Decider::BuiltinLua {
+                path: path.to_path_buf(),
+            },
+        ))
+    }
+
+    /// Runs a script as a health check on an object (compiling it once per text).
+    pub fn run_script(
+        &self,
+        script: &str,
+        obj: &Value,
+        open_libs: bool,
+    ) -> (Result<HealthStatus, String>, Vec<String>) {
+        let mut cache = self.cache.borrow_mut();
+        let compiled = cache
+            .entry(script.to_string())
+            .or_insert_with(|| Script::compile(script));
+        match compiled {
+            Err(e) => (Err(e.clone()), Vec::new()),
+            Ok(s) => {
+                let ev = execute_health(s, obj, open_libs, self.now_unix, &self.limits);
+                (ev.result, ev.printed)
+            }
+        }
+    }
+
+    /// gitops-engine `GetResourceHealth` with this configuration as the override.
+    pub fn evaluate(&self, obj: &Value) -> ArgoVerdict {
+        let meta = obj.get("metadata");
+        let deleting = meta
+            .and_then(|m| m.get("deletionTimestamp"))
+            .map(|v| !v.is_null())
+            .unwrap_or(false);
+        let hook_finalizer = meta
+            .and_then(|m| m.get("finalizers"))
+            .and_then(Value::as_array)
+            .map(|f| f.iter().any(|x| x.as_str() == Some(HOOK_FINALIZER)))
+            .unwrap_or(false);
+        if deleting && !hook_finalizer {
+            return ArgoVerdict {
+                health: Some(HealthStatus::new("Progressing", "Pending deletion")),
+                decider: Decider::Deletion,
+                error: None,
+                open_libs: false,
+                printed: Vec::new(),
+            };
+        }
+        let gvk = gvk_of(obj);
+        if let Some((script, open_libs, decider)) = self.health_script(&gvk) {
+            let (result, printed) = self.run_script(&script, obj, open_libs);
+            return match result {
+                Ok(h) => ArgoVerdict {
+                    health: Some(h),
+                    decider,
+                    error: None,
+                    open_libs,
+                    printed,
+                },
+                Err(e) => ArgoVerdict {
+                    health: Some(HealthStatus::new("Unknown", e.clone())),
+                    decider,
+                    error: Some(e),
+                    open_libs,
+                    printed,
+                },
+            };
+        }
+        let (health, decider, error) = match builtin::builtin_health(obj) {
+            None => (None, Decider::None, None),
+            Some(Ok(h)) => (Some(h), Decider::BuiltinGo, None),
+            Some(Err(e)) => (
+                Some(HealthStatus::new("Unknown", e.clone())),
+                Decider::BuiltinGo,
+                Some(e),
+            ),
+        };
+        ArgoVerdict {
+            health,
+            decider,
+            error,
+            open_libs: false,
+            printed: Vec::new(),
+        }
+    }
+}
+
+/// The GVK of a raw object value.
+pub fn gvk_of(obj: &Value) -> Gvk {
+    Gvk::from_api_version(
+        obj.get("apiVersion").and_then(Value::as_str).unwrap_or(""),
+        obj.get("kind").and_then(Value::as_str).unwrap_or(""),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::argo::settings::parse_configmap;
+    use serde_json::json;
+
+    fn config(data: Value) -> ArgoHealth {
+        let cm = json!({"kind": "ConfigMap", "data": data});
+        ArgoHealth::new(parse_configmap(&cm).unwrap(), None, 0)
+    }
+
+    /// gitops-engine health.go: deletion short-circuits before any script; the hook finalizer
+    /// keeps it off.
+    #[test]
+    fn deletion_short_circuit() {
+        let a = config(json!({"resource.customizations.health.x.io_Y": "error('never runs')"}));
+        let obj = json!({"apiVersion": "x.io/v1", "kind": "Y", "metadata": {"name": "a", "deletionTimestamp": "2026-01-01T00:00:00Z"}});
+        let v = a.evaluate(&obj);
+        assert_eq!(v.health, Some(HealthStatus::new("Progressing", "Pending deletion")));
+        assert_eq!(v.decider, Decider::Deletion);
+        let hooked = json!({"apiVersion": "x.io/v1", "kind": "Y", "metadata": {"name": "a", "deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": [HOOK_FINALIZER]}});
+        let v = a.evaluate(&hooked);
+        assert_eq!(v.decider.name(), "custom");
+        assert_eq!(v.error.as_deref(), Some("<string>:1: never runs"));
+    }
+
+    /// lua.go GetHealthScript: exact key beats a wildcard; `*/*` does not reach core kinds,
+    /// `*` does (reference §3.2).
+    #[test]
+    fn lookup_order() {
+        let a = config(json!({
+            "resource.customizations": "\"*\":\n  health.lua: return {status='Missing'}\n",
+            "resource.customizations.health.all": "return {status='Suspended'}",
+            "resource.customizations.health.x.io_Y": "return {status='Healthy'}",
+        }));
+        let y = json!({"apiVersion": "x.io/v1", "kind": "Y", "metadata": {"name": "a"}});
+        assert_eq!(a.evaluate(&y).health.unwrap().status, "Healthy");
+        let z = json!({"apiVersion": "x.io/v1", "kind": "Z", "metadata": {"name": "a"}});
+        let v = a.evaluate(&z);
+        assert!(matches!(v.decider, Decider::CustomWildcard { .. }));
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}});
+        let v = a.evaluate(&pod);
+        assert_eq!(v.decider, Decider::CustomWildcard { key: "*".into() });
+        assert_eq!(v.health.unwrap().status, "Missing");
+    }
+
+    /// A script error → Unknown with the error text (health.go GetResourceHealth).
+    #[test]
+    fn script_error_is_unknown_with_the_text() {
+        let a = config(json!({"resource.customizations.health.x.io_Y": "return obj.status.phase"}));
+        let y = json!({"apiVersion": "x.io/v1", "kind": "Y", "metadata": {"name": "a"}});
+        let v = a.evaluate(&y);
+        let want = "<string>:1: attempt to index a non-table object(nil) with key 'phase'";
+        assert_eq!(v.health, Some(HealthStatus::new("Unknown", want)));
+        assert_eq!(v.error.as_deref(), Some(want));
+    }
+
+    #[test]
+    fn no_check_means_no_health() {
+        let a = config(json!({}));
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}});
+        let v = a.evaluate(&cm);
+        assert_eq!((v.health, v.decider), (None, Decider::None));
+    }
+}

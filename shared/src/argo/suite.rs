@@ -1,0 +1,179 @@
+//! Health test suites in Argo CD's layout: a `health.lua` with a `health_test.yaml` beside it,
+//! `tests: [{healthStatus: {status, message}, inputPath}]`, run as argo-cd
+//! `util/lua/health_test.go` `TestLuaHealthScript` runs them: the script is looked up by the
+//! input object's own GVK among the built-in scripts of the tree (so wildcard directories resolve
+//! as they do in Argo), run with open libraries through `ExecuteHealthLua` (no deletion
+//! short-circuit), and status and message compared exactly (a missing message is "").
+
+use super::health::{ArgoHealth, BuiltinScripts};
+use super::settings::Overrides;
+use super::HealthStatus;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// One test case and its outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseResult {
+    /// The input file, as given in the suite joined to the script's directory.
+    pub input: PathBuf,
+    pub expected: HealthStatus,
+    /// What the script returned, or the error text of a failed run.
+    pub got: Result<HealthStatus, String>,
+}
+
+impl CaseResult {
+    /// Whether the case passed: no error, status and message equal.
+    pub fn passed(&self) -> bool {
+        matches!(&self.got, Ok(h) if *h == self.expected)
+    }
+}
+
+/// A suite that could not be read: the file and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuiteError {
+    pub file: PathBuf,
+    pub message: String,
+}
+
+/// Everything one run found.
+#[derive(Debug, Default)]
+pub struct SuiteRun {
+    pub cases: Vec<CaseResult>,
+    pub errors: Vec<SuiteError>,
+    /// Number of `health.lua` files that had a `health_test.yaml`.
+    pub suites: usize,
+}
+
+impl SuiteRun {
+    /// Cases that passed.
+    pub fn passed(&self) -> usize {
+        self.cases.iter().filter(|c| c.passed()).count()
+    }
+    /// Cases that failed plus suites that could not be read.
+    pub fn failed(&self) -> usize {
+        self.cases.len() - self.passed() + self.errors.len()
+    }
+}
+
+/// Finds every directory below `root` (or `root` itself) holding both `health.lua` and
+/// `health_test.yaml`, byte-sorted.
+pub fn find_suites(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        if d.join("health.lua").is_file() && d.join("health_test.yaml").is_file() {
+            out.push(d.clone());
+        }
+        if let Ok(entries) = std::fs::read_dir(&d) {
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Runs every suite below `root`. `now_unix` is what `os.time()` returns.
+pub fn run_tree(root: &Path, now_unix: i64) -> SuiteRun {
+    let builtins = BuiltinScripts::load(root).unwrap_or_default();
+    let engine = ArgoHealth::new(Overrides::default(), Some(builtins), now_unix);
+    let mut run = SuiteRun::default();
+    for dir in find_suites(root) {
+        run.suites += 1;
+        match read_suite(&dir) {
+            Err(message) => run.errors.push(SuiteError {
+                file: dir.join("health_test.yaml"),
+                message,
+            }),
+            Ok(cases) => {
+                let beside = std::fs::read_to_string(dir.join("health.lua"));
+                for (input, expected) in cases {
+                    let got = run_case(&engine, &input, beside.as_ref().ok());
+                    run.cases.push(CaseResult {
+                        input,
+                        expected,
+                        got,
+                    });
+                }
+            }
+        }
+    }
+    run
+}
+
+fn run_case(
+    engine: &ArgoHealth,
+    input: &Path,
+    beside: Option<&String>,
+) -> Result<HealthStatus, String> {
+    let text =
+        std::fs::read_to_string(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    // sigs.k8s.io/yaml reads the first document of a file.
+    let obj = crate::object::parse_documents(&text, &input.display().to_string())
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .flatten()
+        .next()
+        .ok_or_else(|| format!("{}: no object", input.display()))?;
+    let gvk = super::health::gvk_of(&obj);
+    let script = match engine.health_script(&gvk) {
+        Some((s, _, _)) => s,
+        None => beside
+            .cloned()
+            .ok_or_else(|| format!("no health.lua for {}", gvk.group_kind()))?,
+    };
+    engine.run_script(&script, &obj, true).0
+}
+
+/// Reads a `health_test.yaml`: (input path joined to the suite directory, expected status).
+/// Field names are matched case-insensitively, as Go's JSON decoding does (two corpus files
+/// spell `inputpath`).
+pub fn read_suite(dir: &Path) -> Result<Vec<(PathBuf, HealthStatus)>, String> {
+    let file = dir.join("health_test.yaml");
+    let text = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
+    let doc = crate::object::parse_documents(&text, &file.display().to_string())
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .flatten()
+        .next()
+        .unwrap_or(Value::Null);
+    let tests = field(&doc, "tests")
+        .and_then(Value::as_array)
+        .ok_or("field tests: expected a list of cases")?;
+    let mut out = Vec::new();
+    for (i, t) in tests.iter().enumerate() {
+        let input = field(t, "inputPath")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("tests[{i}].inputPath: missing or not a string"))?;
+        let hs = field(t, "healthStatus")
+            .ok_or_else(|| format!("tests[{i}].healthStatus: missing"))?;
+        let text_of = |name: &str| -> Result<String, String> {
+            match field(hs, name) {
+                None | Some(Value::Null) => Ok(String::new()),
+                Some(Value::String(s)) => Ok(s.clone()),
+                Some(other) => Err(format!(
+                    "tests[{i}].healthStatus.{name}: expected a string, found {}",
+                    crate::object::json_type(other)
+                )),
+            }
+        };
+        out.push((
+            dir.join(input),
+            HealthStatus::new(text_of("status")?, text_of("message")?),
+        ));
+    }
+    Ok(out)
+}
+
+fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+    let m = v.as_object()?;
+    m.get(name).or_else(|| {
+        m.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v)
+    })
+}
