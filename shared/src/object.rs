@@ -4,7 +4,8 @@
 //! Number typing follows apimachinery's JSON decoding (`k8s.io/apimachinery/pkg/util/json`
 //! `ConvertMapNumbers`): a whole number that fits int64 stays an integer, every other number is a
 //! float64. YAML is read with YAML 1.1 booleans (`yes`/`no`/`on`/`off`), as `sigs.k8s.io/yaml`
-//! (go-yaml v2) reads it.
+//! (go-yaml v2) reads it, and a repeated mapping key keeps its last value, as go-yaml v2 does when
+//! decoding into a map.
 
 use serde_json::{Map, Value};
 use std::fmt;
@@ -243,7 +244,10 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, Obj
             docs.push(None);
             continue;
         }
-        let value: Value = serde_saphyr::from_str(&chunk).map_err(|e| ObjectError::Parse {
+        let options = serde_saphyr::options! {
+            duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
+        };
+        let value: Value = serde_saphyr::from_str_with_options(&chunk, options).map_err(|e| ObjectError::Parse {
             file: file.to_string(),
             document: i + 1,
             message: first_line(&e.to_string()),
@@ -424,6 +428,14 @@ mod tests {
         let err = parse_objects("kind: A\n---\nkind: [unclosed\n", "bad.yaml").unwrap_err();
         let text = err.to_string();
         assert!(text.starts_with("bad.yaml: document 2: "), "{text}");
+    }
+
+    /// go-yaml v2 keeps the last of two equal keys (argo-cd's corpus relies on it:
+    /// rabbitmq.com/User/testdata/unknown.yaml ends with a second `status: {}`).
+    #[test]
+    fn duplicate_keys_keep_the_last_value() {
+        let objs = parse_objects("kind: X\nstatus: {a: 1}\nstatus: {}\n", "d.yaml").unwrap();
+        assert_eq!(objs[0].value["status"], json!({}));
     }
 
     #[test]

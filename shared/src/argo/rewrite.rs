@@ -364,6 +364,8 @@ struct Token {
     /// Scanner position after the token, as errors report it (`line == 0`: at EOF).
     err_line: usize,
     err_col: usize,
+    /// A numeral the output replaces by `(0/0)`.
+    nan_fix: bool,
 }
 
 fn is_decimal(c: i32) -> bool {
@@ -480,6 +482,7 @@ impl<'a> Scanner<'a> {
             }
             let start = if c == EOF { self.src.len() } else { self.pos - 1 };
             let mut buf: Vec<u8> = Vec::new();
+            let mut nan_fix = false;
             let t = if c == EOF {
                 T::Eof
             } else if is_ident(c, true) {
@@ -491,7 +494,7 @@ impl<'a> Scanner<'a> {
                 keyword(&buf).unwrap_or(T::Name)
             } else if is_decimal(c) {
                 self.scan_number(c, &mut buf)?;
-                self.numeral_fix(start, &buf);
+                nan_fix = self.numeral_fix(start, &buf);
                 T::Number
             } else {
                 match c as u8 {
@@ -524,7 +527,7 @@ impl<'a> Scanner<'a> {
                     b'.' => {
                         if is_decimal(self.peek()) {
                             self.scan_number(c, &mut buf)?;
-                            self.numeral_fix(start, &buf);
+                            nan_fix = self.numeral_fix(start, &buf);
                             T::Number
                         } else if self.peek() == b'.' as i32 {
                             self.next();
@@ -562,6 +565,7 @@ impl<'a> Scanner<'a> {
                 end_line: self.line,
                 err_line: if self.at_eof { 0 } else { self.line },
                 err_col: if self.at_eof { 0 } else { self.col },
+                nan_fix,
             });
         }
     }
@@ -639,8 +643,9 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
-    /// Records how LuaJIT must see the numeral `src[start..self.pos]` (gopher-lua text `text`).
-    fn numeral_fix(&mut self, start: usize, text: &[u8]) {
+    /// Records how LuaJIT must see the numeral `src[start..self.pos]` (gopher-lua text `text`);
+    /// true when it is replaced by `(0/0)`.
+    fn numeral_fix(&mut self, start: usize, text: &[u8]) -> bool {
         let end = self.pos;
         let source = &self.src[start..end];
         let gopher = gopher_number(text);
@@ -648,7 +653,7 @@ impl<'a> Scanner<'a> {
             if luajit_number(source) == Some(v) {
                 let ends_in_e = matches!(source.last(), Some(b'e' | b'E'));
                 self.numeral_ends.push((end, ends_in_e));
-                return;
+                return false;
             }
         }
         let literal = match gopher {
@@ -656,6 +661,10 @@ impl<'a> Scanner<'a> {
             Some(v) => format!("{v:e}"),
             None => "(0/0)".to_string(),
         };
+        let nan = gopher.is_none();
+        if !nan {
+            self.numeral_ends.push((end, false));
+        }
         self.fix_inserts.push(Insert {
             pos: start,
             class: OPEN,
@@ -676,6 +685,7 @@ impl<'a> Scanner<'a> {
             }
             self.fix_deletes.push((run, i));
         }
+        nan
     }
 
     /// Reads a quoted string; the opening quote is consumed.
@@ -893,6 +903,9 @@ struct Exp {
     kind: Kind,
     /// A callee was parenthesised at `start` (see [`Parser::suffixed`]).
     wrapped: bool,
+    /// For a call in parentheses, `(f())`, the number of parenthesis pairs around it; their
+    /// positions are the last entries of [`Parser::paren_log`].
+    parens: u32,
 }
 
 /// Binary operator priorities `(left, right)` as Lua 5.1's `lparser.c` numbers them; they give
@@ -936,6 +949,12 @@ struct Parser<'a> {
     /// End offset and end line of the previously consumed token.
     prev_end: usize,
     prev_end_line: usize,
+    /// End of the last expression the output closes with an inserted `)` (a rewritten `..` chain
+    /// or `#`, a numeral replaced by `(0/0)`): unlike the source, it ends with a prefix expression
+    /// there, which a following `(` would call.
+    closed_at: usize,
+    /// Positions of `(` and `)` around parenthesised calls, innermost first.
+    paren_log: Vec<(usize, usize)>,
     /// Text of the last token read before the end of input (gopher-lua's `Lexer.Token.Str`).
     last_text: Vec<u8>,
     depth: u32,
@@ -954,6 +973,8 @@ impl<'a> Parser<'a> {
             ahead: None,
             prev_end: 0,
             prev_end_line: 1,
+            closed_at: usize::MAX,
+            paren_log: Vec::new(),
             last_text: Vec::new(),
             depth: 0,
             edits: Edits::default(),
@@ -968,6 +989,9 @@ impl<'a> Parser<'a> {
         let old = std::mem::replace(&mut self.tok, next);
         self.prev_end = old.end;
         self.prev_end_line = old.end_line;
+        if old.nan_fix {
+            self.closed_at = old.end;
+        }
         if self.tok.t == T::Eof && old.t != T::Eof {
             self.last_text = old.text;
         }
@@ -1034,7 +1058,7 @@ impl<'a> Parser<'a> {
         self.depth -= 1;
     }
 
-    /// Replaces the token at `pos` (one byte: `;` or `,`) by a space.
+    /// Replaces the one-byte token at `pos` (`;`, `,`, `(`, `)`) by a space.
     fn blank(&mut self, pos: usize) {
         self.edits.deletes.push((pos, pos + 1));
         self.edits.insert(pos, SEP, 0, Text::Static(" "));
@@ -1198,11 +1222,25 @@ impl<'a> Parser<'a> {
     /// `stat: varlist '=' exprlist | prefixexp` where the prefix expression must be a call
     /// (otherwise gopher-lua's action raises `parse error`, at the token after it).
     fn expr_statement(&mut self, after_stat: bool) -> PResult<()> {
+        // A `(` right after an inserted `)` would call it in LuaJIT.
+        let after_close = self.closed_at == self.prev_end && self.tok.t == T::Op(b'(');
+        let mark = self.paren_log.len();
         let e = self.suffixed()?;
-        if e.wrapped && after_stat {
+        if after_stat && (e.wrapped || after_close) {
             // `(` at the start of a statement would continue the previous one in LuaJIT.
             self.edits.insert(e.start, OPEN, 0, Text::Static(";"));
         }
+        if e.kind == Kind::Call && e.parens > 0 {
+            // LuaJIT (like Lua 5.1) rejects `(f())` as a statement; gopher-lua accepts it. The
+            // parentheses only truncate results, which a statement discards: blank them.
+            let n = e.parens as usize;
+            let pairs = self.paren_log.len().saturating_sub(n);
+            for (open, close) in self.paren_log.split_off(pairs) {
+                self.blank(open);
+                self.blank(close);
+            }
+        }
+        self.paren_log.truncate(mark);
         let t = self.tok.t;
         if e.kind == Kind::Var && (t == T::Op(b'=') || t == T::Op(b',')) {
             while self.tok.t == T::Op(b',') {
@@ -1273,12 +1311,14 @@ impl<'a> Parser<'a> {
                     self.edits.insert(start, OPEN, key + 1, Text::LenOpen);
                     self.edits
                         .insert(operand.end, CLOSE, key + 1, Text::Static("))"));
+                    self.closed_at = operand.end;
                 }
                 Exp {
                     start,
                     end: operand.end,
                     kind: Kind::Other,
                     wrapped: false,
+                    parens: 0,
                 }
             }
             _ => self.simple()?,
@@ -1295,6 +1335,7 @@ impl<'a> Parser<'a> {
             }
             e.kind = Kind::Other;
             e.wrapped = false;
+            e.parens = 0;
         }
         self.leave();
         Ok(e)
@@ -1320,6 +1361,7 @@ impl<'a> Parser<'a> {
             prev_end = operand.end;
         }
         self.edits.insert(prev_end, CLOSE, key, Text::Static("))"));
+        self.closed_at = prev_end;
         Ok(prev_end)
     }
 
@@ -1339,6 +1381,7 @@ impl<'a> Parser<'a> {
             end: self.prev_end,
             kind: Kind::Other,
             wrapped: false,
+            parens: 0,
         })
     }
 
@@ -1347,16 +1390,21 @@ impl<'a> Parser<'a> {
     fn suffixed(&mut self) -> PResult<Exp> {
         let start = self.tok.start;
         let key = self.depth * 4 + 2;
+        let mut parens = 0;
         let mut kind = match self.tok.t {
             T::Name => {
                 self.advance()?;
                 Kind::Var
             }
             T::Op(b'(') => {
+                let open = self.tok.start;
                 self.advance()?;
                 let inner = self.expr()?;
+                let close = self.tok.start;
                 self.expect(T::Op(b')'))?;
                 if inner.kind == Kind::Call {
+                    parens = inner.parens + 1;
+                    self.paren_log.push((open, close));
                     Kind::Call
                 } else {
                     Kind::Other
@@ -1397,12 +1445,14 @@ impl<'a> Parser<'a> {
                 }
                 _ => break,
             }
+            parens = 0;
         }
         Ok(Exp {
             start,
             end: self.prev_end,
             kind,
             wrapped,
+            parens,
         })
     }
 

@@ -361,17 +361,31 @@ mod tests {
             "metadata": {"name": "redis-master", "generation": 1}, "spec": spec, "status": status})
     }
 
-    // health_test.go TestStatefulSetHealth and TestStatefulSetOnDeleteHealth (statefulset.yaml,
-    // statefulset-ondelete.yaml: the same OnDelete object): Healthy, message from the OnDelete
-    // branch of health_statefulset.go.
-    #[test]
-    fn statefulset_ondelete_healthy() {
-        let obj = sts(
+    fn sts_ondelete() -> Value {
+        sts(
             json!({"replicas": 1, "updateStrategy": {"type": "OnDelete"}}),
             json!({"observedGeneration": 1, "replicas": 1, "readyReplicas": 1, "currentReplicas": 1,
                 "currentRevision": "redis-master-7b8f75b98", "updateRevision": "redis-master-7b8f75b98"}),
+        )
+    }
+
+    // health_test.go TestStatefulSetHealth (statefulset.yaml, an OnDelete StatefulSet): Healthy,
+    // message from the OnDelete branch of health_statefulset.go.
+    #[test]
+    fn statefulset_healthy() {
+        assert_eq!(
+            health(sts_ondelete()),
+            hs("Healthy", "statefulset has 1 ready pods")
         );
-        assert_eq!(health(obj), hs("Healthy", "statefulset has 1 ready pods"));
+    }
+
+    // health_test.go TestStatefulSetOnDeleteHealth (statefulset-ondelete.yaml, the same object).
+    #[test]
+    fn statefulset_ondelete_healthy() {
+        assert_eq!(
+            health(sts_ondelete()),
+            hs("Healthy", "statefulset has 1 ready pods")
+        );
     }
 
     // health_statefulset.go: observedGeneration 0, or behind generation.

@@ -49,10 +49,15 @@ mod tests {
             "status": {"phase": phase}})
     }
 
-    // health_test.go TestPVCHealth: pvc-bound.yaml → Healthy, pvc-pending.yaml → Progressing.
+    // health_test.go TestPVCHealth, pvc-bound.yaml → Healthy.
     #[test]
-    fn pvc_bound_and_pending() {
+    fn pvc_bound() {
         assert_eq!(health(pvc(json!("Bound"))), hs("Healthy", ""));
+    }
+
+    // health_test.go TestPVCHealth, pvc-pending.yaml → Progressing.
+    #[test]
+    fn pvc_pending() {
         assert_eq!(health(pvc(json!("Pending"))), hs("Progressing", ""));
     }
 
@@ -81,23 +86,32 @@ mod tests {
             "status": {"loadBalancer": lb}})
     }
 
-    // health_test.go TestServiceHealth: svc-clusterip.yaml Healthy, svc-loadbalancer.yaml
-    // Healthy, svc-loadbalancer-unassigned.yaml Progressing, svc-loadbalancer-nonemptylist.yaml
-    // (ingress: [{}]) Healthy.
+    // health_test.go TestServiceHealth, svc-clusterip.yaml → Healthy.
     #[test]
-    fn services() {
+    fn service_clusterip() {
         assert_eq!(health(svc("ClusterIP", json!({}))), hs("Healthy", ""));
-        assert_eq!(
-            health(svc(
-                "LoadBalancer",
-                json!({"ingress": [{"hostname": "abc123.us-west-2.elb.amazonaws.com"}]})
-            )),
-            hs("Healthy", "")
-        );
+    }
+
+    // health_test.go TestServiceHealth, svc-loadbalancer.yaml (a hostname assigned) → Healthy.
+    #[test]
+    fn service_loadbalancer() {
+        let lb = json!({"ingress": [{"hostname": "abc123.us-west-2.elb.amazonaws.com"}]});
+        assert_eq!(health(svc("LoadBalancer", lb)), hs("Healthy", ""));
+    }
+
+    // health_test.go TestServiceHealth, svc-loadbalancer-unassigned.yaml → Progressing.
+    #[test]
+    fn service_loadbalancer_unassigned() {
         assert_eq!(
             health(svc("LoadBalancer", json!({}))),
             hs("Progressing", "")
         );
+    }
+
+    // health_test.go TestServiceHealth, svc-loadbalancer-nonemptylist.yaml (ingress: [{}]) →
+    // Healthy: only the list length counts.
+    #[test]
+    fn service_loadbalancer_nonemptylist() {
         assert_eq!(
             health(svc("LoadBalancer", json!({"ingress": [{}]}))),
             hs("Healthy", "")

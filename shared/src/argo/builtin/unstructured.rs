@@ -56,26 +56,29 @@ mod tests {
             "spec": {"rules": [{"host": "example.argoproj.io"}]}, "status": status})
     }
 
-    // health_test.go TestIngressHealth: ingress.yaml (an ip) Healthy, ingress-unassigned.yaml
-    // (loadBalancer: {}) Progressing, ingress-nonemptylist.yaml (ingress: [{}]) Healthy.
+    const NET_V1: &str = "networking.k8s.io/v1";
+
+    // health_test.go TestIngressHealth, ingress.yaml (an ip assigned) → Healthy.
     #[test]
-    fn ingress_cases() {
-        let v = "networking.k8s.io/v1";
+    fn ingress_assigned() {
+        let st = json!({"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}});
+        assert_eq!(health(ing(NET_V1, st)), hs("Healthy", ""));
+    }
+
+    // health_test.go TestIngressHealth, ingress-unassigned.yaml (loadBalancer: {}) → Progressing.
+    #[test]
+    fn ingress_unassigned() {
         assert_eq!(
-            health(ing(
-                v,
-                json!({"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}]}})
-            )),
-            hs("Healthy", "")
-        );
-        assert_eq!(
-            health(ing(v, json!({"loadBalancer": {}}))),
+            health(ing(NET_V1, json!({"loadBalancer": {}}))),
             hs("Progressing", "")
         );
-        assert_eq!(
-            health(ing(v, json!({"loadBalancer": {"ingress": [{}]}}))),
-            hs("Healthy", "")
-        );
+    }
+
+    // health_test.go TestIngressHealth, ingress-nonemptylist.yaml (ingress: [{}]) → Healthy.
+    #[test]
+    fn ingress_nonemptylist() {
+        let st = json!({"loadBalancer": {"ingress": [{}]}});
+        assert_eq!(health(ing(NET_V1, st)), hs("Healthy", ""));
     }
 
     // health.go: extensions and networking.k8s.io Ingress, any version, no typed conversion;
@@ -113,22 +116,25 @@ mod tests {
             "status": status})
     }
 
-    // health_test.go TestGetArgoWorkflowHealth: Running → Progressing with the message;
-    // Succeeded → Healthy with the message; no status → Progressing, empty message.
+    // health_test.go TestGetArgoWorkflowHealth, first case: Running → Progressing with the
+    // message.
     #[test]
-    fn workflow_go_test_cases() {
-        assert_eq!(
-            health(wf(
-                json!({"phase": "Running", "message": "This node is running"})
-            )),
-            hs("Progressing", "This node is running")
-        );
-        assert_eq!(
-            health(wf(
-                json!({"phase": "Succeeded", "message": "This node is has succeeded"})
-            )),
-            hs("Healthy", "This node is has succeeded")
-        );
+    fn workflow_running() {
+        let st = json!({"phase": "Running", "message": "This node is running"});
+        assert_eq!(health(wf(st)), hs("Progressing", "This node is running"));
+    }
+
+    // health_test.go TestGetArgoWorkflowHealth, second case: Succeeded → Healthy with the message.
+    #[test]
+    fn workflow_succeeded() {
+        let st = json!({"phase": "Succeeded", "message": "This node is has succeeded"});
+        assert_eq!(health(wf(st)), hs("Healthy", "This node is has succeeded"));
+    }
+
+    // health_test.go TestGetArgoWorkflowHealth, third case: no status → Progressing, empty
+    // message.
+    #[test]
+    fn workflow_without_status() {
         let mut obj = wf(json!(null));
         obj.as_object_mut().unwrap().remove("status");
         assert_eq!(health(obj), hs("Progressing", ""));
