@@ -7,7 +7,8 @@
 /// A number as gopher-lua prints it (`tostring`, `..`, `table.concat`, error messages): a value
 /// equal to its int64 conversion prints as that integer, anything else as Go's `fmt.Sprint` of a
 /// float64 (shortest round-trip digits, exponent form when the decimal exponent is below -4 or at
-/// least 21, at least two exponent digits; `NaN`, `+Inf`, `-Inf`).
+/// least 6 — strconv's `'g'` with the shortest precision decides with precision 6 — at least two
+/// exponent digits; `NaN`, `+Inf`, `-Inf`).
 ///
 /// Examples: `1e15` → `1000000000000000`, `2^53` → `9007199254740992`, `0.1+0.2` →
 /// `0.30000000000000004`, `2^63` → `9.223372036854776e+18`, `-0` → `0`.
@@ -21,8 +22,9 @@ pub fn number_to_string(v: f64) -> String {
     go_float(v)
 }
 
-/// Go's `fmt.Sprint(float64)` (`%v`): strconv 'g' with the shortest precision, switching to
-/// exponent form when the exponent is < -4 or >= 21.
+/// Go's `fmt.Sprint(float64)` (`%v`): strconv `FormatFloat(v, 'g', -1, 64)`, which switches to
+/// exponent form when the decimal exponent is < -4 or >= 6 (Go's `fmt.Println(1000000.5)` prints
+/// `1.0000005e+06`).
 fn go_float(v: f64) -> String {
     if v.is_nan() {
         return "NaN".into();
@@ -33,7 +35,7 @@ fn go_float(v: f64) -> String {
     let sci = format!("{v:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    if (-4..21).contains(&exp) {
+    if (-4..6).contains(&exp) {
         format!("{v}")
     } else {
         let sign = if exp < 0 { '-' } else { '+' };
@@ -157,6 +159,8 @@ mod tests {
         assert_eq!(number_to_string(f64::INFINITY), "+Inf");
         assert_eq!(number_to_string(f64::NEG_INFINITY), "-Inf");
         assert_eq!(number_to_string(1e21), "1e+21");
+        assert_eq!(number_to_string(1_000_000.5), "1.0000005e+06");
+        assert_eq!(number_to_string(123_456.5), "123456.5");
         assert_eq!(number_to_string(123456.789e3), "123456789");
     }
 
