@@ -1,10 +1,424 @@
-//! End-to-end tests of the built `argocd-pacto` binary.
+//! End-to-end tests of the built `argocd-pacto` binary: `argocd pacto settings
+//! resource-overrides health RESOURCE_YAML_PATH --argocd-cm-path FILE` must print and exit as
+//! `argocd admin settings resource-overrides health` does (argo-cd
+//! cmd/argocd/commands/admin/settings.go; shared/reference/argo-cd-health.md §4): STATUS/MESSAGE
+//! or "Health script is not configured for 'g/K'" with exit 0; any error as a logrus fatal line
+//! (JSON by default) on stderr with exit 20 (util/errors ErrorGeneric); missing arguments → help
+//! and exit 1.
+
+use serde_json::Value;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_argocd-pacto");
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fixture(rel: &str) -> String {
+    repo()
+        .join("tests/fixtures")
+        .join(rel)
+        .display()
+        .to_string()
+}
+
+fn example(rel: &str) -> String {
+    repo().join("examples").join(rel).display().to_string()
+}
+
+fn pacto_testdata(name: &str) -> String {
+    example(&format!(
+        "resource_customizations/pacto.trianalab.io/Pacto/testdata/{name}"
+    ))
+}
+
+#[derive(Debug)]
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs a command, failing the test after 10 s.
+fn run_cmd(cmd: &mut Command) -> Run {
+    let start = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let o = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let e = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("{cmd:?} did not finish within 10 s");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let r = Run {
+        code: status.code(),
+        stdout: o.join().unwrap(),
+        stderr: e.join().unwrap(),
+    };
+    assert!(!r.stderr.contains("panicked"), "panic:\n{}", r.stderr);
+    r
+}
+
+/// `argocd-pacto settings resource-overrides health ARGS...`
+fn health(args: &[&str]) -> Run {
+    let mut c = Command::new(BIN);
+    c.args(["settings", "resource-overrides", "health"])
+        .args(args)
+        .current_dir(repo());
+    run_cmd(&mut c)
+}
+
+/// The resource's health with the given argocd-cm: exit 0 and stdout.
+fn ok(resource: &str, cm: &str) -> String {
+    let r = health(&[resource, "--argocd-cm-path", cm]);
+    assert_eq!(r.code, Some(0), "stderr: {}", r.stderr);
+    assert_eq!(r.stderr, "");
+    r.stdout
+}
+
+/// A fatal error: exit 20, nothing on stdout, one JSON log line on stderr; returns its `msg`.
+fn fatal(r: &Run) -> String {
+    assert_eq!(
+        r.code,
+        Some(20),
+        "stdout: {}\nstderr: {}",
+        r.stdout,
+        r.stderr
+    );
+    assert_eq!(r.stdout, "", "nothing on stdout for an error");
+    assert_eq!(r.stderr.lines().count(), 1, "one log line: {}", r.stderr);
+    let line: Value = serde_json::from_str(r.stderr.trim_end())
+        .unwrap_or_else(|e| panic!("not a JSON log line ({e}): {}", r.stderr));
+    assert_eq!(line["level"], "fatal", "{line}");
+    assert!(line["time"].is_string(), "logrus adds the time: {line}");
+    line["msg"].as_str().unwrap_or_default().to_string()
+}
+
+/// Writes an argocd-cm with the given data (values as JSON strings) into `dir`.
+fn write_cm(dir: &Path, data: &[(&str, &str)]) -> String {
+    let mut text = String::from(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n",
+    );
+    for (k, v) in data {
+        text.push_str(&format!("  {k}: {}\n", Value::from(*v)));
+    }
+    let p = dir.join("argocd-cm.yaml");
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+fn widget_cm(dir: &Path, script: &str) -> String {
+    write_cm(
+        dir,
+        &[("resource.customizations.health.example.com_Widget", script)],
+    )
+}
 
 #[test]
 fn version_prints() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_argocd-pacto"))
-        .arg("--version")
-        .output()
+    let out = Command::new(BIN).arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("argocd-pacto {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn compliant_pacto_is_healthy() {
+    // Seed "GitOps promotion gates": "A Compliant Pacto prints STATUS: Healthy and MESSAGE:
+    // contract satisfied."
+    assert_eq!(
+        ok(
+            &pacto_testdata("compliant.yaml"),
+            &example("argocd-cm.yaml")
+        ),
+        "STATUS: Healthy\nMESSAGE: contract satisfied\n"
+    );
+}
+
+#[test]
+fn noncompliant_pacto_names_the_first_error_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("payments.yaml");
+    std::fs::write(
+        &p,
+        "apiVersion: pacto.trianalab.io/v1alpha1\nkind: Pacto\nmetadata: {name: payments, namespace: shop, generation: 2}\n\
+         status:\n  contractStatus: NonCompliant\n  observedGeneration: 2\n  findings:\n\
+         \x20 - {code: TAG_NOT_DIGEST, severity: warning, message: pinned by tag}\n\
+         \x20 - {code: PORT_MISSING, severity: error, message: port 8080 is not served}\n\
+         \x20 - {code: ENV_ABSENT, severity: error, message: second error}\n",
+    )
+    .unwrap();
+    assert_eq!(
+        ok(p.to_str().unwrap(), &example("argocd-cm.yaml")),
+        "STATUS: Degraded\nMESSAGE: contract violated: PORT_MISSING: port 8080 is not served\n"
+    );
+}
+
+#[test]
+fn not_configured_for_a_pacto_with_an_empty_argocd_cm() {
+    // The seed's warning: "prints Health script is not configured ... while exiting 0".
+    assert_eq!(
+        ok(
+            &pacto_testdata("compliant.yaml"),
+            &fixture("argocd-cm/empty.yaml")
+        ),
+        "Health script is not configured for 'pacto.trianalab.io/Pacto'\n"
+    );
+}
+
+#[test]
+fn not_configured_for_a_core_kind_prints_an_empty_group() {
+    assert_eq!(
+        ok(
+            &fixture("objects/configmap.yaml"),
+            &fixture("argocd-cm/empty.yaml")
+        ),
+        "Health script is not configured for '/ConfigMap'\n"
+    );
+}
+
+#[test]
+fn builtin_go_check_runs_without_customizations() {
+    assert_eq!(
+        ok(
+            &fixture("objects/deployment-rolling.yaml"),
+            &fixture("argocd-cm/empty.yaml")
+        ),
+        "STATUS: Progressing\nMESSAGE: Waiting for rollout to finish: 1 out of 4 new replicas have been updated...\n"
+    );
+}
+
+#[test]
+fn deletion_is_pending_deletion_without_running_lua() {
+    let dir = tempfile::tempdir().unwrap();
+    let cm = write_cm(
+        dir.path(),
+        &[(
+            "resource.customizations.health.pacto.trianalab.io_Pacto",
+            "error('must not run')",
+        )],
+    );
+    assert_eq!(
+        ok(&fixture("objects/pacto-deleting.yaml"), &cm),
+        "STATUS: Progressing\nMESSAGE: Pending deletion\n"
+    );
+}
+
+#[test]
+fn wildcard_keys_of_the_legacy_blob_are_consulted() {
+    // Since v2.10 (#16461) the command consults wildcard keys too, not only exact ones.
+    assert_eq!(
+        ok(
+            &pacto_testdata("compliant.yaml"),
+            &fixture("argocd-cm/wildcard-blob.yaml")
+        ),
+        "STATUS: Suspended\nMESSAGE: held by the wildcard\n"
+    );
+}
+
+#[test]
+fn only_the_first_document_is_read() {
+    // sigs.k8s.io/yaml reads the first document of the file.
+    assert_eq!(
+        ok(
+            &fixture("objects/two-documents.yaml"),
+            &example("argocd-cm.yaml")
+        ),
+        "STATUS: Healthy\nMESSAGE: contract satisfied\n"
+    );
+}
+
+#[test]
+fn lua_runtime_error_is_fatal_with_exit_20() {
+    let dir = tempfile::tempdir().unwrap();
+    let cm = widget_cm(
+        dir.path(),
+        "local hs = {}\nhs.status = obj.status.phase\nreturn hs\n",
+    );
+    let r = health(&[&fixture("objects/widget.yaml"), "--argocd-cm-path", &cm]);
+    assert_eq!(
+        fatal(&r),
+        "failed to get resource health for gates/w1: <string>:2: attempt to index a non-table object(nil) with key 'phase'"
+    );
+}
+
+#[test]
+fn non_table_result_is_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    let cm = widget_cm(dir.path(), "return \"Healthy\"");
+    let r = health(&[&fixture("objects/widget.yaml"), "--argocd-cm-path", &cm]);
+    assert_eq!(
+        fatal(&r),
+        "failed to get resource health for gates/w1: expect table output from Lua script, not string"
+    );
+}
+
+#[test]
+fn invalid_status_is_unknown_and_exit_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let cm = widget_cm(dir.path(), "return {status = \"healthy\", message = \"x\"}");
+    assert_eq!(
+        ok(&fixture("objects/widget.yaml"), &cm),
+        "STATUS: Unknown\nMESSAGE: Lua returned an invalid health status\n"
+    );
+}
+
+#[test]
+fn empty_table_gives_empty_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let cm = widget_cm(dir.path(), "return {}");
+    assert_eq!(
+        ok(&fixture("objects/widget.yaml"), &cm),
+        "STATUS: \nMESSAGE: \n"
+    );
+}
+
+#[test]
+fn nil_result_gives_empty_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let cm = widget_cm(dir.path(), "local hs = {}");
+    assert_eq!(
+        ok(&fixture("objects/widget.yaml"), &cm),
+        "STATUS: \nMESSAGE: \n"
+    );
+}
+
+#[test]
+fn misspelled_customization_type_fails_the_settings() {
+    let r = health(&[
+        &fixture("objects/widget.yaml"),
+        "--argocd-cm-path",
+        &fixture("argocd-cm/typo-key.yaml"),
+    ]);
+    let msg = fatal(&r);
+    assert!(msg.contains("heath"), "{msg}");
+}
+
+#[test]
+fn use_open_libs_yes_fails_the_settings() {
+    let r = health(&[
+        &fixture("objects/widget.yaml"),
+        "--argocd-cm-path",
+        &fixture("argocd-cm/open-libs-yes.yaml"),
+    ]);
+    let msg = fatal(&r);
+    assert!(msg.contains("yes"), "{msg}");
+}
+
+#[test]
+fn resource_without_kind_is_fatal() {
+    // "Same exit 20 for unreadable/invalid YAML (e.g. missing kind)" (reference §4).
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("kindless.yaml");
+    std::fs::write(&p, "apiVersion: v1\nmetadata: {name: kindless}\n").unwrap();
+    let r = health(&[
+        p.to_str().unwrap(),
+        "--argocd-cm-path",
+        &fixture("argocd-cm/empty.yaml"),
+    ]);
+    fatal(&r);
+}
+
+#[test]
+fn missing_resource_file_is_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.yaml");
+    let r = health(&[
+        missing.to_str().unwrap(),
+        "--argocd-cm-path",
+        &fixture("argocd-cm/empty.yaml"),
+    ]);
+    let msg = fatal(&r);
+    assert!(msg.contains(missing.to_str().unwrap()), "{msg}");
+}
+
+#[test]
+fn missing_argocd_cm_path_is_fatal() {
+    let r = health(&[&pacto_testdata("compliant.yaml")]);
+    assert_eq!(
+        fatal(&r),
+        "either --argocd-cm-path must be provided or --load-cluster-settings must be set to true"
+    );
+}
+
+#[test]
+fn missing_resource_path_prints_help_and_exits_1() {
+    let r = health(&["--argocd-cm-path", &example("argocd-cm.yaml")]);
+    assert_eq!(r.code, Some(1), "stderr: {}", r.stderr);
+    assert!(r.stdout.contains("Usage:"), "help on stdout: {}", r.stdout);
+    assert!(r.stdout.contains("RESOURCE_YAML_PATH"), "{}", r.stdout);
+}
+
+#[test]
+#[ignore = "bug: the help printed for a missing RESOURCE_YAML_PATH says `Usage: health ...` instead of the full command path"]
+fn missing_resource_path_help_names_the_whole_command() {
+    // cobra's help prints the full command path (`argocd admin settings resource-overrides
+    // health RESOURCE_YAML_PATH [flags]`); for the plugin that is `argocd pacto settings ...`.
+    let r = health(&["--argocd-cm-path", &example("argocd-cm.yaml")]);
+    assert!(
+        r.stdout
+            .contains("argocd pacto settings resource-overrides health"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+#[ignore = "bug: argocd-pacto panics (print!) when stdout is closed early, e.g. `| head -0`"]
+fn closed_stdout_is_not_a_panic() {
+    let mut child = Command::new(BIN)
+        .args(["settings", "resource-overrides", "health"])
+        .arg(pacto_testdata("compliant.yaml"))
+        .args(["--argocd-cm-path", &example("argocd-cm.yaml")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("argocd-pacto {}\n", env!("CARGO_PKG_VERSION")));
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn argocd_runs_the_plugin_by_its_executable_name() {
+    // `argocd pacto ARGS...` execs the executable `argocd-pacto` found on PATH with ARGS.
+    assert_eq!(
+        Path::new(BIN).file_name().and_then(|n| n.to_str()),
+        Some("argocd-pacto")
+    );
+    let dir = Path::new(BIN).parent().unwrap();
+    let mut c = Command::new("argocd-pacto");
+    c.env("PATH", dir)
+        .args(["settings", "resource-overrides", "health"])
+        .arg(pacto_testdata("compliant.yaml"))
+        .args(["--argocd-cm-path", &example("argocd-cm.yaml")]);
+    let r = run_cmd(&mut c);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(r.stdout, "STATUS: Healthy\nMESSAGE: contract satisfied\n");
 }

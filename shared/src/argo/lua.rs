@@ -52,22 +52,42 @@ impl Default for Limits {
     }
 }
 
-/// A health script checked and rewritten once, evaluated many times.
+/// A health script checked, rewritten and compiled to LuaJIT bytecode once, evaluated many
+/// times (Argo CD caches compiled scripts too, argo-cd #28278).
 #[derive(Debug, Clone)]
 pub struct Script {
-    source: String,
+    bytecode: Vec<u8>,
 }
 
 impl Script {
-    /// Parses and rewrites a script. Errors: the syntax error text gopher-lua's `LoadString`
-    /// gives (`<string> line:L(column:C) near 'T':   syntax error\n`).
+    /// Parses, rewrites and compiles a script. Errors: the syntax error text gopher-lua's
+    /// `LoadString` gives (`<string> line:L(column:C) near 'T':   syntax error\n`), or LuaJIT's
+    /// own text for a limit gopher does not have.
     pub fn compile(src: &str) -> Result<Script, String> {
         let rewritten =
             super::rewrite::rewrite(src, CONCAT_FN, LEN_FN).map_err(|e| e.to_string())?;
         // Same line: line numbers of the script are kept.
         let source = format!("local {CONCAT_FN}, {LEN_FN} = ...; {rewritten}");
-        Ok(Script { source })
+        Ok(Script {
+            bytecode: to_bytecode(&source, "=<string>")?,
+        })
     }
+}
+
+/// Compiles Lua source to LuaJIT bytecode (with line information) in a scratch state.
+fn to_bytecode(source: &str, name: &str) -> Result<Vec<u8>, String> {
+    let lua = Lua::new();
+    lua.load(source)
+        .set_name(name)
+        .into_function()
+        .map(|f| f.dump(false))
+        .map_err(|e| gopher_wording(&e.to_string()))
+}
+
+/// The prelude's bytecode, compiled on first use.
+fn prelude_bytecode() -> &'static [u8] {
+    static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BYTECODE.get_or_init(|| to_bytecode(PRELUDE, "=prelude").expect("the prelude compiles"))
 }
 
 /// What one evaluation produced: the health (or the error text Argo would show as an `Unknown`
@@ -102,18 +122,21 @@ fn run(
     limits: &Limits,
     printed: Rc<RefCell<Vec<String>>>,
 ) -> Result<LuaResult, String> {
-    // SAFETY: the debug library is needed by the prelude to install per-type metatables; it is
-    // removed from the globals in restricted mode. FFI is never loaded.
-    let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL_SAFE | StdLib::DEBUG, LuaOptions::new()) };
+    // Restricted mode needs base, table and package; open mode has every library. The debug
+    // library lets the prelude install per-type metatables (it is removed from the globals in
+    // restricted mode). Neither the JIT compiler (instruction hooks must see every instruction)
+    // nor FFI is ever loaded.
+    let mut libs = StdLib::TABLE | StdLib::PACKAGE | StdLib::DEBUG;
+    if open_libs {
+        libs = libs | StdLib::STRING | StdLib::MATH | StdLib::OS | StdLib::IO;
+    }
+    // SAFETY: see above; the debug library is the only unsafe one loaded.
+    let lua = unsafe { Lua::unsafe_new_with(libs, LuaOptions::new()) };
     let fail = |e: mlua::Error| lua_error_text(&e, limits);
-    lua.load("jit.off(); jit.flush()")
-        .set_name("=init")
-        .exec()
-        .map_err(fail)?;
     let prelude_args = host_functions(&lua, open_libs, now_unix, printed).map_err(fail)?;
     let (concat, len): (Function, Function) = lua
-        .load(PRELUDE)
-        .set_name("=prelude")
+        .load(prelude_bytecode())
+        .set_mode(mlua::chunk::ChunkMode::Binary)
         .call(prelude_args)
         .map_err(fail)?;
     let globals = lua.globals();
@@ -143,8 +166,8 @@ fn run(
     .map_err(fail)?;
 
     let chunk = lua
-        .load(&script.source)
-        .set_name("=<string>")
+        .load(&script.bytecode)
+        .set_mode(mlua::chunk::ChunkMode::Binary)
         .into_function()
         .map_err(fail)?;
     let values: MultiValue = chunk.call((concat, len)).map_err(fail)?;

@@ -13,7 +13,7 @@ local open, numstr, tonum, parsenum, printer, safe_time, safe_date, full_time, f
 
 local type, error, rawget, next, select, tostring0, setmt, getmt =
   type, error, rawget, next, select, tostring, debug.setmetatable, debug.getmetatable
-local floor, concat0, unpack0, tinsert0 = math.floor, table.concat, unpack, table.insert
+local concat0, unpack0, tinsert0 = table.concat, unpack, table.insert
 
 -- gopher LValue.String(): numbers in gopher's format, everything else as Lua prints it.
 local function str(v)
@@ -35,7 +35,7 @@ end
 local function tablelen(t)
   local n = 0
   for k in next, t do
-    if type(k) == "number" and k > n and k < 67108864 and floor(k) == k then n = k end
+    if type(k) == "number" and k > n and k < 67108864 and k % 1 == 0 then n = k end
   end
   return n
 end
@@ -226,10 +226,10 @@ if open then
   string.gfind = string.gmatch
   math.mod = math.fmod
   math.huge = 1.7976931348623157e308
-  loaded.string, loaded.math, loaded.io, loaded.coroutine = string, math, io, coroutine
-  jit, bit = nil, nil
+  loaded.string, loaded.math, loaded.io, loaded.debug = string, math, io, debug
+  loaded.os, loaded.coroutine = nil, coroutine
 else
-  string, math, os, io, debug, coroutine, jit, bit = nil, nil, nil, nil, nil, nil, nil, nil
+  string, math, os, io, debug, coroutine = nil, nil, nil, nil, nil, nil
 end
 _GOPHER_LUA_VERSION = "GopherLua 0.1"
 

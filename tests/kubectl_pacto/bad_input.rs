@@ -1,0 +1,147 @@
+//! Bad input: each case exits 1 with `error: ...` on stderr naming the file, the document and
+//! the field where one applies (kubectl's convention: pkg/cmd/util/helpers.go, exit 1), prints
+//! nothing on stdout, does not panic and finishes within a few seconds.
+
+use crate::common::*;
+use std::time::Duration;
+
+const QUICK: Duration = Duration::from_secs(5);
+
+/// Runs `kubectl-pacto health ARGS` and checks the common shape of an input error; returns
+/// stderr.
+fn input_error(args: &[&str]) -> String {
+    let mut full = vec!["health"];
+    full.extend_from_slice(args);
+    let r = run_with(&mut pacto(&full), None, QUICK);
+    r.assert_code(1).assert_no_panic();
+    assert!(r.stderr.starts_with("error: "), "stderr: {}", r.stderr);
+    assert_eq!(r.stdout, "", "nothing on stdout for an input error");
+    assert!(r.elapsed < QUICK);
+    r.stderr
+}
+
+fn widget() -> String {
+    s(&fixture("objects/widget.yaml")).to_string()
+}
+
+#[test]
+fn malformed_yaml_names_file_and_document() {
+    let err = input_error(&["-f", s(&fixture("bad/malformed.yaml"))]);
+    assert!(err.contains("malformed.yaml"), "{err}");
+    assert!(err.contains("document 2"), "{err}");
+}
+
+#[test]
+fn document_without_kind_names_file_document_and_field() {
+    let err = input_error(&["-f", s(&fixture("bad/no-kind.yaml"))]);
+    assert!(err.contains("no-kind.yaml"), "{err}");
+    assert!(err.contains("document 2"), "{err}");
+    assert!(err.contains("kind"), "{err}");
+}
+
+#[test]
+fn list_item_without_kind_names_the_item() {
+    let err = input_error(&["-f", s(&fixture("bad/list-item-without-kind.yaml"))]);
+    assert!(err.contains("list-item-without-kind.yaml"), "{err}");
+    assert!(err.contains("document 1"), "{err}");
+    assert!(err.contains("items[1]"), "{err}");
+    assert!(err.contains("kind"), "{err}");
+}
+
+#[test]
+fn argocd_cm_that_is_a_secret() {
+    let err = input_error(&[
+        "-f",
+        &widget(),
+        "--argocd-cm",
+        s(&fixture("argocd-cm/secret.yaml")),
+    ]);
+    assert!(err.contains("secret.yaml"), "{err}");
+    assert!(err.contains("document 1"), "{err}");
+    assert!(err.contains("Secret") && err.contains("ConfigMap"), "{err}");
+}
+
+#[test]
+fn argocd_cm_that_is_a_deployment() {
+    let err = input_error(&[
+        "-f",
+        &widget(),
+        "--argocd-cm",
+        s(&fixture("argocd-cm/deployment.yaml")),
+    ]);
+    assert!(err.contains("deployment.yaml"), "{err}");
+    assert!(
+        err.contains("Deployment") && err.contains("ConfigMap"),
+        "{err}"
+    );
+}
+
+#[test]
+fn argocd_cm_with_a_misspelled_customization_type() {
+    // settings.go appendResourceOverridesFromSplitKeys: an unknown type fails the whole
+    // overrides load; the controller then shows every application Unknown (reference §3.1).
+    let err = input_error(&[
+        "-f",
+        &widget(),
+        "--argocd-cm",
+        s(&fixture("argocd-cm/typo-key.yaml")),
+    ]);
+    assert!(err.contains("typo-key.yaml"), "{err}");
+    assert!(
+        err.contains("resource.customizations.heath.example.com_Widget"),
+        "{err}"
+    );
+    assert!(
+        err.contains("whole configuration"),
+        "must say Argo refuses it all: {err}"
+    );
+}
+
+#[test]
+fn argocd_cm_with_use_open_libs_yes() {
+    // strconv.ParseBool accepts 1,t,T,TRUE,true,True,0,f,F,FALSE,false,False only.
+    let err = input_error(&[
+        "-f",
+        &widget(),
+        "--argocd-cm",
+        s(&fixture("argocd-cm/open-libs-yes.yaml")),
+    ]);
+    assert!(err.contains("open-libs-yes.yaml"), "{err}");
+    assert!(
+        err.contains("resource.customizations.useOpenLibs.example.com_Widget"),
+        "{err}"
+    );
+    assert!(err.contains("\"yes\""), "{err}");
+    assert!(err.contains("whole configuration"), "{err}");
+}
+
+#[test]
+fn non_existent_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.yaml");
+    let err = input_error(&["-f", s(&missing)]);
+    assert!(err.contains(s(&missing)), "{err}");
+}
+
+#[test]
+fn non_existent_argocd_cm() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("argocd-cm.yaml");
+    let err = input_error(&["-f", &widget(), "--argocd-cm", s(&missing)]);
+    assert!(err.contains(s(&missing)), "{err}");
+}
+
+#[test]
+fn empty_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = input_error(&["-f", s(dir.path())]);
+    assert!(err.contains(s(dir.path())), "{err}");
+}
+
+#[test]
+fn missing_filename_flag_is_a_usage_error() {
+    let r = run_with(&mut pacto(&["health"]), None, QUICK);
+    r.assert_no_panic();
+    assert_ne!(r.code, Some(0));
+    assert!(r.stderr.contains("--filename"), "{}", r.stderr);
+}

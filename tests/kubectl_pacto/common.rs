@@ -1,0 +1,175 @@
+//! Helpers shared by the end-to-end tests: running the built binaries with a deadline, paths,
+//! and a kubectl-style table formatter used to spell out expected output.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The built plugin binary.
+pub const PACTO: &str = env!("CARGO_BIN_EXE_kubectl-pacto");
+/// The completion shim kubectl runs for `kubectl pacto <TAB>`.
+pub const COMPLETE_SHIM: &str = env!("CARGO_BIN_EXE_kubectl_complete-pacto");
+
+/// How long any single run of the binaries may take before the test fails.
+pub const DEADLINE: Duration = Duration::from_secs(10);
+
+/// The repository root (`plugins/kubectl-pacto/../..`).
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A file of `tests/fixtures/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    repo().join("tests/fixtures").join(rel)
+}
+
+/// What one run produced.
+#[derive(Debug)]
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl Run {
+    /// Asserts the exit code, showing both streams on failure.
+    pub fn assert_code(&self, want: i32) -> &Self {
+        assert_eq!(
+            self.code,
+            Some(want),
+            "exit code\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    /// No Rust panic message on stderr and a normal exit (101 is Rust's panic exit code).
+    pub fn assert_no_panic(&self) -> &Self {
+        assert!(
+            !self.stderr.contains("panicked"),
+            "the binary panicked:\n{}",
+            self.stderr
+        );
+        assert_ne!(self.code, Some(101), "exit 101 (panic):\n{}", self.stderr);
+        self
+    }
+}
+
+/// `kubectl-pacto ARGS` run from the repository root, with the colour variables removed so that
+/// the caller's terminal settings do not leak in.
+pub fn pacto(args: &[&str]) -> Command {
+    let mut c = Command::new(PACTO);
+    c.args(args)
+        .current_dir(repo())
+        .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR");
+    c
+}
+
+/// Runs a command to completion (stdin from `input`, or empty), failing the test if it takes
+/// longer than `deadline`.
+pub fn run_with(cmd: &mut Command, input: Option<&str>, deadline: Duration) -> Run {
+    let start = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawning {cmd:?}: {e}"));
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.unwrap_or("").to_string();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let mut out = child.stdout.take().expect("stdout");
+    let mut err = child.stderr.take().expect("stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = out.read_to_end(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = err.read_to_end(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waiting for the child") {
+            break s;
+        }
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {deadline:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let elapsed = start.elapsed();
+    let _ = feeder.join();
+    let stdout = String::from_utf8_lossy(&out_reader.join().unwrap()).into_owned();
+    let stderr = String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned();
+    Run {
+        code: status.code(),
+        stdout,
+        stderr,
+        elapsed,
+    }
+}
+
+/// Runs a command with the default deadline and no input.
+pub fn run(cmd: &mut Command) -> Run {
+    run_with(cmd, None, DEADLINE)
+}
+
+/// A kubectl human table (kubectl's printers use a tabwriter with 3 spaces of padding, left
+/// aligned, upper-case headers; the last column is not padded, so lines carry no trailing
+/// spaces).
+pub fn kubectl_table(rows: &[Vec<&str>]) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let mut line = String::new();
+        for (c, cell) in r.iter().enumerate() {
+            if c + 1 == r.len() {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<w$}   ", w = widths[c]));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes an argocd-cm ConfigMap with the given data into `dir/argocd-cm.yaml`. Values are
+/// written as JSON strings (valid YAML double-quoted scalars), so every value is a string.
+pub fn write_argocd_cm(dir: &Path, data: &[(&str, &str)]) -> PathBuf {
+    let mut text = String::from(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n",
+    );
+    for (k, v) in data {
+        text.push_str(&format!("  {k}: {}\n", serde_json::Value::from(*v)));
+    }
+    let path = dir.join("argocd-cm.yaml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The path as a `&str` (the test paths are UTF-8).
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}

@@ -1,0 +1,108 @@
+//! `kubectl-pacto completion bash|zsh|fish`: shell completion scripts.
+
+use crate::common::*;
+
+fn script(shell: &str) -> String {
+    let r = run(&mut pacto(&["completion", shell]));
+    r.assert_code(0).assert_no_panic();
+    assert_eq!(r.stderr, "");
+    r.stdout
+}
+
+#[test]
+fn bash_script() {
+    let s = script("bash");
+    assert!(s.len() > 200, "{s}");
+    assert!(s.contains("kubectl-pacto"), "{s}");
+    assert!(s.contains("complete -F"), "{s}");
+}
+
+#[test]
+fn zsh_script() {
+    let s = script("zsh");
+    assert!(s.starts_with("#compdef kubectl-pacto"), "{s}");
+}
+
+#[test]
+fn fish_script() {
+    let s = script("fish");
+    assert!(s.contains("complete -c kubectl-pacto"), "{s}");
+}
+
+#[test]
+fn unknown_shell_is_a_usage_error() {
+    let r = run(&mut pacto(&["completion", "tcsh"]));
+    r.assert_no_panic();
+    assert_ne!(r.code, Some(0));
+    assert!(r.stderr.starts_with("error: "), "{}", r.stderr);
+    assert_eq!(r.stdout, "");
+}
+
+/// What the bash script offers for the words typed so far (the last one being completed).
+fn bash_candidates(words: &[&str]) -> Option<Vec<String>> {
+    let bash = ["/bin/bash", "/usr/bin/bash"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())?;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("kubectl-pacto.bash");
+    std::fs::write(&file, script("bash")).unwrap();
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let cword = words.len() - 1;
+    let prev = if cword == 0 { "" } else { words[cword - 1] };
+    let program = format!(
+        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD={cword}\n_kubectl__pacto kubectl-pacto '{}' '{prev}'\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        file.display(),
+        quoted.join(" "),
+        words[cword],
+    );
+    let r = run(std::process::Command::new(bash).args(["--norc", "-c", &program]));
+    r.assert_code(0);
+    Some(r.stdout.lines().map(str::to_string).collect())
+}
+
+#[test]
+fn bash_completes_the_subcommands() {
+    let Some(c) = bash_candidates(&["kubectl-pacto", ""]) else {
+        return;
+    };
+    assert!(c.contains(&"health".to_string()), "{c:?}");
+    assert!(c.contains(&"completion".to_string()), "{c:?}");
+}
+
+#[test]
+#[ignore = "bug: bash script sets cmd=kubectl__pacto__subcmd__health but matches kubectl__subcmd__pacto__subcmd__health (bin_name with a space), so nothing below `health` completes"]
+fn bash_completes_below_health() {
+    let Some(c) = bash_candidates(&["kubectl-pacto", "health", ""]) else {
+        return;
+    };
+    assert!(c.contains(&"test".to_string()), "{c:?}");
+    assert!(c.contains(&"--filename".to_string()), "{c:?}");
+}
+
+/// Runs the binary with its stdout closed before it writes (`... | head -0`).
+fn with_closed_stdout(program: &str, args: &[&str]) -> String {
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .current_dir(repo())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+#[ignore = "bug: `kubectl-pacto completion bash | head -1` panics (clap_complete's generate() expects a writable stdout)"]
+fn completion_script_into_a_closed_pipe_does_not_panic() {
+    let stderr = with_closed_stdout(PACTO, &["completion", "bash"]);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+#[ignore = "bug: kubectl_complete-pacto panics (println!) when the shell closes the pipe early"]
+fn completion_shim_into_a_closed_pipe_does_not_panic() {
+    let stderr = with_closed_stdout(COMPLETE_SHIM, &[""]);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -1,0 +1,265 @@
+//! Real kubectl plugin discovery and plugin completion (kubectl ≥ 1.26), with the built
+//! binaries first on PATH and a throw-away HOME/KUBECONFIG so that no cluster is needed
+//! (reference kubectl-ecosystem §2.1, §2.2).
+
+use crate::common::*;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// kubectl from PATH, else /usr/bin/kubectl; None (with a visible note) when not installed.
+fn kubectl() -> Option<PathBuf> {
+    let from_path = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("kubectl"))
+            .find(|k| k.is_file())
+    });
+    let found = from_path.or_else(|| {
+        let k = PathBuf::from("/usr/bin/kubectl");
+        k.is_file().then_some(k)
+    });
+    if found.is_none() {
+        // Written to the real stderr so that the skip is seen even with captured output.
+        let _ = writeln!(
+            std::io::stderr(),
+            "NOTE: kubectl is not installed: kubectl plugin discovery tests SKIPPED"
+        );
+    }
+    found
+}
+
+/// A kubectl command with only `path_dirs` on PATH and an empty HOME and KUBECONFIG.
+fn kubectl_cmd(kubectl: &Path, home: &Path, path_dirs: &[&Path], args: &[&str]) -> Command {
+    let mut c = Command::new(kubectl);
+    let path = std::env::join_paths(path_dirs).unwrap();
+    c.args(args)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", home)
+        .env("KUBECONFIG", home.join("kubeconfig"))
+        .current_dir(repo());
+    c
+}
+
+/// A directory holding only the two executables, as an install would lay them out.
+fn install_dir() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(PACTO, d.path().join("kubectl-pacto")).unwrap();
+    std::os::unix::fs::symlink(COMPLETE_SHIM, d.path().join("kubectl_complete-pacto")).unwrap();
+    d
+}
+
+fn build_dir() -> PathBuf {
+    Path::new(PACTO).parent().unwrap().to_path_buf()
+}
+
+#[test]
+fn kubectl_runs_the_plugin_from_the_build_directory() {
+    let Some(k) = kubectl() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let bin = build_dir();
+    let r = run(&mut kubectl_cmd(
+        &k,
+        home.path(),
+        &[&bin, Path::new("/usr/bin"), Path::new("/bin")],
+        &[
+            "pacto",
+            "health",
+            "-f",
+            "examples/objects",
+            "--argocd-cm",
+            "examples/argocd-cm.yaml",
+        ],
+    ));
+    r.assert_code(0).assert_no_panic();
+    let rows: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(rows.len(), 11, "{}", r.stdout);
+    assert!(rows[0].starts_with("NAMESPACE"), "{}", r.stdout);
+    assert!(rows[1].contains("Healthy") && rows[1].contains("contract satisfied"));
+    assert!(
+        rows[2].contains("Degraded") && rows[2].contains("contract violated: INTERFACE_ABSENT")
+    );
+}
+
+#[test]
+fn kubectl_plugin_list_shows_the_plugin_in_the_build_directory() {
+    let Some(k) = kubectl() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let bin = build_dir();
+    let r = run(&mut kubectl_cmd(
+        &k,
+        home.path(),
+        &[&bin, Path::new("/usr/bin")],
+        &["plugin", "list"],
+    ));
+    r.assert_no_panic();
+    // Cargo also leaves kubectl-pacto.d (dependency info) there, which kubectl warns about as
+    // a non-executable plugin; the exit code reflects that warning, not the plugin.
+    assert!(
+        r.stdout
+            .lines()
+            .any(|l| l == bin.join("kubectl-pacto").to_str().unwrap()),
+        "{}\n{}",
+        r.stdout,
+        r.stderr
+    );
+}
+
+#[test]
+fn kubectl_plugin_list_is_clean_for_an_install_directory() {
+    let Some(k) = kubectl() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let dir = install_dir();
+    let r = run(&mut kubectl_cmd(
+        &k,
+        home.path(),
+        &[dir.path()],
+        &["plugin", "list"],
+    ));
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout,
+        format!(
+            "The following compatible plugins are available:\n\n{}\n",
+            dir.path().join("kubectl-pacto").display()
+        )
+    );
+}
+
+#[test]
+fn exit_codes_and_streams_pass_through_kubectl() {
+    let Some(k) = kubectl() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let dir = install_dir();
+    let r = run(&mut kubectl_cmd(
+        &k,
+        home.path(),
+        &[dir.path()],
+        &["pacto", "health", "-f", "tests/fixtures/bad/no-kind.yaml"],
+    ));
+    r.assert_code(1).assert_no_panic();
+    assert!(r.stderr.starts_with("error: "), "{}", r.stderr);
+    assert!(r.stderr.contains("no-kind.yaml"), "{}", r.stderr);
+    assert_eq!(r.stdout, "");
+
+    let r = run(&mut kubectl_cmd(
+        &k,
+        home.path(),
+        &[dir.path()],
+        &[
+            "pacto",
+            "health",
+            "test",
+            "examples/resource_customizations",
+        ],
+    ));
+    r.assert_code(0);
+    assert_eq!(r.stdout.lines().last(), Some("30 passed, 0 failed"));
+}
+
+#[test]
+fn help_through_kubectl_says_kubectl_pacto() {
+    // krew best practice: usage reads `kubectl pacto ...` when run as a plugin.
+    let Some(k) = kubectl() else { return };
+    let home = tempfile::tempdir().unwrap();
+    let dir = install_dir();
+    let r = run(&mut kubectl_cmd(
+        &k,
+        home.path(),
+        &[dir.path()],
+        &["pacto", "health", "--help"],
+    ));
+    r.assert_code(0);
+    assert!(
+        r.stdout.contains("Usage: kubectl pacto health"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// `kubectl __complete pacto WORDS...`: (candidate lines, directive line).
+fn complete(k: &Path, cwd: &Path, words: &[&str]) -> (Vec<String>, String, String) {
+    let home = tempfile::tempdir().unwrap();
+    let dir = install_dir();
+    let mut args = vec!["__complete", "pacto"];
+    args.extend_from_slice(words);
+    let mut cmd = kubectl_cmd(k, home.path(), &[dir.path()], &args);
+    cmd.current_dir(cwd);
+    let r = run(&mut cmd);
+    r.assert_code(0).assert_no_panic();
+    let mut lines: Vec<String> = r.stdout.lines().map(str::to_string).collect();
+    let directive = lines.pop().unwrap_or_default();
+    (lines, directive, r.stderr)
+}
+
+fn values(lines: &[String]) -> Vec<&str> {
+    lines
+        .iter()
+        .map(|l| l.split('\t').next().unwrap_or(""))
+        .collect()
+}
+
+#[test]
+fn completion_of_the_subcommands_through_kubectl() {
+    let Some(k) = kubectl() else { return };
+    let (lines, directive, stderr) = complete(&k, &repo(), &[""]);
+    let v = values(&lines);
+    assert!(v.contains(&"health"), "{lines:?}");
+    assert!(v.contains(&"completion"), "{lines:?}");
+    assert!(
+        !v.iter().any(|c| c.starts_with("__")),
+        "hidden commands offered: {lines:?}"
+    );
+    // Cobra protocol: last line `:<directive>`; for command names, NoFileComp (4).
+    assert_eq!(directive, ":4");
+    assert!(stderr.contains("ShellCompDirectiveNoFileComp"), "{stderr}");
+}
+
+#[test]
+fn completion_of_a_prefix_through_kubectl() {
+    let Some(k) = kubectl() else { return };
+    let (lines, directive, _) = complete(&k, &repo(), &["he"]);
+    assert_eq!(values(&lines), vec!["health"]);
+    assert_eq!(directive, ":4");
+}
+
+#[test]
+fn completion_below_health_through_kubectl() {
+    let Some(k) = kubectl() else { return };
+    let (lines, directive, _) = complete(&k, &repo(), &["health", ""]);
+    let v = values(&lines);
+    assert!(v.contains(&"test"), "{lines:?}");
+    assert!(v.contains(&"--filename"), "{lines:?}");
+    assert!(v.contains(&"--argocd-cm"), "{lines:?}");
+    assert!(
+        directive.starts_with(':') && directive[1..].parse::<u32>().is_ok(),
+        "{directive}"
+    );
+
+    let (lines, directive, _) = complete(&k, &repo(), &["health", "-o", ""]);
+    assert_eq!(values(&lines), vec!["json", "yaml"]);
+    assert_eq!(directive, ":4");
+}
+
+#[test]
+fn completion_of_health_test_dir_offers_paths() {
+    let Some(k) = kubectl() else { return };
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::create_dir(cwd.path().join("suites")).unwrap();
+    let (lines, directive, _) = complete(&k, cwd.path(), &["health", "test", ""]);
+    assert!(values(&lines).contains(&"suites/"), "{lines:?}");
+    // A path argument leaves file completion to the shell (ShellCompDirectiveDefault).
+    assert_eq!(directive, ":0");
+}
+
+#[test]
+fn the_shim_and_the_hidden_complete_subcommand_agree() {
+    let shim = run(std::process::Command::new(COMPLETE_SHIM)
+        .args(["health", ""])
+        .current_dir(repo()));
+    shim.assert_code(0).assert_no_panic();
+    let sub = run(&mut pacto(&["__complete", "health", ""]));
+    sub.assert_code(0).assert_no_panic();
+    assert_eq!(shim.stdout, sub.stdout);
+    assert!(shim.stdout.lines().last().unwrap_or("").starts_with(':'));
+}

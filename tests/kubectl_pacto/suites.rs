@@ -1,0 +1,126 @@
+//! `kubectl pacto health test DIR`: health_test.yaml suites in argo-cd's resource_customizations
+//! layout (reference §5), ending with "N passed, M failed"; exit 1 on any failure.
+
+use crate::common::*;
+use std::path::Path;
+
+#[test]
+fn example_suites_all_pass() {
+    let r = run(&mut pacto(&[
+        "health",
+        "test",
+        "examples/resource_customizations",
+    ]));
+    r.assert_code(0).assert_no_panic();
+    assert_eq!(
+        r.stdout.lines().last(),
+        Some("30 passed, 0 failed"),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("FAIL"), "{}", r.stdout);
+}
+
+/// A suite of three cases for a made-up kind; the second case expects the wrong status.
+fn write_suite(root: &Path) -> std::path::PathBuf {
+    let dir = root.join("example.com/Widget");
+    std::fs::create_dir_all(dir.join("testdata")).unwrap();
+    std::fs::write(
+        dir.join("health.lua"),
+        "local hs = {status = \"Progressing\", message = \"waiting\"}\n\
+         if obj.status ~= nil and obj.status.ready == true then\n\
+           hs.status = \"Healthy\"\n\
+           hs.message = \"ready\"\n\
+         end\n\
+         return hs\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("testdata/ready.yaml"),
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\nstatus: {ready: true}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("testdata/not-ready.yaml"),
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\nstatus: {ready: false}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("health_test.yaml"),
+        "tests:\n\
+         - healthStatus: {status: Healthy, message: ready}\n\
+         \x20 inputPath: testdata/ready.yaml\n\
+         - healthStatus: {status: Degraded, message: broken}\n\
+         \x20 inputPath: testdata/not-ready.yaml\n\
+         - healthStatus: {status: Progressing, message: waiting}\n\
+         \x20 inputPath: testdata/not-ready.yaml\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_wrong_expectation_fails_with_expected_and_got() {
+    let root = tempfile::tempdir().unwrap();
+    write_suite(root.path());
+    let r = run(&mut pacto(&["health", "test", s(root.path())]));
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stdout.lines().last(),
+        Some("2 passed, 1 failed"),
+        "{}",
+        r.stdout
+    );
+    let fail = r
+        .stdout
+        .lines()
+        .position(|l| l.starts_with("FAIL"))
+        .unwrap_or_else(|| panic!("no FAIL line:\n{}", r.stdout));
+    let block: Vec<&str> = r.stdout.lines().skip(fail).take(3).collect();
+    assert!(block[0].contains("not-ready.yaml"), "{block:?}");
+    assert!(
+        block[1].contains("expected") && block[1].contains("Degraded"),
+        "{block:?}"
+    );
+    assert!(block[1].contains("broken"), "{block:?}");
+    assert!(
+        block[2].contains("got") && block[2].contains("Progressing"),
+        "{block:?}"
+    );
+    assert!(block[2].contains("waiting"), "{block:?}");
+    assert_eq!(r.stdout.matches("FAIL").count(), 1, "{}", r.stdout);
+}
+
+#[test]
+fn the_suite_directory_itself_can_be_given() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = write_suite(root.path());
+    let r = run(&mut pacto(&["health", "test", s(&dir)]));
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stdout.lines().last(),
+        Some("2 passed, 1 failed"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_directory_without_suites_is_an_error() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("health.lua"), "return {}").unwrap();
+    let r = run(&mut pacto(&["health", "test", s(root.path())]));
+    r.assert_code(1).assert_no_panic();
+    assert!(r.stderr.starts_with("error: "), "{}", r.stderr);
+    assert!(r.stderr.contains(s(root.path())), "{}", r.stderr);
+}
+
+#[test]
+fn a_missing_directory_is_an_error() {
+    let root = tempfile::tempdir().unwrap();
+    let missing = root.path().join("nope");
+    let r = run(&mut pacto(&["health", "test", s(&missing)]));
+    r.assert_code(1).assert_no_panic();
+    assert!(r.stderr.starts_with("error: "), "{}", r.stderr);
+    assert!(r.stderr.contains(s(&missing)), "{}", r.stderr);
+}
