@@ -110,12 +110,8 @@ fn meta_str<'a>(v: &'a Value, field: &str) -> &'a str {
 /// A failure to read objects; the text names the file, the document and the field.
 #[derive(Debug, thiserror::Error)]
 pub enum ObjectError {
-    #[error("{file}: {source}")]
-    Io {
-        file: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("{file}: {error}")]
+    Io { file: String, error: std::io::Error },
     #[error("{file}: document {document}: {message}")]
     Parse {
         file: String,
@@ -145,7 +141,7 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<K8sObject>, ObjectError> {
                 .read_to_string(&mut text)
                 .map_err(|e| ObjectError::Io {
                     file: "<stdin>".into(),
-                    source: e,
+                    error: e,
                 })?;
             out.extend(parse_objects(&text, "<stdin>")?);
         } else if p.is_dir() {
@@ -169,7 +165,7 @@ pub fn read_file(path: &Path) -> Result<Vec<K8sObject>, ObjectError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|e| ObjectError::Io {
         file: name.clone(),
-        source: e,
+        error: e,
     })?;
     parse_objects(&text, &name)
 }
@@ -181,12 +177,12 @@ pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, ObjectError> {
     while let Some(d) = stack.pop() {
         let entries = std::fs::read_dir(&d).map_err(|e| ObjectError::Io {
             file: d.display().to_string(),
-            source: e,
+            error: e,
         })?;
         for e in entries {
             let e = e.map_err(|e| ObjectError::Io {
                 file: d.display().to_string(),
-                source: e,
+                error: e,
             })?;
             let p = e.path();
             if p.is_dir() {
@@ -261,8 +257,10 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, Obj
     Ok(docs)
 }
 
+/// The first line of a parser message, without the parser's own `error:` prefix.
 fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or("").trim().to_string()
+    let line = s.lines().next().unwrap_or("").trim();
+    line.strip_prefix("error:").unwrap_or(line).trim().to_string()
 }
 
 /// Splits a YAML stream at document markers (`---` and `...` at the start of a line, which YAML

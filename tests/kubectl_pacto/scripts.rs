@@ -175,7 +175,7 @@ fn io_open_with_open_libs_is_refused() {
 }
 
 #[test]
-#[ignore = "bug: require(\"json\") says `module 'json' not found` (LuaJIT quoting); gopher-lua says `module json not found`"]
+
 fn require_json_is_not_found() {
     // Reference §1.2: `<string>:1: module json not found:\n\tno field package.preload['json']\n\t...`
     let (msg, _) = unknown_with(

@@ -78,6 +78,9 @@ fn main() -> ExitCode {
     let Some(resource) = resource else {
         use clap::CommandFactory;
         let mut cmd = Cli::command();
+        // Builds the subcommands' bin names, so the usage line reads as cobra's does:
+        // `argocd pacto settings resource-overrides health`.
+        cmd.build();
         let sub = cmd
             .find_subcommand_mut("settings")
             .and_then(|c| c.find_subcommand_mut("resource-overrides"))
@@ -89,7 +92,9 @@ fn main() -> ExitCode {
     };
     match health(&resource, argocd_cm_path.as_deref(), customizations_dir.as_deref()) {
         Ok(out) => {
-            print!("{out}");
+            use std::io::Write;
+            // A reader that went away (`| head`) is not an error, as for Go's fmt.Printf.
+            let _ = std::io::stdout().write_all(out.as_bytes());
             ExitCode::SUCCESS
         }
         Err(msg) => {
@@ -129,7 +134,9 @@ fn health(
         .next()
         .flatten()
         .unwrap_or(serde_json::Value::Null);
-    let overrides: Overrides = settings::parse_configmap(&cm).map_err(|e| e.message)?;
+    // Argo reads the file into a ConfigMap without looking at its kind (sigs.k8s.io/yaml into
+    // corev1.ConfigMap), so only `data` matters here.
+    let overrides: Overrides = settings::parse_data_of(&cm).map_err(|e| e.message)?;
     let builtins = customizations.map(BuiltinScripts::load).transpose()?;
     let engine = ArgoHealth::new(overrides, builtins, now_unix());
     let verdict = engine.evaluate(&obj);

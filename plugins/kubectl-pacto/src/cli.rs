@@ -8,7 +8,6 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(
     name = "kubectl-pacto",
-    bin_name = "kubectl pacto",
     version,
     propagate_version = true,
     disable_help_subcommand = true
@@ -16,6 +15,17 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// The command as users run it through kubectl: help and usage say `kubectl pacto ...`
+    /// (krew's best practice), while completion scripts and man pages keep `kubectl-pacto`.
+    #[allow(dead_code)] // the completion shim shares this module but never parses
+    pub fn parse_as_plugin() -> Result<Cli, clap::Error> {
+        use clap::{CommandFactory, FromArgMatches};
+        let cmd = Cli::command().bin_name("kubectl pacto");
+        Cli::from_arg_matches(&cmd.try_get_matches()?)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -30,7 +40,7 @@ pub enum Command {
     /// Print a shell completion script (bash, zsh or fish) for kubectl-pacto.
     Completion {
         #[arg(value_enum)]
-        shell: clap_complete::Shell,
+        shell: Shell,
     },
     /// kubectl's plugin completion protocol (used by kubectl_complete-pacto).
     #[command(name = "__complete", hide = true)]
@@ -80,3 +90,12 @@ pub enum Output {
     Json,
     Yaml,
 }
+
+/// The shells `completion` supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+

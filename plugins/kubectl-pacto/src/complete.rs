@@ -4,10 +4,12 @@
 use clap::CommandFactory;
 use std::ffi::OsString;
 
-/// Prints the candidates for `words` (the last is the word being completed, "" for a new one),
-/// one per line as `value<TAB>help`, then `:4` (ShellCompDirectiveNoFileComp) — or `:0` when the
-/// word is a value that names a file, so the shell completes file names.
-pub fn print(words: &[String]) {
+/// The candidates for `words` (the last is the word being completed, "" for a new one), one per
+/// line as `value<TAB>help`, then `:4` (ShellCompDirectiveNoFileComp) — or `:0` when the word is a
+/// value that names a file, so the shell completes file names.
+pub fn candidates(words: &[String]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
     let mut cmd = super::cli::Cli::command();
     let mut args: Vec<OsString> = vec!["kubectl-pacto".into()];
     args.extend(words.iter().map(OsString::from));
@@ -25,10 +27,15 @@ pub fn print(words: &[String]) {
             file_values = true;
         }
         match c.get_help() {
-            Some(h) if !c.is_hide_set() => println!("{value}\t{h}"),
+            Some(h) if !c.is_hide_set() => {
+                let _ = writeln!(out, "{value}\t{h}");
+            }
             _ if c.is_hide_set() => {}
-            _ => println!("{value}"),
+            _ => {
+                let _ = writeln!(out, "{value}");
+            }
         }
     }
-    println!(":{}", if file_values { 0 } else { 4 });
+    let _ = writeln!(out, ":{}", if file_values { 0 } else { 4 });
+    out
 }

@@ -8,6 +8,8 @@ mod cli;
 mod complete;
 
 fn main() {
+    use std::io::Write;
     let words: Vec<String> = std::env::args().skip(1).collect();
-    complete::print(&words);
+    // A reader that went away early is not an error.
+    let _ = std::io::stdout().write_all(complete::candidates(&words).as_bytes());
 }

@@ -5,7 +5,7 @@ mod cli;
 mod complete;
 
 use anyhow::{anyhow, bail, Context, Result};
-use clap::{CommandFactory, Parser};
+use clap::CommandFactory;
 use cli::{Cli, Command, HealthArgs, HealthSub, Output};
 use pacto_gates::argo::health::{ArgoHealth, BuiltinScripts};
 use pacto_gates::argo::settings::{self, Overrides};
@@ -16,7 +16,14 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // kubectl's convention: usage errors exit 1 like every other error; help and version exit 0.
+    let cli = match Cli::parse_as_plugin() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -33,12 +40,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
             None => health(&args),
         },
         Command::Completion { shell } => {
-            let mut cmd = Cli::command();
-            clap_complete::aot::generate(shell, &mut cmd, "kubectl-pacto", &mut std::io::stdout());
+            let mut cmd = Cli::command().bin_name("kubectl-pacto");
+            let mut buf = Vec::new();
+            clap_complete::aot::generate(clap_shell(shell), &mut cmd, "kubectl-pacto", &mut buf);
+            let mut script = String::from_utf8_lossy(&buf).into_owned();
+            if shell == cli::Shell::Bash {
+                // clap_complete 4.6 names the bash case arms of a hyphenated binary's
+                // subcommands `kubectl__subcmd__pacto__...` but sets `cmd` to `kubectl__pacto__...`,
+                // so nothing below the top level would complete.
+                script = script.replace("kubectl__subcmd__pacto", "kubectl__pacto");
+            }
+            write_stdout(&script)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Complete { words } => {
-            complete::print(&words);
+            write_stdout(&complete::candidates(&words))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Man { dir } => {
@@ -68,13 +84,20 @@ fn argo_engine(args: &HealthArgs) -> Result<ArgoHealth> {
                     objs.len()
                 );
             };
-            settings::parse_configmap(&cm.value).map_err(|e| {
-                let key = if e.key.is_empty() { String::new() } else { format!(" data key {:?}:", e.key) };
-                anyhow!(
-                    "{}:{key} {} (Argo CD refuses the whole configuration: every application's health becomes Unknown)",
-                    cm.origin,
-                    e.message
-                )
+            settings::parse_configmap(&cm.value).map_err(|e| match e {
+                settings::ConfigMapError::NotAConfigMap(_) => anyhow!("{}: {e}", cm.origin),
+                settings::ConfigMapError::Load(e) => {
+                    let key = if e.key.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" data key {:?}:", e.key)
+                    };
+                    anyhow!(
+                        "{}:{key} {} (Argo CD refuses the whole configuration: every application's health becomes Unknown)",
+                        cm.origin,
+                        e.message
+                    )
+                }
             })?
         }
     };
@@ -152,7 +175,8 @@ fn health_test(dirs: &[std::path::PathBuf]) -> Result<ExitCode> {
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-fn write_stdout(s: &str) -> Result<()> {
+/// Writes to stdout; a reader that went away (`| head`) is not an error.
+pub(crate) fn write_stdout(s: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -184,4 +208,12 @@ fn write_man_pages(dir: &std::path::Path) -> Result<()> {
         std::fs::write(dir.join(format!("{name}.1")), buf)?;
     }
     Ok(())
+}
+
+fn clap_shell(shell: cli::Shell) -> clap_complete::Shell {
+    match shell {
+        cli::Shell::Bash => clap_complete::Shell::Bash,
+        cli::Shell::Zsh => clap_complete::Shell::Zsh,
+        cli::Shell::Fish => clap_complete::Shell::Fish,
+    }
 }

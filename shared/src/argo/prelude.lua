@@ -193,19 +193,24 @@ table.concat = function(t, sep, i, j)
   return concat0(parts, sep)
 end
 
--- package: `require` finds only preloaded modules; Lua and C files are never read.
+-- package: `require` finds only preloaded modules; Lua and C files are never read. The message
+-- is gopher-lua's (loadlib.go loLoader/loRequire: "module %s not found:" and the searched places).
 local safe_os = { time = safe_time, date = safe_date }
 package.preload = { os = function() return safe_os end }
-package.loaders = {
-  function(name)
-    local f = package.preload[name]
-    if f then return f end
-    return "\n\tno field package.preload['" .. name .. "']"
-  end,
-  function(name)
-    return "\n\tkubectl-pacto does not load Lua files from disk (module '" .. name .. "')"
-  end,
-}
+local loaded0 = package.loaded
+require = function(name)
+  if type(name) ~= "string" then error("bad argument #1 to require (string expected, got " .. type(name) .. ")", 2) end
+  local v = loaded0[name]
+  if v ~= nil then return v end
+  local loader = package.preload[name]
+  if loader == nil then
+    error("module " .. name .. " not found:\n\tno field package.preload['" .. name .. "']\n\tkubectl-pacto never loads Lua files from disk", 2)
+  end
+  v = loader(name)
+  if v == nil then v = true end
+  loaded0[name] = v
+  return v
+end
 package.loadlib = function() denied("package.loadlib") end
 package.path, package.cpath = "", ""
 local loaded = package.loaded

@@ -54,17 +54,30 @@ pub struct LoadError {
 /// `health.lua.useOpenLibs: "true"`, a string where a bool is expected); a split key whose type
 /// is not one of [`SPLIT_KEY_TYPES`]; a group_kind with more than one `_`; a `useOpenLibs` value
 /// that Go's `strconv.ParseBool` rejects; a `resource.compareoptions` that is not YAML.
-pub fn parse_configmap(cm: &Value) -> Result<Overrides, LoadError> {
+pub fn parse_configmap(cm: &Value) -> Result<Overrides, ConfigMapError> {
     let kind = cm.get("kind").and_then(Value::as_str).unwrap_or("");
     if kind != "ConfigMap" {
-        return Err(LoadError {
-            key: String::new(),
-            message: format!(
-                "expected an argocd-cm ConfigMap, found kind {}",
-                if kind.is_empty() { "(none)" } else { kind }
-            ),
-        });
+        return Err(ConfigMapError::NotAConfigMap(
+            if kind.is_empty() { "(none)" } else { kind }.to_string(),
+        ));
     }
+    parse_data_of(cm).map_err(ConfigMapError::Load)
+}
+
+/// Why an argocd-cm file could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigMapError {
+    /// The file holds another kind of object.
+    #[error("expected the argocd-cm ConfigMap, found kind {0}")]
+    NotAConfigMap(String),
+    /// A configuration Argo CD itself would refuse.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+}
+
+/// Parses the `data` of an object read as a ConfigMap, whatever its kind (as
+/// `argocd admin settings --argocd-cm-path` does). Errors: see [`parse_configmap`].
+pub fn parse_data_of(cm: &Value) -> Result<Overrides, LoadError> {
     let mut data = BTreeMap::new();
     match cm.get("data") {
         None | Some(Value::Null) => {}
@@ -360,21 +373,24 @@ mod tests {
     }
 
     /// Fatal load errors: settings.go (unknown type, convertToOverrideKey, strconv.ParseBool).
+    fn load_err(cm: Value) -> LoadError {
+        match parse_configmap(&cm).unwrap_err() {
+            ConfigMapError::Load(e) => e,
+            other => panic!("expected a load error, got {other}"),
+        }
+    }
+
     #[test]
     fn fatal_configuration_errors() {
-        let e = parse_configmap(&cm(json!({"resource.customizations.heath.x_Y": "return {}"})))
-            .unwrap_err();
+        let e = load_err(cm(json!({"resource.customizations.heath.x_Y": "return {}"})));
         assert_eq!(e.message, "resource customization type heath not supported");
-        let e = parse_configmap(&cm(json!({"resource.customizations.health.a_b_C": "x"})))
-            .unwrap_err();
+        let e = load_err(cm(json!({"resource.customizations.health.a_b_C": "x"})));
         assert_eq!(e.message, "group kind should be in format `resource.customizations.<type>.<group_kind>` or resource.customizations.<type>.<kind>`, got group kind: 'a_b_C'");
-        let e = parse_configmap(&cm(json!({"resource.customizations.useOpenLibs.a_B": "yes"})))
-            .unwrap_err();
+        let e = load_err(cm(json!({"resource.customizations.useOpenLibs.a_B": "yes"})));
         assert_eq!(e.message, "strconv.ParseBool: parsing \"yes\": invalid syntax");
         let e = parse_configmap(&json!({"kind": "Secret"})).unwrap_err();
-        assert!(e.message.contains("found kind Secret"));
-        let e = parse_configmap(&cm(json!({"resource.customizations.useOpenLibs.a_B": true})))
-            .unwrap_err();
+        assert_eq!(e.to_string(), "expected the argocd-cm ConfigMap, found kind Secret");
+        let e = load_err(cm(json!({"resource.customizations.useOpenLibs.a_B": true})));
         assert!(e.message.contains("must be strings"), "{}", e.message);
     }
 
@@ -393,7 +409,7 @@ mod tests {
         assert!(o.by_key.contains_key("*.crossplane.io/*"));
         // A quoted "true" cannot decode into bool: the whole load fails.
         let bad = "a/B:\n  health.lua.useOpenLibs: \"true\"\n";
-        let e = parse_configmap(&cm(json!({"resource.customizations": bad}))).unwrap_err();
+        let e = load_err(cm(json!({"resource.customizations": bad})));
         assert!(e.message.contains("cannot unmarshal string into Go struct field rawResourceOverride.health.lua.useOpenLibs of type bool"), "{}", e.message);
     }
 
