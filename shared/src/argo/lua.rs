@@ -528,3 +528,248 @@ fn gopher_wording(m: &str) -> String {
     format!("{prefix}{body}")
 }
 
+
+#[cfg(test)]
+mod tests {
+    //! Every expected value here comes from shared/reference/argo-cd-health.md, which records
+    //! argo-cd `util/lua/lua.go` and gopher-lua v1.1.2 behaviour measured on Argo's own VM setup;
+    //! the section is named on each test.
+    use super::*;
+    use serde_json::json;
+
+    fn eval_with(src: &str, obj: &Value, open: bool) -> Result<HealthStatus, String> {
+        let script = Script::compile(src)?;
+        execute_health(&script, obj, open, 1_709_208_000, &Limits::default()).result
+    }
+    fn eval(src: &str) -> Result<HealthStatus, String> {
+        eval_with(src, &json!({"metadata": {"name": "a"}}), false)
+    }
+    /// The message of `return {status="Healthy", message=<expr>}`.
+    fn msg(expr: &str, open: bool) -> String {
+        let src = format!("return {{status = \"Healthy\", message = {expr}}}");
+        eval_with(&src, &json!({"metadata": {"name": "a"}}), open)
+            .unwrap_or_else(|e| panic!("{expr}: {e}"))
+            .message
+    }
+
+    /// §6 "Number → string": tostring and `..` format numbers as gopher's LNumber.String.
+    #[test]
+    fn numbers_in_tostring_and_concat() {
+        for (expr, want) in [
+            ("tostring(1e15)", "1000000000000000"),
+            ("tostring(2^53)", "9007199254740992"),
+            ("tostring(0.1 + 0.2)", "0.30000000000000004"),
+            ("tostring(1/3)", "0.3333333333333333"),
+            ("'' .. 1e15", "1000000000000000"),
+            ("'n=' .. 2^53 .. '!'", "n=9007199254740992!"),
+            ("(0.1 + 0.2) .. ''", "0.30000000000000004"),
+            ("1/3 .. ''", "0.3333333333333333"),
+            ("tostring(-0)", "0"),
+            ("tostring(100 * 1.1)", "110.00000000000001"),
+        ] {
+            assert_eq!(msg(expr, false), want, "{expr}");
+        }
+    }
+
+    /// §6 "`#` and tables": gopher's Len is the highest non-nil index of the array part.
+    #[test]
+    fn length_of_tables_with_holes() {
+        for (expr, want) in [
+            ("tostring(#{1, 2, 3, [5] = 5})", "5"),
+            ("(function() local t = {} t[2] = 'x' return tostring(#t) end)()", "2"),
+            ("tostring(#{[1] = 'a', [3] = 'c'})", "3"),
+            ("tostring(#{1, nil, 3})", "3"),
+            ("tostring(table.getn({1, 2, [4] = 4}))", "4"),
+            ("tostring(#'héllo')", "6"),
+        ] {
+            assert_eq!(msg(expr, false), want, "{expr}");
+        }
+        // #20108 (§8): n[2] set only → gopher's concat hits the nil at index 1.
+        let e = eval("local n = {} n[2] = 'B' return {status = 'Degraded', message = table.concat(n, ', ')}")
+            .unwrap_err();
+        assert_eq!(e, "<string>:1: invalid value (nil) at index 1 in table for concat");
+    }
+
+    /// §6 error texts, chunk name `<string>`.
+    #[test]
+    fn runtime_error_texts_are_gophers() {
+        for (src, want) in [
+            ("return obj.status.phase", "<string>:1: attempt to index a non-table object(nil) with key 'phase'"),
+            ("local x\nx.y = 1", "<string>:2: attempt to index a non-table object(nil) with key 'y'"),
+            ("return obj.metadata.name:find('a')", "<string>:1: attempt to index a non-table object(string) with key 'find'"),
+            ("local f\nf()", "<string>:2: attempt to call a non-function object"),
+            ("return {message = 'a' .. obj.nothing}", "<string>:1: cannot perform concat operation between string and nil"),
+            ("return {message = obj.nothing .. 'a'}", "<string>:1: cannot perform concat operation between nil and string"),
+            ("return 1 + {}", "<string>:1: cannot perform add operation between number and table"),
+            ("return {} < {}", "<string>:1: attempt to compare table with table"),
+            ("return 1 < 'x'", "<string>:1: attempt to compare number with string"),
+            ("return #nil", "<string>:1: __len undefined"),
+            ("error('boom')", "<string>:1: boom"),
+        ] {
+            assert_eq!(eval(src).unwrap_err(), want, "{src}");
+        }
+    }
+
+    /// §1.2 table: what restricted and open states see.
+    #[test]
+    fn restricted_and_open_libraries() {
+        let visible = "local names = {} for _, n in ipairs({'string', 'math', 'os', 'io', 'debug', 'coroutine', 'table', 'package', 'require', 'tostring', 'pairs', 'unpack', 'loadstring', 'setfenv'}) do if _G[n] ~= nil then table.insert(names, n) end end return table.concat(names, ',')";
+        assert_eq!(
+            msg(&format!("(function() {visible} end)()"), false),
+            "table,package,require,tostring,pairs,unpack,loadstring,setfenv"
+        );
+        assert_eq!(
+            msg(&format!("(function() {visible} end)()"), true),
+            "string,math,os,io,debug,coroutine,table,package,require,tostring,pairs,unpack,loadstring,setfenv"
+        );
+        // require("os") is the safe module in both modes: time and date only.
+        for open in [false, true] {
+            let keys = "(function() local os = require('os') local k = {} for n in pairs(os) do table.insert(k, n) end table.sort(k) return table.concat(k, ',') end)()";
+            assert_eq!(msg(keys, open), "date,time", "open={open}");
+        }
+        assert_eq!(msg("string.format('%d-%s', 5, 'x')", true), "5-x");
+        assert_eq!(msg("tostring(math.huge)", true), "1.7976931348623157e+308");
+    }
+
+    /// Beyond Argo: nothing reaches outside the process, even with open libraries.
+    #[test]
+    fn open_mode_cannot_reach_outside() {
+        for (src, name) in [
+            ("os.execute('true')", "os.execute"),
+            ("os.exit(3)", "os.exit"),
+            ("return os.getenv('HOME')", "os.getenv"),
+            ("os.remove('/tmp/x')", "os.remove"),
+            ("local f = io.open('/etc/hostname')", "io.open"),
+            ("dofile('/etc/hostname')", "dofile"),
+            ("loadfile('/etc/hostname')", "loadfile"),
+            ("package.loadlib('x', 'y')", "package.loadlib"),
+        ] {
+            let e = eval_with(src, &json!({}), true).unwrap_err();
+            assert!(e.contains(&format!("{name} is disabled")), "{src}: {e}");
+        }
+        let e = eval("local j = require('json')").unwrap_err();
+        assert!(e.starts_with("<string>:1: module json not found:\n\tno field package.preload['json']"), "{e}");
+    }
+
+    /// §2.1: numbers are floats, nulls in arrays dropped, null map values absent, {} and []
+    /// both empty tables.
+    #[test]
+    fn object_conversion() {
+        let obj = json!({"a": [1, null, 3], "m": {"x": null, "y": 2}, "e": {}, "l": [], "big": 9007199254740993_i64, "f": 1.5});
+        let src = "return {status = 'Healthy', message = #obj.a .. ' ' .. obj.a[2] .. ' ' .. tostring(obj.m.x) .. ' ' .. #obj.e .. #obj.l .. ' ' .. tostring(next(obj.e)) .. ' ' .. obj.big .. ' ' .. obj.f}";
+        assert_eq!(
+            eval_with(src, &obj, false).unwrap().message,
+            "2 3 nil 00 nil 9007199254740992 1.5"
+        );
+    }
+
+    /// §2.2: the last return value; nil or {} → empty; a non-table → error; field names
+    /// case-insensitive; a wrong-typed field → empty; an invalid code → Unknown.
+    #[test]
+    fn result_rules() {
+        let empty = HealthStatus::new("", "");
+        assert_eq!(eval("return {status = 'Degraded'}, {status = 'Healthy'}").unwrap().status, "Healthy");
+        assert_eq!(eval("return nil").unwrap(), empty);
+        assert_eq!(eval("local x = 1").unwrap(), empty);
+        assert_eq!(eval("return {}").unwrap(), empty);
+        assert_eq!(eval("return {'Healthy'}").unwrap(), empty);
+        assert_eq!(eval("return {status = 1}").unwrap(), empty);
+        assert_eq!(eval("return {status = {}}").unwrap(), empty);
+        assert_eq!(eval("return {status = 'Healthy', message = 5}").unwrap(), empty);
+        assert_eq!(eval("return {status = 'Healthy', message = true}").unwrap(), empty);
+        assert_eq!(
+            eval("return {Status = 'Degraded', MESSAGE = 'x'}").unwrap(),
+            HealthStatus::new("Degraded", "x")
+        );
+        assert_eq!(
+            eval("return {Status = 'Degraded', status = 'Healthy'}").unwrap().status,
+            "Healthy"
+        );
+        let invalid = HealthStatus::new("Unknown", "Lua returned an invalid health status");
+        assert_eq!(eval("return {message = 'x'}").unwrap(), invalid);
+        assert_eq!(eval("return {status = 'healthy'}").unwrap(), invalid);
+        assert_eq!(eval("return 5").unwrap_err(), "expect table output from Lua script, not number");
+        assert_eq!(eval("return 'Healthy'").unwrap_err(), "expect table output from Lua script, not string");
+        assert_eq!(
+            eval("return {1, nil, 3, status = 'x'}").unwrap_err(),
+            "json: error calling MarshalJSON for type json.jsonValue: cannot encode sparse array"
+        );
+        assert_eq!(
+            eval("local t = {status = 'Healthy'} t.self = t return t").unwrap_err(),
+            "json: error calling MarshalJSON for type json.jsonValue: json: error calling MarshalJSON for type json.jsonValue: cannot encode recursively nested tables to JSON"
+        );
+    }
+
+    /// §1.1: `goto` parses and runs (9 built-in scripts need it).
+    #[test]
+    fn goto_continue() {
+        let src = "local n = 0 for i = 1, 5 do if i % 2 == 0 then goto continue end n = n + i ::continue:: end return {status = 'Healthy', message = tostring(n)}";
+        assert_eq!(eval_with(src, &json!({}), true).unwrap().message, "9");
+    }
+
+    /// §1.1: 1 s wall-clock limit (`<string>:N: context deadline exceeded`), 256 call frames.
+    #[test]
+    fn limits() {
+        let limits = Limits {
+            timeout: Duration::from_millis(200),
+            ..Limits::default()
+        };
+        let script = Script::compile("local x = 0\nwhile true do x = x + 1 end").unwrap();
+        let started = Instant::now();
+        let e = execute_health(&script, &json!({}), false, 0, &limits).result.unwrap_err();
+        assert_eq!(e, "<string>:2: context deadline exceeded");
+        assert!(started.elapsed() < Duration::from_secs(2));
+        let deep = |n: u32| format!("local function f(n) if n == 0 then return 0 end return 1 + f(n - 1) end return {{status = 'Healthy', message = tostring(f({n}))}}");
+        assert_eq!(eval(&deep(250)).unwrap().message, "250");
+        assert_eq!(eval(&deep(300)).unwrap_err(), "<string>:1: stack overflow");
+        let bomb = Script::compile("local s = 'x' while true do s = s .. s end").unwrap();
+        let e = execute_health(&bomb, &json!({}), true, 0, &Limits::default()).result.unwrap_err();
+        assert!(e.starts_with("memory limit exceeded"), "{e}");
+    }
+
+    /// §1.2: safe os.time reads only number fields, os.date formats with gopher's layouts.
+    #[test]
+    fn safe_os_module() {
+        assert_eq!(msg("tostring(require('os').time())", false), "1709208000");
+        assert_eq!(
+            msg("tostring(require('os').time({year = 2024, month = 2, day = 29, hour = 12}))", false),
+            "1709208000"
+        );
+        assert_eq!(
+            msg("tostring(require('os').time({year = '2024', month = 2, day = 29}))", false),
+            tostring_of_default_year()
+        );
+        assert_eq!(msg("require('os').date('%Y-%m-%d %H:%M', 0)", false), "1970-01-01 00:00");
+    }
+
+    /// time.Date(-1, 2, 29, 12, 0, 0): a string year falls back to the default -1.
+    fn tostring_of_default_year() -> String {
+        osdate::unix_from_fields(osdate::DateFields {
+            year: -1,
+            month: 2,
+            day: 29,
+            hour: 12,
+            min: 0,
+            sec: 0,
+        })
+        .to_string()
+    }
+
+    /// gopher-lua's parser message for a syntax error (reference §2.2).
+    #[test]
+    fn syntax_error_text() {
+        let e = eval("return {status = = 1}").unwrap_err();
+        assert!(e.starts_with("<string> line:1(column:"), "{e}");
+        assert!(e.contains("near '='"), "{e}");
+    }
+
+    /// Each evaluation is isolated: globals set by one run are gone in the next.
+    #[test]
+    fn evaluations_are_isolated() {
+        let script = Script::compile("if leaked then return {status = 'Degraded'} end leaked = true return {status = 'Healthy'}").unwrap();
+        for _ in 0..3 {
+            let r = execute_health(&script, &json!({}), false, 0, &Limits::default());
+            assert_eq!(r.result.unwrap().status, "Healthy");
+        }
+    }
+}

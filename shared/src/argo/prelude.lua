@@ -112,7 +112,7 @@ local arith = {
 local function base_mt(kind)
   local mt = {
     __index = index_error(kind),
-    __newindex = function(_, k) index_error(kind)(nil, k) end,
+    __newindex = index_error(kind),
     __call = call_error,
   }
   for event, name in next, ops do
