@@ -11,6 +11,7 @@ mod completion;
 mod health;
 #[cfg(unix)]
 mod kubectl_plugin;
+mod krew;
 mod man_pages;
 mod scripts;
 mod suites;

@@ -24,6 +24,7 @@ use mlua::{
 };
 use serde_json::Value;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -56,6 +57,8 @@ impl Default for Limits {
 /// times (Argo CD caches compiled scripts too, argo-cd #28278).
 #[derive(Debug, Clone)]
 pub struct Script {
+    /// Process-unique, so that a state can keep the loaded function of each script.
+    id: u64,
     bytecode: Vec<u8>,
 }
 
@@ -68,7 +71,9 @@ impl Script {
             super::rewrite::rewrite(src, CONCAT_FN, LEN_FN).map_err(|e| e.to_string())?;
         // Same line: line numbers of the script are kept.
         let source = format!("local {CONCAT_FN}, {LEN_FN} = ...; {rewritten}");
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Ok(Script {
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             bytecode: to_bytecode(&source, "=<string>")?,
         })
     }
@@ -100,6 +105,11 @@ pub struct Evaluation {
 
 /// Runs a health script on an object. `open_libs` is the `useOpenLibs` of the override (built-in
 /// scripts always run open); `now_unix` is what `os.time()` returns.
+///
+/// Every evaluation gets fresh globals and fresh library tables. Restricted evaluations share one
+/// prepared LuaJIT state per thread (what a restricted script can reach is rebuilt per
+/// evaluation, see `prelude.lua`); open-libs evaluations, which can reach the `debug` library,
+/// get a new state each time. A state that hit a limit is never reused.
 pub fn execute_health(
     script: &Script,
     obj: &Value,
@@ -107,73 +117,172 @@ pub fn execute_health(
     now_unix: i64,
     limits: &Limits,
 ) -> Evaluation {
-    let printed = Rc::new(RefCell::new(Vec::new()));
-    let result = run(script, obj, open_libs, now_unix, limits, printed.clone())
-        .and_then(|v| decode_result(v));
-    let printed = printed.borrow().clone();
-    Evaluation { result, printed }
+    thread_local! {
+        static RESTRICTED: RefCell<Option<Vm>> = const { RefCell::new(None) };
+    }
+    if open_libs {
+        return match Vm::new(true) {
+            Ok(vm) => vm.evaluate(script, obj, now_unix, limits).0,
+            Err(e) => failed(lua_error_text(&e, limits)),
+        };
+    }
+    RESTRICTED.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let vm = match slot.take() {
+            Some(vm) => vm,
+            None => match Vm::new(false) {
+                Ok(vm) => vm,
+                Err(e) => return failed(lua_error_text(&e, limits)),
+            },
+        };
+        let (evaluation, reusable) = vm.evaluate(script, obj, now_unix, limits);
+        if let Some(vm) = reusable {
+            *slot = Some(vm);
+        }
+        evaluation
+    })
 }
 
-fn run(
-    script: &Script,
-    obj: &Value,
-    open_libs: bool,
-    now_unix: i64,
-    limits: &Limits,
-    printed: Rc<RefCell<Vec<String>>>,
-) -> Result<LuaResult, String> {
-    // Restricted mode needs base, table and package; open mode has every library. The debug
-    // library lets the prelude install per-type metatables (it is removed from the globals in
-    // restricted mode). Neither the JIT compiler (instruction hooks must see every instruction)
-    // nor FFI is ever loaded.
-    let mut libs = StdLib::TABLE | StdLib::PACKAGE | StdLib::DEBUG;
-    if open_libs {
-        libs = libs | StdLib::STRING | StdLib::MATH | StdLib::OS | StdLib::IO;
+fn failed(message: String) -> Evaluation {
+    Evaluation {
+        result: Err(message),
+        printed: Vec::new(),
     }
-    // SAFETY: see above; the debug library is the only unsafe one loaded.
-    let lua = unsafe { Lua::unsafe_new_with(libs, LuaOptions::new()) };
-    let fail = |e: mlua::Error| lua_error_text(&e, limits);
-    let prelude_args = host_functions(&lua, open_libs, now_unix, printed).map_err(fail)?;
-    let (concat, len): (Function, Function) = lua
-        .load(prelude_bytecode())
-        .set_mode(mlua::chunk::ChunkMode::Binary)
-        .call(prelude_args)
-        .map_err(fail)?;
-    let globals = lua.globals();
-    globals
-        .raw_set("obj", to_lua(&lua, obj).map_err(fail)?)
-        .map_err(fail)?;
-    globals
-        .raw_set("actionParams", lua.create_table().map_err(fail)?)
-        .map_err(fail)?;
-    lua.set_memory_limit(limits.memory_bytes).map_err(fail)?;
+}
 
-    let start = Instant::now();
-    let timeout = limits.timeout;
-    let depth = limits.max_call_depth;
-    let hook = HookTriggers::new().on_calls().every_nth_instruction(1000);
-    lua.set_hook(hook, move |lua, dbg| {
-        use mlua::debug::DebugEvent;
-        let over = match dbg.event() {
-            DebugEvent::Call => lua.inspect_stack(depth, |_| ()).is_some().then_some("stack overflow"),
-            _ => (start.elapsed() >= timeout).then_some("context deadline exceeded"),
-        };
-        match over {
-            Some(what) => Err(mlua::Error::runtime(format!("{}{what}", where_(lua)))),
-            None => Ok(VmState::Continue),
+/// A prepared LuaJIT state: the prelude has run, the host functions are installed.
+struct Vm {
+    lua: Lua,
+    concat: Function,
+    len: Function,
+    new_env: Function,
+    bind: Function,
+    /// What print wrote during the current evaluation.
+    printed: Rc<RefCell<Vec<String>>>,
+    /// What `os.time()` returns during the current evaluation.
+    now: Rc<std::cell::Cell<i64>>,
+    /// When the current evaluation started, for the wall-clock limit.
+    started: Rc<std::cell::Cell<Instant>>,
+    timeout: Rc<std::cell::Cell<Duration>>,
+    depth: Rc<std::cell::Cell<usize>>,
+    /// Scripts already loaded in this state, by script id.
+    loaded: RefCell<HashMap<u64, Function>>,
+}
+
+impl Vm {
+    fn new(open: bool) -> mlua::Result<Vm> {
+        // Restricted mode needs base, table and package; open mode has every library. The debug
+        // library lets the prelude install per-type metatables (scripts reach it only in open
+        // mode). Neither the JIT compiler (instruction hooks must see every instruction) nor FFI
+        // is ever loaded.
+        let mut libs = StdLib::TABLE | StdLib::PACKAGE | StdLib::DEBUG;
+        if open {
+            libs = libs | StdLib::STRING | StdLib::MATH | StdLib::OS | StdLib::IO;
         }
-    })
-    .map_err(fail)?;
+        // SAFETY: see above; the debug library is the only unsafe one loaded.
+        let lua = unsafe { Lua::unsafe_new_with(libs, LuaOptions::new()) };
+        let printed = Rc::new(RefCell::new(Vec::new()));
+        let now = Rc::new(std::cell::Cell::new(0));
+        let args = host_functions(&lua, open, now.clone(), printed.clone())?;
+        let (concat, len, new_env, bind): (Function, Function, Function, Function) = lua
+            .load(prelude_bytecode())
+            .set_mode(mlua::chunk::ChunkMode::Binary)
+            .call(args)?;
+        let started = Rc::new(std::cell::Cell::new(Instant::now()));
+        let timeout = Rc::new(std::cell::Cell::new(Duration::from_secs(1)));
+        let depth = Rc::new(std::cell::Cell::new(256));
+        let (s, t, d) = (started.clone(), timeout.clone(), depth.clone());
+        let hook = HookTriggers::new().on_calls().every_nth_instruction(1000);
+        lua.set_hook(hook, move |lua, dbg| {
+            use mlua::debug::DebugEvent;
+            let over = match dbg.event() {
+                DebugEvent::Call => lua
+                    .inspect_stack(d.get(), |_| ())
+                    .is_some()
+                    .then_some("stack overflow"),
+                _ => (s.get().elapsed() >= t.get()).then_some("context deadline exceeded"),
+            };
+            match over {
+                Some(what) => Err(mlua::Error::runtime(format!("{}{what}", where_(lua)))),
+                None => Ok(VmState::Continue),
+            }
+        })?;
+        Ok(Vm {
+            lua,
+            concat,
+            len,
+            new_env,
+            bind,
+            printed,
+            now,
+            started,
+            timeout,
+            depth,
+            loaded: RefCell::new(HashMap::new()),
+        })
+    }
 
-    let chunk = lua
-        .load(&script.bytecode)
-        .set_mode(mlua::chunk::ChunkMode::Binary)
-        .into_function()
-        .map_err(fail)?;
-    let values: MultiValue = chunk.call((concat, len)).map_err(fail)?;
-    lua.remove_hook();
-    let last = values.into_iter().last().unwrap_or(LuaValue::Nil);
-    to_result(last).map_err(fail)
+    /// One evaluation; returns the VM when it can be used again.
+    fn evaluate(
+        self,
+        script: &Script,
+        obj: &Value,
+        now_unix: i64,
+        limits: &Limits,
+    ) -> (Evaluation, Option<Vm>) {
+        self.printed.borrow_mut().clear();
+        self.now.set(now_unix);
+        self.timeout.set(limits.timeout);
+        self.depth.set(limits.max_call_depth);
+        self.started.set(Instant::now());
+        let outcome = self.run(script, obj, limits);
+        let printed = std::mem::take(&mut *self.printed.borrow_mut());
+        // Whatever the script did to the collector, the next evaluation starts from the default.
+        let _ = self.lua.set_memory_limit(0);
+        self.lua.gc_restart();
+        let reusable = match &outcome {
+            Err(e) if matches!(e, mlua::Error::MemoryError(_)) => false,
+            Err(_) => self.started.get().elapsed() < limits.timeout,
+            Ok(_) => true,
+        };
+        let result = outcome
+            .map_err(|e| lua_error_text(&e, limits))
+            .and_then(decode_result);
+        (Evaluation { result, printed }, reusable.then_some(self))
+    }
+
+    fn run(&self, script: &Script, obj: &Value, limits: &Limits) -> mlua::Result<LuaResult> {
+        let chunk = self.chunk(script)?;
+        let (env, cleanup): (Table, Function) = self.new_env.call(())?;
+        env.raw_set("obj", to_lua(&self.lua, obj)?)?;
+        env.raw_set("actionParams", self.lua.create_table()?)?;
+        let chunk: Function = self.bind.call((chunk, env))?;
+        self.lua
+            .set_memory_limit(self.lua.used_memory() + limits.memory_bytes)?;
+        let values: mlua::Result<MultiValue> = chunk.call((self.concat.clone(), self.len.clone()));
+        let _ = self.lua.set_memory_limit(0);
+        cleanup.call::<()>(())?;
+        let last = values?.into_iter().last().unwrap_or(LuaValue::Nil);
+        to_result(last)
+    }
+
+    /// The script's main function in this state, loaded once.
+    fn chunk(&self, script: &Script) -> mlua::Result<Function> {
+        if let Some(f) = self.loaded.borrow().get(&script.id) {
+            return Ok(f.clone());
+        }
+        let f = self
+            .lua
+            .load(&script.bytecode)
+            .set_mode(mlua::chunk::ChunkMode::Binary)
+            .into_function()?;
+        let mut loaded = self.loaded.borrow_mut();
+        if loaded.len() >= 256 {
+            loaded.clear();
+        }
+        loaded.insert(script.id, f.clone());
+        Ok(f)
+    }
 }
 
 /// `<string>:LINE: ` of the innermost script frame, as gopher's `where(1)` prints it.
@@ -197,7 +306,7 @@ fn where_(lua: &Lua) -> String {
 fn host_functions(
     lua: &Lua,
     open: bool,
-    now: i64,
+    now: Rc<std::cell::Cell<i64>>,
     printed: Rc<RefCell<Vec<String>>>,
 ) -> mlua::Result<MultiValue> {
     let numstr = lua.create_function(|_, n: f64| Ok(gopher::number_to_string(n)))?;
@@ -210,23 +319,25 @@ fn host_functions(
         Ok(())
     })?;
     // argo-cd oslib_safe.go: fields read only when they are numbers.
+    let now2 = now.clone();
+    let now3 = now.clone();
     let safe_time = lua.create_function(move |_, t: Option<Table>| {
         Ok(match t {
-            None => now,
+            None => now2.get(),
             Some(t) => osdate::unix_from_fields(date_fields(&t, false)),
         })
     })?;
     // gopher-lua oslib.go: numeric strings are read too.
     let full_time = lua.create_function(move |_, t: Option<Table>| {
         Ok(match t {
-            None => now,
+            None => now3.get(),
             Some(t) => osdate::unix_from_fields(date_fields(&t, true)),
         })
     })?;
     let date = lua.create_function(move |lua, (fmt, t): (Option<String>, Option<f64>)| {
         let fmt = fmt.unwrap_or_else(|| "%c".to_string());
         let fmt = fmt.trim_start_matches('!');
-        let t = t.map(|t| t as i64).unwrap_or(now);
+        let t = t.map(|t| t as i64).unwrap_or(now.get());
         if fmt.starts_with("*t") {
             let (y, mo, d, h, mi, s, wd) = osdate::civil(t);
             let tbl = lua.create_table()?;

@@ -1,8 +1,11 @@
 -- The sandbox prelude of kubectl-pacto's Argo CD health engine.
 --
--- Runs once in every fresh LuaJIT state, before the health script, and makes the state look and
--- fail the way Argo CD's gopher-lua v1.1.2 state does (argo-cd util/lua/lua.go, gopher-lua
--- state.go / vm.go). Returns the two functions the source rewriter routes `..` and `#` through.
+-- Runs once in a fresh LuaJIT state and makes it look and fail the way Argo CD's gopher-lua
+-- v1.1.2 state does (argo-cd util/lua/lua.go, gopher-lua state.go / vm.go). Returns the two
+-- functions the source rewriter routes `..` and `#` through, and `new_env`, which builds the
+-- globals of one evaluation: every evaluation gets its own globals and its own library tables,
+-- so nothing a script does to them reaches the next one. No function defined here reads a
+-- global: each uses upvalues only, so a script that changes its environment changes nothing here.
 --
 -- Arguments from the host: open (useOpenLibs), numstr (gopher number formatting), tonum
 -- (gopher tonumber), parsenum (gopher arithmetic coercion), printer (collects print output),
@@ -14,6 +17,9 @@ local open, numstr, tonum, parsenum, printer, safe_time, safe_date, full_time, f
 local type, error, rawget, next, select, tostring0, setmt, getmt =
   type, error, rawget, next, select, tostring, debug.setmetatable, debug.getmetatable
 local concat0, unpack0, tinsert0 = table.concat, unpack, table.insert
+local setfenv0, loadstring0, load0, getmetatable0, setmetatable0, newproxy0 =
+  setfenv, loadstring, load, getmetatable, setmetatable, newproxy
+local G = _G
 
 -- gopher LValue.String(): numbers in gopher's format, everything else as Lua prints it.
 local function str(v)
@@ -130,38 +136,49 @@ setmt(false, base_mt("boolean"))
 setmt(0, base_mt("number"))
 setmt(print, base_mt("function"))
 local string_mt = base_mt("string")
-if open then string_mt.__index = string end
 setmt("", string_mt)
 
 -- Base library as gopher has it.
-tostring = function(...)
+local function g_tostring(...)
   if select("#", ...) == 0 then error("bad argument #1 to tostring (value expected)", 2) end
   local v = ...
   local mt = getmt(v)
   if type(v) == "number" and not (mt and rawget(mt, "__tostring")) then return numstr(v) end
   return tostring0(v)
 end
-tonumber = function(v, base)
+local function g_tonumber(v, base)
   if type(v) == "number" then return v end
   if type(v) == "string" then return tonum(v, base) end
   return nil
 end
-print = function(...)
+local function g_print(...)
   local n = select("#", ...)
   local parts = {}
-  for i = 1, n do parts[i] = tostring((select(i, ...))) end
+  for i = 1, n do parts[i] = g_tostring((select(i, ...))) end
   printer(concat0(parts, "\t"))
 end
-unpack = function(t, i, j)
+local function g_unpack(t, i, j)
   return unpack0(t, i or 1, j or tablelen(t))
 end
-dofile = function() denied("dofile") end
-loadfile = function() denied("loadfile") end
+-- gopher has no metatables on non-table values in restricted mode; strings index the string
+-- library in open mode.
+local function g_getmetatable(v)
+  local t = type(v)
+  if t == "table" or t == "userdata" then return getmetatable0(v) end
+  if open and t == "string" then return { __index = G.string } end
+  return nil
+end
 
 -- table library on gopher's length.
-table.getn = glen
-table.maxn = tablelen
-table.insert = function(t, ...)
+local tablelib = {
+  getn = glen,
+  maxn = tablelen,
+  sort = table.sort,
+  foreach = table.foreach,
+  foreachi = table.foreachi,
+  setn = table.setn,
+}
+tablelib.insert = function(t, ...)
   local n = select("#", ...)
   if n == 1 then
     t[tablelen(t) + 1] = ...
@@ -169,7 +186,7 @@ table.insert = function(t, ...)
   end
   return tinsert0(t, ...)
 end
-table.remove = function(t, pos)
+tablelib.remove = function(t, pos)
   local n = tablelen(t)
   if n == 0 then return nil end
   pos = pos or n
@@ -178,7 +195,7 @@ table.remove = function(t, pos)
   t[n] = nil
   return v
 end
-table.concat = function(t, sep, i, j)
+tablelib.concat = function(t, sep, i, j)
   sep = sep or ""
   i = i or 1
   j = j or tablelen(t)
@@ -193,49 +210,110 @@ table.concat = function(t, sep, i, j)
   return concat0(parts, sep)
 end
 
--- package: `require` finds only preloaded modules; Lua and C files are never read. The message
--- is gopher-lua's (loadlib.go loLoader/loRequire: "module %s not found:" and the searched places).
-local safe_os = { time = safe_time, date = safe_date }
-package.preload = { os = function() return safe_os end }
-local loaded0 = package.loaded
-require = function(name)
-  if type(name) ~= "string" then error("bad argument #1 to require (string expected, got " .. type(name) .. ")", 2) end
-  local v = loaded0[name]
-  if v ~= nil then return v end
-  local loader = package.preload[name]
-  if loader == nil then
-    error("module " .. name .. " not found:\n\tno field package.preload['" .. name .. "']\n\tkubectl-pacto never loads Lua files from disk", 2)
-  end
-  v = loader(name)
-  if v == nil then v = true end
-  loaded0[name] = v
-  return v
-end
-package.loadlib = function() denied("package.loadlib") end
-package.path, package.cpath = "", ""
-local loaded = package.loaded
-for _, name in next, { "os", "io", "string", "math", "debug", "coroutine", "jit", "bit" } do
-  loaded[name] = nil
+local function copy(t)
+  local c = {}
+  for k, v in next, t do c[k] = v end
+  return c
 end
 
+-- Everything outside the process is refused, even with open libraries.
+local function refuse(name) return function() denied(name) end end
+local libs = {}
 if open then
-  -- gopher's full os library, minus everything that reaches outside the process.
+  local os = copy(G.os)
   for _, name in next, { "execute", "exit", "getenv", "remove", "rename", "setenv", "tmpname" } do
-    os[name] = function() denied("os." .. name) end
+    os[name] = refuse("os." .. name)
   end
   os.time, os.date = full_time, full_date
   os.setlocale = function() return nil end
-  io = setmetatable({}, {
-    __index = function(_, k) return function() denied("io." .. tostring0(k)) end end,
-  })
+  local string = copy(G.string)
   string.gfind = string.gmatch
+  local math = copy(G.math)
   math.mod = math.fmod
   math.huge = 1.7976931348623157e308
-  loaded.string, loaded.math, loaded.io, loaded.debug = string, math, io, debug
-  loaded.os, loaded.coroutine = nil, coroutine
-else
-  string, math, os, io, debug, coroutine = nil, nil, nil, nil, nil, nil
+  libs = { os = os, string = string, math = math, debug = G.debug, coroutine = G.coroutine }
+  string_mt.__index = string
 end
-_GOPHER_LUA_VERSION = "GopherLua 0.1"
+local io_mt = { __index = function(_, k) return refuse("io." .. tostring0(k)) end }
 
-return gconcat, glen
+-- The base functions every environment starts from.
+local base = {}
+for _, name in next, {
+  "assert", "collectgarbage", "error", "gcinfo", "getfenv", "ipairs", "module", "next",
+  "pairs", "pcall", "rawequal", "rawget", "rawset", "select", "setfenv", "setmetatable", "type",
+  "xpcall", "_VERSION",
+} do
+  base[name] = G[name]
+end
+base.tostring, base.tonumber, base.print, base.unpack = g_tostring, g_tonumber, g_print, g_unpack
+base.getmetatable = g_getmetatable
+base.dofile, base.loadfile = refuse("dofile"), refuse("loadfile")
+base._GOPHER_LUA_VERSION = "GopherLua 0.1"
+
+-- The globals of one evaluation, and a function that undoes what the evaluation could leave
+-- behind outside them (finalizers of proxies).
+local function new_env()
+  local env = copy(base)
+  env._G = env
+  env.table = copy(tablelib)
+  local preload = { os = function() return { time = safe_time, date = safe_date } end }
+  local loaded = { _G = env, table = env.table }
+  local package = {
+    preload = preload, loaded = loaded, loaders = {}, path = "", cpath = "",
+    config = "/\n;\n?\n!\n-\n", loadlib = refuse("package.loadlib"),
+    seeall = function(m) return setmetatable0(m, { __index = env }) end,
+  }
+  loaded.package = package
+  env.package = package
+  for name, lib in next, libs do
+    env[name] = lib == G.debug and lib or copy(lib)
+    -- require("os") is Argo's safe module in both modes: its preload wins (lua.go).
+    if name ~= "os" then loaded[name] = env[name] end
+  end
+  if open then env.io = setmetatable0({}, io_mt) loaded.io = env.io end
+  -- gopher-lua loadlib.go loRequire: "module %s not found:" and the places searched.
+  env.require = function(name)
+    if type(name) ~= "string" then
+      error("bad argument #1 to require (string expected, got " .. type(name) .. ")", 2)
+    end
+    local v = loaded[name]
+    if v ~= nil then return v end
+    local loader = preload[name]
+    if loader == nil then
+      error("module " .. name .. " not found:\n\tno field package.preload['" .. name
+        .. "']\n\tkubectl-pacto never loads Lua files from disk", 2)
+    end
+    v = loader(name)
+    if v == nil then v = true end
+    loaded[name] = v
+    return v
+  end
+  -- Chunks compiled by the script see the script's globals, not the state's.
+  env.loadstring = function(src, name)
+    local f, e = loadstring0(src, name)
+    if f then setfenv0(f, env) end
+    return f, e
+  end
+  env.load = function(fn, name)
+    local f, e = load0(fn, name)
+    if f then setfenv0(f, env) end
+    return f, e
+  end
+  local proxies = {}
+  env.newproxy = function(arg)
+    local p = newproxy0(arg)
+    if arg == true then proxies[#proxies + 1] = getmetatable0(p) end
+    return p
+  end
+  local function cleanup()
+    for i = 1, #proxies do proxies[i].__gc = nil end
+  end
+  return env, cleanup
+end
+
+-- Binds a compiled script to an environment.
+local function bind(f, env)
+  return setfenv0(f, env)
+end
+
+return gconcat, glen, new_env, bind
