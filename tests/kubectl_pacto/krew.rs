@@ -714,7 +714,8 @@ fn review_rules(m: &Manifest) -> Report {
 
 // ----- this package ------------------------------------------------------------------------------
 
-/// Removes `.` components and resolves `..`; None when the path climbs out of its root.
+/// Whether `bin`, joined to the install directory, names something strictly inside it (`.` is
+/// skipped, `..` climbs), as pathutil.IsSubPath decides after filepath.Join.
 fn inside_install_dir(bin: &str) -> bool {
     let mut depth = 0usize;
     for part in bin.split(['/', '\\']) {
@@ -850,7 +851,7 @@ fn package_rules(m: &Manifest, version: &str) -> Report {
             None => r.check(
                 false,
                 PACKAGE,
-                format!("{at}selects {os}/{arch}, which is not released (targets: {TARGETS:?})"),
+                format!("{at}selector selects {os}/{arch}, which is not released (targets: {TARGETS:?})"),
             ),
         }
 

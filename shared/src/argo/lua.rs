@@ -883,4 +883,40 @@ mod tests {
             assert_eq!(r.result.unwrap().status, "Healthy");
         }
     }
+
+    /// A restricted state is reused: nothing one script does may reach the next evaluation.
+    #[test]
+    fn reused_state_keeps_evaluations_apart() {
+        let probe = Script::compile(
+            "return {status = 'Healthy', message = tostring(table.insert ~= nil) .. tostring(x) .. tostring(getmetatable('')) .. tostring(collectgarbage('count') > 0)}",
+        )
+        .unwrap();
+        let run = |src: &str| {
+            let s = Script::compile(src).unwrap();
+            execute_health(&s, &json!({}), false, 0, &Limits::default())
+        };
+        for spoiler in [
+            "table.insert = nil",
+            "getfenv(0).x = 1",
+            "x = 1",
+            "collectgarbage('stop')",
+            "setfenv(tostring, {})",
+            "local p = newproxy(true) getmetatable(p).__gc = function() print('late') end",
+            "error('fails')",
+        ] {
+            let _ = run(spoiler);
+            let e = execute_health(&probe, &json!({}), false, 0, &Limits::default());
+            assert_eq!(e.result.unwrap().message, "truenilniltrue", "after {spoiler}");
+            assert!(e.printed.is_empty(), "after {spoiler}: {:?}", e.printed);
+        }
+        // After a timeout the state is replaced, and the next evaluation runs normally.
+        let spin = Script::compile("while true do end").unwrap();
+        let short = Limits {
+            timeout: Duration::from_millis(50),
+            ..Limits::default()
+        };
+        assert!(execute_health(&spin, &json!({}), false, 0, &short).result.is_err());
+        let e = execute_health(&probe, &json!({}), false, 0, &Limits::default());
+        assert_eq!(e.result.unwrap().message, "truenilniltrue");
+    }
 }
