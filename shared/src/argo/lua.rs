@@ -183,17 +183,20 @@ impl Vm {
         let lua = unsafe { Lua::unsafe_new_with(libs, LuaOptions::new()) };
         let printed = Rc::new(RefCell::new(Vec::new()));
         let now = Rc::new(std::cell::Cell::new(0));
-        let args = host_functions(&lua, open, now.clone(), printed.clone())?;
+        let started = Rc::new(std::cell::Cell::new(Instant::now()));
+        let timeout = Rc::new(std::cell::Cell::new(Duration::from_secs(1)));
+        let (s, t) = (started.clone(), timeout.clone());
+        let expired = lua.create_function(move |_, ()| Ok(s.get().elapsed() >= t.get()))?;
+        let mut args = host_functions(&lua, open, now.clone(), printed.clone())?;
+        args.push_back(LuaValue::Function(expired));
         let (concat, len, new_env, bind): (Function, Function, Function, Function) = lua
             .load(prelude_bytecode())
             .set_mode(mlua::chunk::ChunkMode::Binary)
             .call(args)?;
-        let started = Rc::new(std::cell::Cell::new(Instant::now()));
-        let timeout = Rc::new(std::cell::Cell::new(Duration::from_secs(1)));
         let depth = Rc::new(std::cell::Cell::new(256));
         let (s, t, d) = (started.clone(), timeout.clone(), depth.clone());
         let hook = HookTriggers::new().on_calls().every_nth_instruction(1000);
-        lua.set_hook(hook, move |lua, dbg| {
+        lua.set_global_hook(hook, move |lua, dbg| {
             use mlua::debug::DebugEvent;
             let over = match dbg.event() {
                 DebugEvent::Call => lua
@@ -918,5 +921,29 @@ mod tests {
         assert!(execute_health(&spin, &json!({}), false, 0, &short).result.is_err());
         let e = execute_health(&probe, &json!({}), false, 0, &Limits::default());
         assert_eq!(e.result.unwrap().message, "truenilniltrue");
+    }
+
+    /// The time limit cannot be caught, lifted or escaped (Argo's cancelled context stops every
+    /// instruction; gopher's debug library has no sethook).
+    #[test]
+    fn time_limit_cannot_be_defeated() {
+        let short = Limits {
+            timeout: Duration::from_millis(100),
+            ..Limits::default()
+        };
+        for (src, open) in [
+            ("while true do pcall(function() while true do end end) end", false),
+            ("while true do xpcall(function() while true do end end, function(e) return e end) end", false),
+            ("while true do coroutine.resume(coroutine.create(function() while true do end end)) end", true),
+            ("while true do pcall(coroutine.wrap(function() while true do end end)) end", true),
+            ("local t = setmetatable({}, {__index = function(t, k) return t[k] end}) while true do pcall(function() return t.x end) end", false),
+        ] {
+            let script = Script::compile(src).unwrap();
+            let started = Instant::now();
+            let e = execute_health(&script, &json!({}), open, 0, &short).result.unwrap_err();
+            assert!(e.ends_with("context deadline exceeded") || e.ends_with("stack overflow"), "{src}: {e}");
+            assert!(started.elapsed() < Duration::from_secs(3), "{src}");
+        }
+        assert_eq!(msg("tostring(debug.sethook) .. tostring(debug.gethook) .. tostring(debug.getregistry)", true), "nilnilnil");
     }
 }

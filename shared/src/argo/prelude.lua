@@ -10,9 +10,11 @@
 -- Arguments from the host: open (useOpenLibs), numstr (gopher number formatting), tonum
 -- (gopher tonumber), parsenum (gopher arithmetic coercion), printer (collects print output),
 -- safe_time, safe_date (Argo's oslib_safe.go), full_time, full_date (gopher's own os.time and
--- os.date), denied (raises the error for a function kubectl-pacto never lets a script call).
+-- os.date), denied (raises the error for a function kubectl-pacto never lets a script call),
+-- expired (true once the evaluation is past its wall-clock limit).
 
-local open, numstr, tonum, parsenum, printer, safe_time, safe_date, full_time, full_date, denied = ...
+local open, numstr, tonum, parsenum, printer, safe_time, safe_date, full_time, full_date, denied,
+  expired = ...
 
 local type, error, rawget, next, select, tostring0, setmt, getmt =
   type, error, rawget, next, select, tostring, debug.setmetatable, debug.getmetatable
@@ -231,7 +233,32 @@ if open then
   local math = copy(G.math)
   math.mod = math.fmod
   math.huge = 1.7976931348623157e308
-  libs = { os = os, string = string, math = math, debug = G.debug, coroutine = G.coroutine }
+  -- gopher-lua's debug library (debuglib.go): no sethook/gethook/getregistry, so a script can
+  -- neither lift the time limit nor reach the host's registry.
+  local debug = {}
+  for _, name in next, {
+    "getfenv", "getinfo", "getlocal", "getmetatable", "getupvalue", "setfenv", "setlocal",
+    "setmetatable", "setupvalue", "traceback",
+  } do
+    debug[name] = G.debug[name]
+  end
+  -- Errors past the deadline cannot be swallowed by a resumed coroutine either.
+  local coroutine = copy(G.coroutine)
+  local resume0 = coroutine.resume
+  coroutine.resume = function(...)
+    local r = { resume0(...) }
+    if expired() then error("context deadline exceeded", 2) end
+    return unpack0(r, 1, table.maxn(r))
+  end
+  coroutine.wrap = function(f)
+    local co = G.coroutine.create(f)
+    return function(...)
+      local r = { coroutine.resume(co, ...) }
+      if not r[1] then error(r[2], 0) end
+      return unpack0(r, 2, table.maxn(r))
+    end
+  end
+  libs = { os = os, string = string, math = math, debug = debug, coroutine = coroutine }
   string_mt.__index = string
 end
 local io_mt = { __index = function(_, k) return refuse("io." .. tostring0(k)) end }
@@ -247,6 +274,19 @@ for _, name in next, {
 end
 base.tostring, base.tonumber, base.print, base.unpack = g_tostring, g_tonumber, g_print, g_unpack
 base.getmetatable = g_getmetatable
+-- Argo's limit is a cancelled context that every instruction checks; here the deadline error is
+-- raised again after any protected call, so a script cannot catch it and run on.
+local pcall0, xpcall0, maxn0 = pcall, xpcall, table.maxn
+base.pcall = function(...)
+  local r = { pcall0(...) }
+  if expired() then error("context deadline exceeded", 2) end
+  return unpack0(r, 1, maxn0(r))
+end
+base.xpcall = function(...)
+  local r = { xpcall0(...) }
+  if expired() then error("context deadline exceeded", 2) end
+  return unpack0(r, 1, maxn0(r))
+end
 base.dofile, base.loadfile = refuse("dofile"), refuse("loadfile")
 base._GOPHER_LUA_VERSION = "GopherLua 0.1"
 
@@ -266,7 +306,7 @@ local function new_env()
   loaded.package = package
   env.package = package
   for name, lib in next, libs do
-    env[name] = lib == G.debug and lib or copy(lib)
+    env[name] = copy(lib)
     -- require("os") is Argo's safe module in both modes: its preload wins (lua.go).
     if name ~= "os" then loaded[name] = env[name] end
   end
