@@ -10,7 +10,14 @@ use serde_json::{json, Value};
 const OBJECTS: usize = 10_000;
 
 fn pactos() -> Vec<Value> {
-    let verdicts = ["Compliant", "Warning", "NonCompliant", "Invalid", "Unknown", "Reference"];
+    let verdicts = [
+        "Compliant",
+        "Warning",
+        "NonCompliant",
+        "Invalid",
+        "Unknown",
+        "Reference",
+    ];
     (0..OBJECTS)
         .map(|i| {
             let verdict = verdicts[i % verdicts.len()];
@@ -41,7 +48,11 @@ fn bench(c: &mut Criterion) {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/argocd-cm.yaml");
     let text = std::fs::read_to_string(root).expect("examples/argocd-cm.yaml");
     let cm = pacto_gates::object::parse_objects(&text, root).expect("argocd-cm parses");
-    let engine = ArgoHealth::new(parse_configmap(&cm[0].value).expect("valid argocd-cm"), None, 0);
+    let engine = ArgoHealth::new(
+        parse_configmap(&cm[0].value).expect("valid argocd-cm"),
+        None,
+        0,
+    );
     let objects = pactos();
     let mut group = c.benchmark_group("argo_health");
     group.throughput(Throughput::Elements(OBJECTS as u64));

@@ -232,7 +232,7 @@ pub fn parse_objects(text: &str, file: &str) -> Result<Vec<K8sObject>, ObjectErr
 /// Kubernetes number typing applied. The 1-based index of a document is its position + 1.
 pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, ObjectError> {
     let mut docs = Vec::new();
-    for (i, chunk) in split_documents(text).into_iter().enumerate() {
+    for (i, (offset, chunk)) in split_documents(text).into_iter().enumerate() {
         if chunk
             .lines()
             .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
@@ -243,10 +243,12 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, Obj
         let options = serde_saphyr::options! {
             duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
         };
-        let value: Value = serde_saphyr::from_str_with_options(&chunk, options).map_err(|e| ObjectError::Parse {
-            file: file.to_string(),
-            document: i + 1,
-            message: first_line(&e.to_string()),
+        let value: Value = serde_saphyr::from_str_with_options(&chunk, options).map_err(|e| {
+            ObjectError::Parse {
+                file: file.to_string(),
+                document: i + 1,
+                message: shift_line(&first_line(&e.to_string()), offset),
+            }
         })?;
         docs.push(if value.is_null() {
             None
@@ -260,47 +262,68 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, Obj
 /// The first line of a parser message, without the parser's own `error:` prefix.
 fn first_line(s: &str) -> String {
     let line = s.lines().next().unwrap_or("").trim();
-    line.strip_prefix("error:").unwrap_or(line).trim().to_string()
+    line.strip_prefix("error:")
+        .unwrap_or(line)
+        .trim()
+        .to_string()
 }
 
 /// Splits a YAML stream at document markers (`---` and `...` at the start of a line, which YAML
-/// forbids inside content). Lines of earlier documents are kept as blank lines so that line
-/// numbers in parse errors stay those of the whole file.
-fn split_documents(text: &str) -> Vec<String> {
-    let mut docs: Vec<String> = Vec::new();
+/// forbids inside content). Each document comes with the number of lines before it, so that
+/// parse errors can name lines of the whole file.
+fn split_documents(text: &str) -> Vec<(usize, String)> {
+    let mut docs: Vec<(usize, String)> = Vec::new();
     let mut cur = String::new();
+    let mut cur_start = 0usize;
     let mut started = false;
-    let mut line_no = 0usize;
-    for line in text.split_inclusive('\n') {
+    for (line_no, line) in text.split_inclusive('\n').enumerate() {
         let bare = line.trim_end_matches(['\n', '\r']);
         let marker = |m: &str| {
-            bare == m
-                || (bare.starts_with(m) && bare[m.len()..].starts_with([' ', '\t']))
+            bare == m || (bare.starts_with(m) && bare[m.len()..].starts_with([' ', '\t']))
         };
         if marker("---") {
             if started || !cur.trim().is_empty() {
-                docs.push(std::mem::take(&mut cur));
+                docs.push((cur_start, std::mem::take(&mut cur)));
             }
             started = true;
-            cur = "\n".repeat(line_no);
+            cur_start = line_no;
             cur.push_str(&bare[3..]);
             cur.push('\n');
         } else if marker("...") {
-            docs.push(std::mem::take(&mut cur));
+            docs.push((cur_start, std::mem::take(&mut cur)));
             started = false;
-            cur = "\n".repeat(line_no + 1);
+            cur_start = line_no + 1;
         } else {
-            if cur.is_empty() && line_no > 0 {
-                cur = "\n".repeat(line_no);
+            if cur.is_empty() {
+                cur_start = line_no;
             }
             cur.push_str(line);
         }
-        line_no += 1;
     }
     if started || !cur.trim().is_empty() {
-        docs.push(cur);
+        docs.push((cur_start, cur));
     }
     docs
+}
+
+/// Adds `offset` to the first `line N` of a parser message.
+fn shift_line(message: &str, offset: usize) -> String {
+    let Some(at) = message.find("line ") else {
+        return message.to_string();
+    };
+    let digits: String = message[at + 5..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    match digits.parse::<usize>() {
+        Ok(n) => format!(
+            "{}line {}{}",
+            &message[..at],
+            n + offset,
+            &message[at + 5 + digits.len()..]
+        ),
+        Err(_) => message.to_string(),
+    }
 }
 
 fn is_list(v: &Value) -> bool {
@@ -418,7 +441,10 @@ mod tests {
     #[test]
     fn yaml_1_1_booleans_as_go_yaml_v2_reads_them() {
         let objs = parse_objects("kind: X\nspec: {a: yes, b: off, c: 'yes'}\n", "b.yaml").unwrap();
-        assert_eq!(objs[0].value["spec"], json!({"a": true, "b": false, "c": "yes"}));
+        assert_eq!(
+            objs[0].value["spec"],
+            json!({"a": true, "b": false, "c": "yes"})
+        );
     }
 
     #[test]
@@ -453,6 +479,20 @@ mod tests {
             err.to_string(),
             "n.yaml: document 1: field kind: expected a string, found number"
         );
+    }
+
+    #[test]
+    fn parse_errors_name_lines_of_the_whole_file() {
+        let err = parse_objects("kind: A\n---\nkind: B\nspec: [unclosed\n", "l.yaml").unwrap_err();
+        let text = err.to_string();
+        assert!(text.starts_with("l.yaml: document 2: line "), "{text}");
+        let line: usize = text["l.yaml: document 2: line ".len()..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(line >= 4, "{text}");
     }
 
     #[test]

@@ -148,7 +148,10 @@ mod tests {
         assert!(colour_wanted(true, Some(""), None));
         assert!(!colour_wanted(true, None, Some("dumb")));
         assert_eq!(status_word("Healthy", false), "Healthy");
-        assert_eq!(status_word("Degraded", true), "\u{1b}[31mDegraded\u{1b}[39m");
+        assert_eq!(
+            status_word("Degraded", true),
+            "\u{1b}[31mDegraded\u{1b}[39m"
+        );
     }
 
     #[test]
@@ -157,7 +160,11 @@ mod tests {
             &["NAME", "STATUS", "MESSAGE"],
             vec![
                 vec!["a".into(), "Healthy".into(), "ok".into()],
-                vec!["long-name".into(), "Degraded".into(), "contract violated".into()],
+                vec![
+                    "long-name".into(),
+                    "Degraded".into(),
+                    "contract violated".into(),
+                ],
             ],
         );
         assert_eq!(

@@ -9,9 +9,9 @@ mod bad_input;
 mod common;
 mod completion;
 mod health;
+mod krew;
 #[cfg(unix)]
 mod kubectl_plugin;
-mod krew;
 mod man_pages;
 mod scripts;
 mod suites;

@@ -71,9 +71,10 @@ fn main() -> ExitCode {
     let Top::Settings {
         argocd_cm_path,
         customizations_dir,
-        command: Settings::ResourceOverrides {
-            command: Overridden::Health { resource },
-        },
+        command:
+            Settings::ResourceOverrides {
+                command: Overridden::Health { resource },
+            },
     } = cli.command;
     let Some(resource) = resource else {
         use clap::CommandFactory;
@@ -90,7 +91,11 @@ fn main() -> ExitCode {
         }
         return ExitCode::from(1);
     };
-    match health(&resource, argocd_cm_path.as_deref(), customizations_dir.as_deref()) {
+    match health(
+        &resource,
+        argocd_cm_path.as_deref(),
+        customizations_dir.as_deref(),
+    ) {
         Ok(out) => {
             use std::io::Write;
             // A reader that went away (`| head`) is not an error, as for Go's fmt.Printf.
@@ -110,7 +115,8 @@ fn health(
     cm_path: Option<&std::path::Path>,
     customizations: Option<&std::path::Path>,
 ) -> Result<String, String> {
-    let text = std::fs::read_to_string(resource).map_err(|e| format!("open {}: {e}", resource.display()))?;
+    let text = std::fs::read_to_string(resource)
+        .map_err(|e| format!("open {}: {e}", resource.display()))?;
     // sigs.k8s.io/yaml reads the first document only.
     let obj = object::parse_documents(&text, &resource.display().to_string())
         .map_err(|e| e.to_string())?
@@ -118,7 +124,12 @@ fn health(
         .next()
         .flatten()
         .unwrap_or(serde_json::Value::Null);
-    if obj.get("kind").and_then(|k| k.as_str()).unwrap_or("").is_empty() {
+    if obj
+        .get("kind")
+        .and_then(|k| k.as_str())
+        .unwrap_or("")
+        .is_empty()
+    {
         return Err(format!("Object 'Kind' is missing in '{obj}'"));
     }
     let Some(cm_path) = cm_path else {
@@ -127,7 +138,8 @@ fn health(
                 .into(),
         );
     };
-    let cm_text = std::fs::read_to_string(cm_path).map_err(|e| format!("open {}: {e}", cm_path.display()))?;
+    let cm_text =
+        std::fs::read_to_string(cm_path).map_err(|e| format!("open {}: {e}", cm_path.display()))?;
     let cm = object::parse_documents(&cm_text, &cm_path.display().to_string())
         .map_err(|e| e.to_string())?
         .into_iter()
@@ -143,7 +155,12 @@ fn health(
     let gvk = pacto_gates::argo::health::gvk_of(&obj);
     if let Some(e) = verdict.error {
         let meta = obj.get("metadata");
-        let field = |k: &str| meta.and_then(|m| m.get(k)).and_then(|v| v.as_str()).unwrap_or("").to_string();
+        let field = |k: &str| {
+            meta.and_then(|m| m.get(k))
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
         return Err(format!(
             "failed to get resource health for {}/{}: {e}",
             field("namespace"),
@@ -151,7 +168,10 @@ fn health(
         ));
     }
     Ok(match verdict.health {
-        None => format!("Health script is not configured for '{}/{}'\n", gvk.group, gvk.kind),
+        None => format!(
+            "Health script is not configured for '{}/{}'\n",
+            gvk.group, gvk.kind
+        ),
         Some(h) => format!("STATUS: {}\nMESSAGE: {}\n", h.status, h.message),
     })
 }
@@ -168,7 +188,9 @@ fn now_unix() -> i64 {
 fn fatal_line(format: LogFormat, msg: &str) -> String {
     let time = rfc3339_utc(now_unix());
     match format {
-        LogFormat::Json => serde_json::json!({"level": "fatal", "msg": msg, "time": time}).to_string(),
+        LogFormat::Json => {
+            serde_json::json!({"level": "fatal", "msg": msg, "time": time}).to_string()
+        }
         LogFormat::Text => format!(
             "time={:?} level=fatal msg={}",
             time,

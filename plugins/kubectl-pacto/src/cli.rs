@@ -60,7 +60,12 @@ pub struct HealthArgs {
     pub sub: Option<HealthSub>,
     /// Objects to evaluate: YAML or JSON files, directories (recursively, *.yaml *.yml *.json), or
     /// - for standard input. Repeatable.
-    #[arg(short = 'f', long = "filename", required = true, value_name = "FILE|DIR|-")]
+    #[arg(
+        short = 'f',
+        long = "filename",
+        required = true,
+        value_name = "FILE|DIR|-"
+    )]
     pub files: Vec<PathBuf>,
     /// An argocd-cm ConfigMap (YAML or JSON) whose resource.customizations apply.
     #[arg(long, value_name = "FILE")]
@@ -98,4 +103,3 @@ pub enum Shell {
     Zsh,
     Fish,
 }
-

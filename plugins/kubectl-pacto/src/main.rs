@@ -103,7 +103,9 @@ fn argo_engine(args: &HealthArgs) -> Result<ArgoHealth> {
     };
     let builtins = match &args.customizations_dir {
         None => None,
-        Some(dir) => Some(BuiltinScripts::load(dir).map_err(|e| anyhow!("--customizations-dir: {e}"))?),
+        Some(dir) => {
+            Some(BuiltinScripts::load(dir).map_err(|e| anyhow!("--customizations-dir: {e}"))?)
+        }
     };
     Ok(ArgoHealth::new(overrides, builtins, now_unix()))
 }
@@ -120,14 +122,16 @@ fn health(args: &HealthArgs) -> Result<ExitCode> {
     let items: Vec<HealthItem> = objects
         .iter()
         .zip(&verdicts)
-        .map(|(object, v)| HealthItem { object, argo: Some(v) })
+        .map(|(object, v)| HealthItem {
+            object,
+            argo: Some(v),
+        })
         .collect();
     let out = match args.output {
-        Some(Output::Json) => {
-            serde_json::to_string_pretty(&render::health_report(&items))? + "\n"
+        Some(Output::Json) => serde_json::to_string_pretty(&render::health_report(&items))? + "\n",
+        Some(Output::Yaml) => {
+            serde_saphyr::to_string(&render::health_report(&items)).context("rendering YAML")?
         }
-        Some(Output::Yaml) => serde_saphyr::to_string(&render::health_report(&items))
-            .context("rendering YAML")?,
         None => {
             let colour = render::colour_wanted(
                 std::io::stdout().is_terminal(),
@@ -150,7 +154,10 @@ fn health_test(dirs: &[std::path::PathBuf]) -> Result<ExitCode> {
         }
         let run = suite::run_tree(dir, now_unix());
         if run.suites == 0 {
-            bail!("{}: no health.lua with a health_test.yaml beside it", dir.display());
+            bail!(
+                "{}: no health.lua with a health_test.yaml beside it",
+                dir.display()
+            );
         }
         for e in &run.errors {
             out.push_str(&format!("ERROR {}: {}\n", e.file.display(), e.message));
@@ -172,7 +179,11 @@ fn health_test(dirs: &[std::path::PathBuf]) -> Result<ExitCode> {
     }
     out.push_str(&format!("{passed} passed, {failed} failed\n"));
     write_stdout(&out)?;
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// Writes to stdout; a reader that went away (`| head`) is not an error.
@@ -188,7 +199,9 @@ pub(crate) fn write_stdout(s: &str) -> Result<()> {
 /// the checked-in pages only change with the command line.
 fn write_man_pages(dir: &std::path::Path) -> Result<()> {
     std::fs::create_dir_all(dir)?;
-    let cmd = Cli::command().name("kubectl-pacto").bin_name("kubectl-pacto");
+    let cmd = Cli::command()
+        .name("kubectl-pacto")
+        .bin_name("kubectl-pacto");
     let mut pages = vec![(String::from("kubectl-pacto"), cmd.clone())];
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         let name = format!("kubectl-pacto-{}", sub.get_name());

@@ -90,8 +90,7 @@ fn parse_go_int_base0(t: &str) -> Option<i64> {
     };
     // Go allows underscores only between digits when base 0 is used.
     let digits = if digits.contains('_') {
-        if digits.starts_with('_') && !prefixed || digits.ends_with('_') || digits.contains("__")
-        {
+        if digits.starts_with('_') && !prefixed || digits.ends_with('_') || digits.contains("__") {
             return None;
         }
         digits.replace('_', "")

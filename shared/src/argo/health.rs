@@ -150,7 +150,11 @@ impl ArgoHealth {
         let key = gvk.group_kind();
         if let Some(o) = self.overrides.by_key.get(&key) {
             if !o.health_lua.is_empty() {
-                return Some((o.health_lua.clone(), o.use_open_libs, Decider::Custom { key }));
+                return Some((
+                    o.health_lua.clone(),
+                    o.use_open_libs,
+                    Decider::Custom { key },
+                ));
             }
         }
         // Go iterates a map (random order); we take the first matching key in sorted order.
@@ -280,7 +284,10 @@ mod tests {
         let a = config(json!({"resource.customizations.health.x.io_Y": "error('never runs')"}));
         let obj = json!({"apiVersion": "x.io/v1", "kind": "Y", "metadata": {"name": "a", "deletionTimestamp": "2026-01-01T00:00:00Z"}});
         let v = a.evaluate(&obj);
-        assert_eq!(v.health, Some(HealthStatus::new("Progressing", "Pending deletion")));
+        assert_eq!(
+            v.health,
+            Some(HealthStatus::new("Progressing", "Pending deletion"))
+        );
         assert_eq!(v.decider, Decider::Deletion);
         let hooked = json!({"apiVersion": "x.io/v1", "kind": "Y", "metadata": {"name": "a", "deletionTimestamp": "2026-01-01T00:00:00Z", "finalizers": [HOOK_FINALIZER]}});
         let v = a.evaluate(&hooked);

@@ -19,8 +19,7 @@ use super::gopher;
 use super::osdate;
 use super::HealthStatus;
 use mlua::{
-    Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue,
-    VmState,
+    Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue, VmState,
 };
 use serde_json::Value;
 use std::cell::RefCell;
@@ -244,7 +243,7 @@ impl Vm {
         let _ = self.lua.set_memory_limit(0);
         self.lua.gc_restart();
         let reusable = match &outcome {
-            Err(e) if matches!(e, mlua::Error::MemoryError(_)) => false,
+            Err(mlua::Error::MemoryError(_)) => false,
             Err(_) => self.started.get().elapsed() < limits.timeout,
             Ok(_) => true,
         };
@@ -344,13 +343,24 @@ fn host_functions(
         if fmt.starts_with("*t") {
             let (y, mo, d, h, mi, s, wd) = osdate::civil(t);
             let tbl = lua.create_table()?;
-            for (k, v) in [("year", y), ("month", mo), ("day", d), ("hour", h), ("min", mi), ("sec", s), ("wday", wd + 1), ("yday", 0)] {
+            for (k, v) in [
+                ("year", y),
+                ("month", mo),
+                ("day", d),
+                ("hour", h),
+                ("min", mi),
+                ("sec", s),
+                ("wday", wd + 1),
+                ("yday", 0),
+            ] {
                 tbl.raw_set(k, v)?;
             }
             tbl.raw_set("isdst", false)?;
             return Ok(LuaValue::Table(tbl));
         }
-        Ok(LuaValue::String(lua.create_string(osdate::strftime(t, fmt))?))
+        Ok(LuaValue::String(
+            lua.create_string(osdate::strftime(t, fmt))?,
+        ))
     })?;
     let denied = lua.create_function(|lua, name: String| -> mlua::Result<()> {
         Err(mlua::Error::runtime(format!(
@@ -517,7 +527,10 @@ fn encode_pairs(
         return Err(wrap("cannot encode mixed or invalid key types"));
     }
     ints.sort_by_key(|(i, _)| *i);
-    let contiguous = ints.iter().enumerate().all(|(n, (i, _))| *i == n as i64 + 1);
+    let contiguous = ints
+        .iter()
+        .enumerate()
+        .all(|(n, (i, _))| *i == n as i64 + 1);
     if !contiguous || (ints.len() < pairs.len() && all_numbers) {
         return Err(wrap("cannot encode sparse array"));
     }
@@ -531,19 +544,25 @@ fn encode_pairs(
     Ok(Value::Array(out))
 }
 
-fn encode_value(v: &LuaValue, seen: &mut Vec<*const std::ffi::c_void>, depth: usize) -> Result<Value, String> {
+fn encode_value(
+    v: &LuaValue,
+    seen: &mut Vec<*const std::ffi::c_void>,
+    depth: usize,
+) -> Result<Value, String> {
     let wrap = |msg: &str| format!("{}{msg}", MARSHAL_PREFIX.repeat(depth + 2));
     match v {
         LuaValue::Nil => Ok(Value::Null),
         LuaValue::Boolean(b) => Ok(Value::Bool(*b)),
         LuaValue::Integer(i) => Ok(Value::from(*i)),
-        LuaValue::Number(n) => serde_json::Number::from_f64(*n).map(Value::Number).ok_or_else(|| {
-            format!(
-                "{}json: unsupported value: {}",
-                MARSHAL_PREFIX.repeat(depth + 1),
-                gopher::number_to_string(*n)
-            )
-        }),
+        LuaValue::Number(n) => serde_json::Number::from_f64(*n)
+            .map(Value::Number)
+            .ok_or_else(|| {
+                format!(
+                    "{}json: unsupported value: {}",
+                    MARSHAL_PREFIX.repeat(depth + 1),
+                    gopher::number_to_string(*n)
+                )
+            }),
         LuaValue::String(s) => Ok(Value::String(s.to_string_lossy())),
         LuaValue::Table(t) => encode_table(t, seen, depth + 1),
         other => Err(wrap(&format!("cannot encode {} to JSON", type_name(other)))),
@@ -600,7 +619,10 @@ pub fn decode_result(v: LuaResult) -> Result<HealthStatus, String> {
             if super::HEALTH_CODES.contains(&status.as_str()) {
                 Ok(HealthStatus { status, message })
             } else {
-                Ok(HealthStatus::new("Unknown", "Lua returned an invalid health status"))
+                Ok(HealthStatus::new(
+                    "Unknown",
+                    "Lua returned an invalid health status",
+                ))
             }
         }
     }
@@ -641,7 +663,6 @@ fn gopher_wording(m: &str) -> String {
     };
     format!("{prefix}{body}")
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -690,7 +711,10 @@ mod tests {
     fn length_of_tables_with_holes() {
         for (expr, want) in [
             ("tostring(#{1, 2, 3, [5] = 5})", "5"),
-            ("(function() local t = {} t[2] = 'x' return tostring(#t) end)()", "2"),
+            (
+                "(function() local t = {} t[2] = 'x' return tostring(#t) end)()",
+                "2",
+            ),
             ("tostring(#{[1] = 'a', [3] = 'c'})", "3"),
             ("tostring(#{1, nil, 3})", "3"),
             ("tostring(table.getn({1, 2, [4] = 4}))", "4"),
@@ -699,24 +723,56 @@ mod tests {
             assert_eq!(msg(expr, false), want, "{expr}");
         }
         // #20108 (§8): n[2] set only → gopher's concat hits the nil at index 1.
-        let e = eval("local n = {} n[2] = 'B' return {status = 'Degraded', message = table.concat(n, ', ')}")
-            .unwrap_err();
-        assert_eq!(e, "<string>:1: invalid value (nil) at index 1 in table for concat");
+        let e = eval(
+            "local n = {} n[2] = 'B' return {status = 'Degraded', message = table.concat(n, ', ')}",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "<string>:1: invalid value (nil) at index 1 in table for concat"
+        );
     }
 
     /// §6 error texts, chunk name `<string>`.
     #[test]
     fn runtime_error_texts_are_gophers() {
         for (src, want) in [
-            ("return obj.status.phase", "<string>:1: attempt to index a non-table object(nil) with key 'phase'"),
-            ("local x\nx.y = 1", "<string>:2: attempt to index a non-table object(nil) with key 'y'"),
-            ("return obj.metadata.name:find('a')", "<string>:1: attempt to index a non-table object(string) with key 'find'"),
-            ("local f\nf()", "<string>:2: attempt to call a non-function object"),
-            ("return {message = 'a' .. obj.nothing}", "<string>:1: cannot perform concat operation between string and nil"),
-            ("return {message = obj.nothing .. 'a'}", "<string>:1: cannot perform concat operation between nil and string"),
-            ("return 1 + {}", "<string>:1: cannot perform add operation between number and table"),
-            ("return {} < {}", "<string>:1: attempt to compare table with table"),
-            ("return 1 < 'x'", "<string>:1: attempt to compare number with string"),
+            (
+                "return obj.status.phase",
+                "<string>:1: attempt to index a non-table object(nil) with key 'phase'",
+            ),
+            (
+                "local x\nx.y = 1",
+                "<string>:2: attempt to index a non-table object(nil) with key 'y'",
+            ),
+            (
+                "return obj.metadata.name:find('a')",
+                "<string>:1: attempt to index a non-table object(string) with key 'find'",
+            ),
+            (
+                "local f\nf()",
+                "<string>:2: attempt to call a non-function object",
+            ),
+            (
+                "return {message = 'a' .. obj.nothing}",
+                "<string>:1: cannot perform concat operation between string and nil",
+            ),
+            (
+                "return {message = obj.nothing .. 'a'}",
+                "<string>:1: cannot perform concat operation between nil and string",
+            ),
+            (
+                "return 1 + {}",
+                "<string>:1: cannot perform add operation between number and table",
+            ),
+            (
+                "return {} < {}",
+                "<string>:1: attempt to compare table with table",
+            ),
+            (
+                "return 1 < 'x'",
+                "<string>:1: attempt to compare number with string",
+            ),
             ("return #nil", "<string>:1: __len undefined"),
             ("error('boom')", "<string>:1: boom"),
         ] {
@@ -762,7 +818,10 @@ mod tests {
             assert!(e.contains(&format!("{name} is disabled")), "{src}: {e}");
         }
         let e = eval("local j = require('json')").unwrap_err();
-        assert!(e.starts_with("<string>:1: module json not found:\n\tno field package.preload['json']"), "{e}");
+        assert!(
+            e.starts_with("<string>:1: module json not found:\n\tno field package.preload['json']"),
+            "{e}"
+        );
     }
 
     /// §2.1: numbers are floats, nulls in arrays dropped, null map values absent, {} and []
@@ -782,28 +841,47 @@ mod tests {
     #[test]
     fn result_rules() {
         let empty = HealthStatus::new("", "");
-        assert_eq!(eval("return {status = 'Degraded'}, {status = 'Healthy'}").unwrap().status, "Healthy");
+        assert_eq!(
+            eval("return {status = 'Degraded'}, {status = 'Healthy'}")
+                .unwrap()
+                .status,
+            "Healthy"
+        );
         assert_eq!(eval("return nil").unwrap(), empty);
         assert_eq!(eval("local x = 1").unwrap(), empty);
         assert_eq!(eval("return {}").unwrap(), empty);
         assert_eq!(eval("return {'Healthy'}").unwrap(), empty);
         assert_eq!(eval("return {status = 1}").unwrap(), empty);
         assert_eq!(eval("return {status = {}}").unwrap(), empty);
-        assert_eq!(eval("return {status = 'Healthy', message = 5}").unwrap(), empty);
-        assert_eq!(eval("return {status = 'Healthy', message = true}").unwrap(), empty);
+        assert_eq!(
+            eval("return {status = 'Healthy', message = 5}").unwrap(),
+            empty
+        );
+        assert_eq!(
+            eval("return {status = 'Healthy', message = true}").unwrap(),
+            empty
+        );
         assert_eq!(
             eval("return {Status = 'Degraded', MESSAGE = 'x'}").unwrap(),
             HealthStatus::new("Degraded", "x")
         );
         assert_eq!(
-            eval("return {Status = 'Degraded', status = 'Healthy'}").unwrap().status,
+            eval("return {Status = 'Degraded', status = 'Healthy'}")
+                .unwrap()
+                .status,
             "Healthy"
         );
         let invalid = HealthStatus::new("Unknown", "Lua returned an invalid health status");
         assert_eq!(eval("return {message = 'x'}").unwrap(), invalid);
         assert_eq!(eval("return {status = 'healthy'}").unwrap(), invalid);
-        assert_eq!(eval("return 5").unwrap_err(), "expect table output from Lua script, not number");
-        assert_eq!(eval("return 'Healthy'").unwrap_err(), "expect table output from Lua script, not string");
+        assert_eq!(
+            eval("return 5").unwrap_err(),
+            "expect table output from Lua script, not number"
+        );
+        assert_eq!(
+            eval("return 'Healthy'").unwrap_err(),
+            "expect table output from Lua script, not string"
+        );
         assert_eq!(
             eval("return {1, nil, 3, status = 'x'}").unwrap_err(),
             "json: error calling MarshalJSON for type json.jsonValue: cannot encode sparse array"
@@ -830,14 +908,20 @@ mod tests {
         };
         let script = Script::compile("local x = 0\nwhile true do x = x + 1 end").unwrap();
         let started = Instant::now();
-        let e = execute_health(&script, &json!({}), false, 0, &limits).result.unwrap_err();
+        let e = execute_health(&script, &json!({}), false, 0, &limits)
+            .result
+            .unwrap_err();
         assert_eq!(e, "<string>:2: context deadline exceeded");
         assert!(started.elapsed() < Duration::from_secs(2));
-        let deep = |n: u32| format!("local function f(n) if n == 0 then return 0 end return 1 + f(n - 1) end return {{status = 'Healthy', message = tostring(f({n}))}}");
+        let deep = |n: u32| {
+            format!("local function f(n) if n == 0 then return 0 end return 1 + f(n - 1) end return {{status = 'Healthy', message = tostring(f({n}))}}")
+        };
         assert_eq!(eval(&deep(250)).unwrap().message, "250");
         assert_eq!(eval(&deep(300)).unwrap_err(), "<string>:1: stack overflow");
         let bomb = Script::compile("local s = 'x' while true do s = s .. s end").unwrap();
-        let e = execute_health(&bomb, &json!({}), true, 0, &Limits::default()).result.unwrap_err();
+        let e = execute_health(&bomb, &json!({}), true, 0, &Limits::default())
+            .result
+            .unwrap_err();
         assert!(e.starts_with("memory limit exceeded"), "{e}");
     }
 
@@ -846,14 +930,23 @@ mod tests {
     fn safe_os_module() {
         assert_eq!(msg("tostring(require('os').time())", false), "1709208000");
         assert_eq!(
-            msg("tostring(require('os').time({year = 2024, month = 2, day = 29, hour = 12}))", false),
+            msg(
+                "tostring(require('os').time({year = 2024, month = 2, day = 29, hour = 12}))",
+                false
+            ),
             "1709208000"
         );
         assert_eq!(
-            msg("tostring(require('os').time({year = '2024', month = 2, day = 29}))", false),
+            msg(
+                "tostring(require('os').time({year = '2024', month = 2, day = 29}))",
+                false
+            ),
             tostring_of_default_year()
         );
-        assert_eq!(msg("require('os').date('%Y-%m-%d %H:%M', 0)", false), "1970-01-01 00:00");
+        assert_eq!(
+            msg("require('os').date('%Y-%m-%d %H:%M', 0)", false),
+            "1970-01-01 00:00"
+        );
     }
 
     /// time.Date(-1, 2, 29, 12, 0, 0): a string year falls back to the default -1.
@@ -909,7 +1002,11 @@ mod tests {
         ] {
             let _ = run(spoiler);
             let e = execute_health(&probe, &json!({}), false, 0, &Limits::default());
-            assert_eq!(e.result.unwrap().message, "truenilniltrue", "after {spoiler}");
+            assert_eq!(
+                e.result.unwrap().message,
+                "truenilniltrue",
+                "after {spoiler}"
+            );
             assert!(e.printed.is_empty(), "after {spoiler}: {:?}", e.printed);
         }
         // After a timeout the state is replaced, and the next evaluation runs normally.
@@ -918,7 +1015,9 @@ mod tests {
             timeout: Duration::from_millis(50),
             ..Limits::default()
         };
-        assert!(execute_health(&spin, &json!({}), false, 0, &short).result.is_err());
+        assert!(execute_health(&spin, &json!({}), false, 0, &short)
+            .result
+            .is_err());
         let e = execute_health(&probe, &json!({}), false, 0, &Limits::default());
         assert_eq!(e.result.unwrap().message, "truenilniltrue");
     }
@@ -944,6 +1043,12 @@ mod tests {
             assert!(e.ends_with("context deadline exceeded") || e.ends_with("stack overflow"), "{src}: {e}");
             assert!(started.elapsed() < Duration::from_secs(3), "{src}");
         }
-        assert_eq!(msg("tostring(debug.sethook) .. tostring(debug.gethook) .. tostring(debug.getregistry)", true), "nilnilnil");
+        assert_eq!(
+            msg(
+                "tostring(debug.sethook) .. tostring(debug.gethook) .. tostring(debug.getregistry)",
+                true
+            ),
+            "nilnilnil"
+        );
     }
 }

@@ -187,7 +187,10 @@ mod tests {
         assert_eq!(strftime(t, "%Y-%m-%d %H:%M:%S"), "2024-02-29 13:02:03");
         assert_eq!(strftime(t, "%a %A %b %B"), "mon Thursday Feb February");
         assert_eq!(strftime(t, "%c"), "29 Feb 24 13:02 UTC");
-        assert_eq!(strftime(t, "%x|%X|%I %p %P|%y|%z %Z|%w|%F"), "13/02/03|13:02:03|01 PM pm|24|+0000 UTC|4|2024-02-29");
+        assert_eq!(
+            strftime(t, "%x|%X|%I %p %P|%y|%z %Z|%w|%F"),
+            "13/02/03|13:02:03|01 PM pm|24|+0000 UTC|4|2024-02-29"
+        );
         assert_eq!(strftime(t, "%j %%"), "%j %%");
     }
 }

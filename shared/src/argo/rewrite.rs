@@ -913,6 +913,8 @@ struct Exp {
     /// For a call in parentheses, `(f())`, the number of parenthesis pairs around it; their
     /// positions are the last entries of [`Parser::paren_log`].
     parens: u32,
+    /// The expression is a rewritten `..` chain or `#` (a call in the output).
+    rewritten: bool,
 }
 
 /// Binary operator priorities `(left, right)` as Lua 5.1's `lparser.c` numbers them; they give
@@ -1116,7 +1118,17 @@ impl<'a> Parser<'a> {
                 T::Return => {
                     self.advance()?;
                     if starts_expression(self.tok.t) {
-                        self.expr_list()?;
+                        let first = self.expr()?;
+                        if self.tok.t == T::Op(b',') {
+                            self.advance()?;
+                            self.expr_list()?;
+                        } else if first.rewritten {
+                            // `return f(x)` is a tail call in LuaJIT, and a function called so
+                            // cannot report the caller's line (`error(msg, 2)`); `return (f(x))`
+                            // is not, and also returns one value.
+                            self.edits.insert(first.start, OPEN, 0, Text::Static("("));
+                            self.edits.insert(first.end, CLOSE, 0, Text::Static(")"));
+                        }
                     }
                     if self.tok.t == T::Op(b';') {
                         self.advance()?;
@@ -1359,6 +1371,7 @@ impl<'a> Parser<'a> {
                     kind: Kind::Other,
                     wrapped: false,
                     parens: 0,
+                    rewritten: op == T::Op(b'#'),
                 }
             }
             _ => self.simple()?,
@@ -1367,7 +1380,8 @@ impl<'a> Parser<'a> {
             if left <= limit {
                 break;
             }
-            if self.tok.t == T::Concat {
+            e.rewritten = self.tok.t == T::Concat;
+            if e.rewritten {
                 e.end = self.concat_chain(e.start, e.end, key)?;
             } else {
                 self.advance()?;
@@ -1423,6 +1437,7 @@ impl<'a> Parser<'a> {
             kind: Kind::Other,
             wrapped: false,
             parens: 0,
+            rewritten: false,
         })
     }
 
@@ -1494,6 +1509,7 @@ impl<'a> Parser<'a> {
             kind,
             wrapped,
             parens,
+            rewritten: false,
         })
     }
 
@@ -1599,8 +1615,8 @@ mod tests {
     #[test]
     fn concat_chains() {
         let cases = [
-            ("return a .. b", "return CONCAT((a), (b))"),
-            ("return a..b..c", "return CONCAT((a),(b),(c))"),
+            ("return a .. b", "return (CONCAT((a), (b)))"),
+            ("return a..b..c", "return (CONCAT((a),(b),(c)))"),
             ("x = a .. b + c .. d", "x = CONCAT((a), (b + c), (d))"),
             (
                 "x = a .. b == c .. d",
@@ -1619,7 +1635,7 @@ mod tests {
             ("x = a .. b < c", "x = CONCAT((a), (b)) < c"),
             (
                 "local function f(...) return ... .. 's' end",
-                "local function f(...) return CONCAT((...), ('s')) end",
+                "local function f(...) return (CONCAT((...), ('s'))) end",
             ),
             (
                 "t = {a .. b, k = c .. d, [e .. f] = g}",
@@ -1628,8 +1644,8 @@ mod tests {
             ("x = 1 .. 2", "x = CONCAT((1), (2))"),
             ("x = 1.5..y", "x = CONCAT((1.5),(y))"),
             ("x = a:m() .. b.c[d]", "x = CONCAT((a:m()), (b.c[d]))"),
-            ("return{}..''", "return CONCAT(({}),(''))"),
-            ("return(x)..y", "return CONCAT(((x)),(y))"),
+            ("return{}..''", "return(CONCAT(({}),('')))"),
+            ("return(x)..y", "return(CONCAT(((x)),(y)))"),
         ];
         for (src, want) in cases {
             assert_eq!(rw(src), want, "{src}");
@@ -1639,8 +1655,8 @@ mod tests {
     #[test]
     fn length_operator() {
         let cases = [
-            ("return #t", "return LEN((t))"),
-            ("return#t", "return LEN((t))"),
+            ("return #t", "return (LEN((t)))"),
+            ("return#t", "return(LEN((t)))"),
             ("x = #t + 1", "x = LEN((t)) + 1"),
             ("x = #t ^ 2", "x = LEN((t ^ 2))"),
             ("x = 2 ^ #t", "x = 2 ^ LEN((t))"),
@@ -1654,6 +1670,11 @@ mod tests {
             ("x = a .. #b", "x = CONCAT((a), (LEN((b))))"),
             ("x = #(a .. b)", "x = LEN(((CONCAT((a), (b)))))"),
             ("x = #t * 2", "x = LEN((t)) * 2"),
+            // A lone rewritten return value is parenthesised: no tail call.
+            ("return #t, #u", "return LEN((t)), LEN((u))"),
+            ("return #t + 1", "return LEN((t)) + 1"),
+            ("return (#t)", "return (LEN((t)))"),
+            ("return #t;", "return (LEN((t)));"),
             (
                 "if #obj.items > 0 then end",
                 "if LEN((obj.items)) > 0 then end",
@@ -1669,7 +1690,7 @@ mod tests {
     fn custom_function_names() {
         assert_eq!(
             rewrite("return #a .. b", "__pacto_concat", "__pacto_len").unwrap(),
-            "return __pacto_concat((__pacto_len((a))), (b))"
+            "return (__pacto_concat((__pacto_len((a))), (b)))"
         );
     }
 
@@ -1691,7 +1712,7 @@ mod tests {
     fn newlines_stay_on_their_lines() {
         let src = "local msg = \"a\" ..\n  obj.x .. -- comment\n  \"b\"\nreturn #msg\n";
         let want =
-            "local msg = CONCAT((\"a\"),\n  (obj.x), -- comment\n  (\"b\"))\nreturn LEN((msg))\n";
+            "local msg = CONCAT((\"a\"),\n  (obj.x), -- comment\n  (\"b\"))\nreturn (LEN((msg)))\n";
         let got = rw(src);
         assert_eq!(got, want);
         same_lines(src, &got);
@@ -1759,7 +1780,7 @@ x = {f(), (f()), ...}
 x = a and b or not c
 x = -a ^ -b
 x = 0x1F + 1e-5 * .5 % 3.
-return CONCAT((a), (b));
+return (CONCAT((a), (b)));
 "#;
         assert_eq!(rw(src), want);
     }

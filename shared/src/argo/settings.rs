@@ -246,15 +246,13 @@ fn parse_legacy_blob(blob: &str) -> Result<BTreeMap<String, Override>, LoadError
                             Value::Null => {}
                             _ => return Err(field_type_error("bool")),
                         },
-                        "actions" | "ignoredifferences" | "ignoreresourceupdates" => {
-                            if !(v.is_string() || v.is_null()) {
-                                return Err(field_type_error("string"));
-                            }
+                        "actions" | "ignoredifferences" | "ignoreresourceupdates"
+                            if !(v.is_string() || v.is_null()) =>
+                        {
+                            return Err(field_type_error("string"));
                         }
-                        "knowntypefields" => {
-                            if !(v.is_array() || v.is_null()) {
-                                return Err(field_type_error("[]v1alpha1.KnownTypeField"));
-                            }
+                        "knowntypefields" if !(v.is_array() || v.is_null()) => {
+                            return Err(field_type_error("[]v1alpha1.KnownTypeField"));
                         }
                         _ => {}
                     }
@@ -367,7 +365,10 @@ mod tests {
         })))
         .unwrap();
         let keys: Vec<&str> = o.by_key.keys().map(String::as_str).collect();
-        assert_eq!(keys, ["*/*", "PersistentVolumeClaim", "pacto.trianalab.io/Pacto"]);
+        assert_eq!(
+            keys,
+            ["*/*", "PersistentVolumeClaim", "pacto.trianalab.io/Pacto"]
+        );
         assert!(o.by_key["pacto.trianalab.io/Pacto"].use_open_libs);
         assert_eq!(o.by_key["*/*"].health_lua, "return {status='Healthy'}");
     }
@@ -382,14 +383,24 @@ mod tests {
 
     #[test]
     fn fatal_configuration_errors() {
-        let e = load_err(cm(json!({"resource.customizations.heath.x_Y": "return {}"})));
+        let e = load_err(cm(
+            json!({"resource.customizations.heath.x_Y": "return {}"}),
+        ));
         assert_eq!(e.message, "resource customization type heath not supported");
         let e = load_err(cm(json!({"resource.customizations.health.a_b_C": "x"})));
         assert_eq!(e.message, "group kind should be in format `resource.customizations.<type>.<group_kind>` or resource.customizations.<type>.<kind>`, got group kind: 'a_b_C'");
-        let e = load_err(cm(json!({"resource.customizations.useOpenLibs.a_B": "yes"})));
-        assert_eq!(e.message, "strconv.ParseBool: parsing \"yes\": invalid syntax");
+        let e = load_err(cm(
+            json!({"resource.customizations.useOpenLibs.a_B": "yes"}),
+        ));
+        assert_eq!(
+            e.message,
+            "strconv.ParseBool: parsing \"yes\": invalid syntax"
+        );
         let e = parse_configmap(&json!({"kind": "Secret"})).unwrap_err();
-        assert_eq!(e.to_string(), "expected the argocd-cm ConfigMap, found kind Secret");
+        assert_eq!(
+            e.to_string(),
+            "expected the argocd-cm ConfigMap, found kind Secret"
+        );
         let e = load_err(cm(json!({"resource.customizations.useOpenLibs.a_B": true})));
         assert!(e.message.contains("must be strings"), "{}", e.message);
     }
@@ -416,7 +427,10 @@ mod tests {
     /// Glob semantics: gobwas/glob without separators (util/glob) vs doublestar PathMatch.
     #[test]
     fn globs() {
-        assert!(glob_match("*.aws.crossplane.io/*", "ec2.aws.crossplane.io/Instance"));
+        assert!(glob_match(
+            "*.aws.crossplane.io/*",
+            "ec2.aws.crossplane.io/Instance"
+        ));
         assert!(glob_match("*", "apps/Deployment"));
         assert!(glob_match("*/*", "apps/Deployment"));
         assert!(!glob_match("*/*", "Pod"));
@@ -424,7 +438,10 @@ mod tests {
         assert!(glob_match("{apps,batch}/?ob", "batch/Job"));
         assert!(glob_match("[a-c]pps/*", "apps/X"));
         assert!(!glob_match("[!a]pps/*", "apps/X"));
-        assert!(path_match("*.crossplane.io/*", "pkg.crossplane.io/Provider"));
+        assert!(path_match(
+            "*.crossplane.io/*",
+            "pkg.crossplane.io/Provider"
+        ));
         assert!(!path_match("*", "pkg.crossplane.io/Provider"));
     }
 }

@@ -110,8 +110,7 @@ fn run_case(
     input: &Path,
     beside: Option<&String>,
 ) -> Result<HealthStatus, String> {
-    let text =
-        std::fs::read_to_string(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    let text = std::fs::read_to_string(input).map_err(|e| format!("{}: {e}", input.display()))?;
     // sigs.k8s.io/yaml reads the first document of a file.
     let obj = crate::object::parse_documents(&text, &input.display().to_string())
         .map_err(|e| e.to_string())?
@@ -149,8 +148,8 @@ pub fn read_suite(dir: &Path) -> Result<Vec<(PathBuf, HealthStatus)>, String> {
         let input = field(t, "inputPath")
             .and_then(Value::as_str)
             .ok_or_else(|| format!("tests[{i}].inputPath: missing or not a string"))?;
-        let hs = field(t, "healthStatus")
-            .ok_or_else(|| format!("tests[{i}].healthStatus: missing"))?;
+        let hs =
+            field(t, "healthStatus").ok_or_else(|| format!("tests[{i}].healthStatus: missing"))?;
         let text_of = |name: &str| -> Result<String, String> {
             match field(hs, name) {
                 None | Some(Value::Null) => Ok(String::new()),
