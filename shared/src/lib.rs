@@ -2,5 +2,6 @@
 //! controllers do. See `shared/DESIGN.md` of the project for the architecture.
 
 pub mod argo;
+pub mod flux;
 pub mod object;
 pub mod render;

@@ -1,0 +1,51 @@
+//! Flux health: the CEL environment and status evaluator of `healthCheckExprs` (fluxcd/pkg
+//! `runtime/cel`), kstatus `Compute` (fluxcd/cli-utils `pkg/kstatus/status`) and Flux's Job reader,
+//! the selection of an expression for an object, and the wait verdict of a Kustomization
+//! (fluxcd/pkg `ssa/manager_wait.go`, kustomize-controller).
+
+use serde::Serialize;
+
+/// kstatus statuses (fluxcd/cli-utils `pkg/kstatus/status/status.go` `Status`), spelled as
+/// kstatus spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum KStatus {
+    InProgress,
+    Failed,
+    Current,
+    Terminating,
+    NotFound,
+    Unknown,
+}
+
+impl KStatus {
+    /// The status word: `InProgress`, `Failed`, `Current`, `Terminating`, `NotFound`, `Unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KStatus::InProgress => "InProgress",
+            KStatus::Failed => "Failed",
+            KStatus::Current => "Current",
+            KStatus::Terminating => "Terminating",
+            KStatus::NotFound => "NotFound",
+            KStatus::Unknown => "Unknown",
+        }
+    }
+}
+
+/// A condition kstatus adds to its result (`Reconciling` or `Stalled`), as in kstatus `Result`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KCondition {
+    /// `Reconciling` or `Stalled`.
+    pub kind: String,
+    /// `True`, `False` or `Unknown`.
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+}
+
+/// What kstatus (or a CEL status evaluator) concluded about one object: kstatus `Result`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KResult {
+    pub status: KStatus,
+    pub message: String,
+    pub conditions: Vec<KCondition>,
+}
