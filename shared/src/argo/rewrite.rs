@@ -29,10 +29,19 @@
 //! * a call whose `(` starts on a later line than the callee ends (`f\n(x)`), which gopher-lua
 //!   accepts and LuaJIT rejects as ambiguous, gets its callee parenthesised so the `)` sits on the
 //!   line of the `(`: `(f\n)(x)` (prefixed by `;` when the callee starts a statement right after
-//!   another statement).
+//!   another statement). A method call split the same way (`a:m\n(x)`) cannot be fixed without
+//!   moving the newline and is left for LuaJIT to reject;
+//! * a parenthesised call used as a statement (`(f())`), which gopher-lua accepts and LuaJIT
+//!   rejects, loses its parentheses (they become spaces);
+//! * a statement that starts with `(` right after one that now ends with an inserted `)` (a
+//!   rewritten `..` or `#`, a replaced numeral) gets a `;` in front, or LuaJIT would call the `)`.
 //!
 //! Every edit stays within a line: the output has the same newline characters at the same line
 //! numbers as the input, so runtime errors (`<string>:LINE:`) point at the same lines.
+//!
+//! Not reproduced: errors gopher-lua raises in its compiler rather than its parser (see
+//! [`rewrite`]); numerals whose value gopher-lua gets wrong in ways not listed above; and the
+//! runtime behaviour of everything but `..` and `#`, which is the sandbox's business.
 
 use std::fmt;
 
@@ -62,7 +71,9 @@ pub const TOO_MANY_LEVELS: &str = "chunk has too many syntax levels";
 ///   expression but not a call, `parser.go.y` rule `stat: prefixexp`), or a lexer message:
 ///   `unterminated string`, `unterminated multiline string`, `invalid multiline string`,
 ///   `invalid multiline comment`, `illegal hexadecimal number`, `Invalid '~' token`,
-///   `Invalid token`; or [`TOO_MANY_LEVELS`].
+///   `Invalid token`; or [`TOO_MANY_LEVELS`]. (gopher-lua's `ambiguous syntax (function call x
+///   new statement)` check never fires in v1.1.2, which accepts `f()\n(g)` as one call, so it is
+///   not produced either.)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyntaxError {
     pub line: usize,
@@ -103,7 +114,10 @@ impl std::error::Error for SyntaxError {}
 /// * Nested chains and lengths (inside operands, call arguments, table constructors, function
 ///   bodies) are rewritten too; strings and comments are copied verbatim.
 /// * A space is put before an inserted `concat_fn`/`len_fn` that would otherwise join the
-///   preceding name or keyword (`return#t` becomes `return LEN((t))`).
+///   preceding name or keyword (`x = not#t` becomes `x = not LEN((t))`).
+/// * When a rewritten chain or length is the only value of a `return`, it is parenthesised
+///   (`return #t` becomes `return (LEN((t)))`): LuaJIT would make `return LEN((t))` a tail call,
+///   after which an error raised in `len_fn` at level 2 could not name the script's line.
 /// * No newline is added or removed. Source without `..` or `#` comes back byte-identical unless
 ///   it needs one of the compatibility edits listed in the module documentation.
 ///
@@ -1666,6 +1680,7 @@ mod tests {
             ("x = #a:m()", "x = LEN((a:m()))"),
             ("x = # #t", "x = LEN(( LEN((t))))"),
             ("x = #t == 0", "x = LEN((t)) == 0"),
+            ("x = not#t", "x = not LEN((t))"),
             ("x = #a .. b", "x = CONCAT((LEN((a))), (b))"),
             ("x = a .. #b", "x = CONCAT((a), (LEN((b))))"),
             ("x = #(a .. b)", "x = LEN(((CONCAT((a), (b)))))"),

@@ -3,6 +3,9 @@
 //! the selection of an expression for an object, and the wait verdict of a Kustomization
 //! (fluxcd/pkg `ssa/manager_wait.go`, kustomize-controller).
 
+pub mod kustomization;
+pub mod wait;
+
 use serde::Serialize;
 
 /// kstatus statuses (fluxcd/cli-utils `pkg/kstatus/status/status.go` `Status`), spelled as

@@ -1,0 +1,264 @@
+//! The parts of a Flux Kustomization that decide health checking (kustomize-controller
+//! `api/v1/kustomization_types.go`): `spec.healthCheckExprs`, `spec.wait`, `spec.healthChecks`,
+//! `spec.timeout`, `spec.interval`; and which `healthCheckExprs` entry covers an object (fluxcd/pkg
+//! `runtime/cel/status_reader.go` `NewStatusReader`/`Supports`).
+
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// One `spec.healthCheckExprs[]` entry (fluxcd/pkg `apis/kustomize` `CustomHealthCheck`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HealthCheckExpr {
+    /// Position in `spec.healthCheckExprs`, for messages (`healthchecks[i]`).
+    pub index: usize,
+    pub api_version: String,
+    /// Empty: the entry covers every kind of its group (pkg runtime v0.104.0+).
+    pub kind: String,
+    pub current: String,
+    pub failed: String,
+    pub in_progress: String,
+}
+
+impl HealthCheckExpr {
+    /// The entry's group: `schema.FromAPIVersionAndKind` keeps only the group of `apiVersion`.
+    pub fn group(&self) -> &str {
+        self.api_version
+            .split_once('/')
+            .map(|(g, _)| g)
+            .unwrap_or("")
+    }
+}
+
+/// A `spec.healthChecks[]` reference (`NamespacedObjectKindReference`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectRef {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub namespace: String,
+}
+
+/// What a Kustomization says about health checking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kustomization {
+    pub name: String,
+    pub namespace: String,
+    pub wait: bool,
+    /// `spec.timeout`, as written (a Go duration).
+    pub timeout: Option<String>,
+    /// `spec.interval`, as written.
+    pub interval: Option<String>,
+    pub health_checks: Vec<ObjectRef>,
+    pub exprs: Vec<HealthCheckExpr>,
+}
+
+/// Reads a Kustomization object (`kustomize.toolkit.fluxcd.io`, kind `Kustomization`).
+///
+/// Errors: another kind; a field of the wrong type, named by its path (e.g.
+/// `spec.healthCheckExprs[1].current: expected a string`).
+pub fn parse(obj: &Value) -> Result<Kustomization, String> {
+    let api = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind != "Kustomization" || !api.starts_with("kustomize.toolkit.fluxcd.io/") {
+        return Err(format!(
+            "expected a Flux Kustomization (kustomize.toolkit.fluxcd.io), found {} {}",
+            if api.is_empty() {
+                "(no apiVersion)"
+            } else {
+                api
+            },
+            if kind.is_empty() { "(no kind)" } else { kind }
+        ));
+    }
+    let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
+    let meta = obj.get("metadata");
+    let text = |v: Option<&Value>, path: &str| -> Result<String, String> {
+        match v {
+            None | Some(Value::Null) => Ok(String::new()),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(other) => Err(format!(
+                "{path}: expected a string, found {}",
+                crate::object::json_type(other)
+            )),
+        }
+    };
+    let wait = match spec.get("wait") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => {
+            return Err(format!(
+                "spec.wait: expected a boolean, found {}",
+                crate::object::json_type(other)
+            ))
+        }
+    };
+    let list = |name: &str| -> Result<Vec<Value>, String> {
+        match spec.get(name) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(a)) => Ok(a.clone()),
+            Some(other) => Err(format!(
+                "spec.{name}: expected a list, found {}",
+                crate::object::json_type(other)
+            )),
+        }
+    };
+    let mut exprs = Vec::new();
+    for (i, e) in list("healthCheckExprs")?.iter().enumerate() {
+        let p = |f: &str| format!("spec.healthCheckExprs[{i}].{f}");
+        exprs.push(HealthCheckExpr {
+            index: i,
+            api_version: text(e.get("apiVersion"), &p("apiVersion"))?,
+            kind: text(e.get("kind"), &p("kind"))?,
+            current: text(e.get("current"), &p("current"))?,
+            failed: text(e.get("failed"), &p("failed"))?,
+            in_progress: text(e.get("inProgress"), &p("inProgress"))?,
+        });
+    }
+    let mut health_checks = Vec::new();
+    for (i, r) in list("healthChecks")?.iter().enumerate() {
+        let p = |f: &str| format!("spec.healthChecks[{i}].{f}");
+        health_checks.push(ObjectRef {
+            api_version: text(r.get("apiVersion"), &p("apiVersion"))?,
+            kind: text(r.get("kind"), &p("kind"))?,
+            name: text(r.get("name"), &p("name"))?,
+            namespace: text(r.get("namespace"), &p("namespace"))?,
+        });
+    }
+    let opt = |v: String| if v.is_empty() { None } else { Some(v) };
+    Ok(Kustomization {
+        name: text(meta.and_then(|m| m.get("name")), "metadata.name")?,
+        namespace: text(meta.and_then(|m| m.get("namespace")), "metadata.namespace")?,
+        wait,
+        timeout: opt(text(spec.get("timeout"), "spec.timeout")?),
+        interval: opt(text(spec.get("interval"), "spec.interval")?),
+        health_checks,
+        exprs,
+    })
+}
+
+/// Which entry covers which GroupKind: a kind entry beats a group-only entry; the version is
+/// ignored.
+#[derive(Debug, Clone, Default)]
+pub struct Selector {
+    by_group_kind: HashMap<(String, String), usize>,
+    by_group: HashMap<String, usize>,
+}
+
+impl Selector {
+    /// Indexes the entries. Errors as `NewStatusReader` words them:
+    /// `duplicate custom health check for GroupKind <Kind.group> at healthchecks[i]` for a second
+    /// entry with the same group and kind (or the same group, for group-only entries).
+    pub fn new(exprs: &[HealthCheckExpr]) -> Result<Selector, String> {
+        let mut s = Selector::default();
+        for e in exprs {
+            let group = e.group().to_string();
+            let taken = if e.kind.is_empty() {
+                s.by_group.insert(group.clone(), e.index).is_some()
+            } else {
+                s.by_group_kind
+                    .insert((group.clone(), e.kind.clone()), e.index)
+                    .is_some()
+            };
+            if taken {
+                return Err(format!(
+                    "duplicate custom health check for GroupKind {} at healthchecks[{}]",
+                    go_group_kind(&group, &e.kind),
+                    e.index
+                ));
+            }
+        }
+        Ok(s)
+    }
+
+    /// The index of the entry that covers `group`/`kind`, if any.
+    pub fn select(&self, group: &str, kind: &str) -> Option<usize> {
+        self.by_group_kind
+            .get(&(group.to_string(), kind.to_string()))
+            .or_else(|| self.by_group.get(group))
+            .copied()
+    }
+}
+
+/// apimachinery `schema.GroupKind.String()`: `Kind.group`, or `Kind` for the core group.
+pub fn go_group_kind(group: &str, kind: &str) -> String {
+    if group.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind}.{group}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn entry(i: usize, api: &str, kind: &str) -> HealthCheckExpr {
+        HealthCheckExpr {
+            index: i,
+            api_version: api.into(),
+            kind: kind.into(),
+            current: "true".into(),
+            failed: String::new(),
+            in_progress: String::new(),
+        }
+    }
+
+    /// status_reader.go: group matched, version ignored; kind entry beats group entry.
+    #[test]
+    fn selection() {
+        let s = Selector::new(&[
+            entry(0, "pacto.trianalab.io/v1alpha1", ""),
+            entry(1, "pacto.trianalab.io/v1", "Pacto"),
+            entry(2, "v1", "ConfigMap"),
+        ])
+        .unwrap();
+        assert_eq!(s.select("pacto.trianalab.io", "Pacto"), Some(1));
+        assert_eq!(s.select("pacto.trianalab.io", "PactoRevision"), Some(0));
+        assert_eq!(s.select("", "ConfigMap"), Some(2));
+        assert_eq!(s.select("", "Secret"), None);
+        assert_eq!(s.select("apps", "Deployment"), None);
+    }
+
+    /// status_reader.go duplicate error text.
+    #[test]
+    fn duplicates() {
+        let e = Selector::new(&[
+            entry(0, "apps/v1", "Deployment"),
+            entry(1, "apps/v2", "Deployment"),
+        ])
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "duplicate custom health check for GroupKind Deployment.apps at healthchecks[1]"
+        );
+        let e =
+            Selector::new(&[entry(0, "v1", "ConfigMap"), entry(1, "v1", "ConfigMap")]).unwrap_err();
+        assert_eq!(
+            e,
+            "duplicate custom health check for GroupKind ConfigMap at healthchecks[1]"
+        );
+    }
+
+    #[test]
+    fn parse_kustomization() {
+        let k = parse(&json!({
+            "apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+            "metadata": {"name": "orders", "namespace": "flux-system"},
+            "spec": {"wait": true, "timeout": "5m", "interval": "1m", "healthCheckExprs": [
+                {"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto", "current": "true", "failed": "false"}
+            ]}
+        }))
+        .unwrap();
+        assert!(k.wait);
+        assert_eq!(k.timeout.as_deref(), Some("5m"));
+        assert_eq!(k.exprs[0].group(), "pacto.trianalab.io");
+        assert_eq!(k.exprs[0].failed, "false");
+        let e = parse(&json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization", "spec": {"healthCheckExprs": [{"apiVersion": "v1", "current": 5}]}})).unwrap_err();
+        assert_eq!(
+            e,
+            "spec.healthCheckExprs[0].current: expected a string, found number"
+        );
+        assert!(parse(&json!({"apiVersion": "v1", "kind": "ConfigMap"})).is_err());
+    }
+}

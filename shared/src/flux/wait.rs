@@ -1,0 +1,298 @@
+//! What a Kustomization's wait makes of its objects' statuses: fluxcd/pkg `ssa/manager_wait.go`
+//! (`WaitForSetWithContext`: aggregation, fail-fast, the error text) and kustomize-controller
+//! (`checkHealth`, `GetTimeout`, the `health check failed after <d>: ...` message).
+
+use super::kustomization::Kustomization;
+use super::KStatus;
+use std::time::Duration;
+
+/// One checked object and what its reader concluded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checked {
+    pub kind: String,
+    /// Empty for cluster-scoped objects.
+    pub namespace: String,
+    pub name: String,
+    pub status: KStatus,
+    /// The reader's error (a CEL evaluation error makes the status `Unknown`).
+    pub error: Option<String>,
+}
+
+impl Checked {
+    /// ssa `FmtObjMetadata`: `Kind/namespace/name`, or `Kind/name` without a namespace.
+    pub fn id(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{}/{}", self.kind, self.name)
+        } else {
+            format!("{}/{}/{}", self.kind, self.namespace, self.name)
+        }
+    }
+
+    /// One entry of the ssa error list: `<id> status: '<Status>'` plus `: <error>`.
+    pub fn entry(&self) -> String {
+        let mut s = format!("{} status: '{}'", self.id(), self.status.as_str());
+        if let Some(e) = &self.error {
+            s.push_str(": ");
+            s.push_str(e);
+        }
+        s
+    }
+}
+
+/// What the Kustomization does with these statuses if they stay as they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WaitVerdict {
+    /// Neither `spec.wait` nor `spec.healthChecks`: nothing is checked, nothing is held.
+    NotChecked,
+    /// Every object is Current: `Healthy=True`, the rollout goes on.
+    Passes,
+    /// A Failed object with fail-fast: `Ready=False` / `HealthCheckFailed` at the first poll.
+    FailsEarly { message: String },
+    /// Not every object Current and none Failed: the wait runs for the whole timeout, then
+    /// `Ready=False` / `HealthCheckFailed` with this message.
+    TimesOut { timeout: Duration, message: String },
+}
+
+/// ssa aggregation: any Failed → Failed; else any Unknown → Unknown; else all Current → Current;
+/// else InProgress. An empty set is Current.
+pub fn aggregate(objects: &[Checked]) -> KStatus {
+    if objects.iter().any(|o| o.status == KStatus::Failed) {
+        KStatus::Failed
+    } else if objects.iter().any(|o| o.status == KStatus::Unknown) {
+        KStatus::Unknown
+    } else if objects.iter().all(|o| o.status == KStatus::Current) {
+        KStatus::Current
+    } else {
+        KStatus::InProgress
+    }
+}
+
+/// The wait verdict for a Kustomization over the statuses of its checked objects, assuming they
+/// do not change (fail-fast on, as by default). Objects are listed in the order given; Flux lists
+/// them in Go map order, which varies.
+pub fn verdict(k: &Kustomization, objects: &[Checked]) -> WaitVerdict {
+    if !k.wait && k.health_checks.is_empty() {
+        return WaitVerdict::NotChecked;
+    }
+    let failed: Vec<String> = objects
+        .iter()
+        .filter(|o| o.status == KStatus::Failed)
+        .map(Checked::entry)
+        .collect();
+    if !failed.is_empty() {
+        return WaitVerdict::FailsEarly {
+            message: format!(
+                "failed early due to stalled resources: [{}]",
+                failed.join(", ")
+            ),
+        };
+    }
+    if aggregate(objects) == KStatus::Current {
+        return WaitVerdict::Passes;
+    }
+    let timeout = timeout(k);
+    let waiting: Vec<String> = objects
+        .iter()
+        .filter(|o| o.status != KStatus::Current)
+        .map(Checked::entry)
+        .collect();
+    WaitVerdict::TimesOut {
+        timeout,
+        message: format!(
+            "health check failed after {}: timeout waiting for: [{}]",
+            go_duration(timeout),
+            waiting.join(", ")
+        ),
+    }
+}
+
+/// kustomize-controller `GetTimeout`: `spec.timeout`, else `spec.interval` − 30 s, never below
+/// 30 s. An unparsable duration counts as absent (the API server would have rejected it).
+pub fn timeout(k: &Kustomization) -> Duration {
+    let floor = Duration::from_secs(30);
+    let d = match k.timeout.as_deref().and_then(parse_go_duration) {
+        Some(t) => t,
+        None => k
+            .interval
+            .as_deref()
+            .and_then(parse_go_duration)
+            .unwrap_or_default()
+            .saturating_sub(floor),
+    };
+    d.max(floor)
+}
+
+/// Go's `time.ParseDuration` for non-negative durations: decimal numbers with optional fractions,
+/// each followed by a unit (`ns`, `us`, `µs`, `ms`, `s`, `m`, `h`), e.g. `1h30m`, `1.5s`.
+pub fn parse_go_duration(s: &str) -> Option<Duration> {
+    let s = s.strip_prefix('+').unwrap_or(s);
+    if s == "0" {
+        return Some(Duration::ZERO);
+    }
+    if s.is_empty() {
+        return None;
+    }
+    let mut total = 0f64;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        if num_len == 0 {
+            return None;
+        }
+        let value: f64 = rest[..num_len].parse().ok()?;
+        rest = &rest[num_len..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "ns" => 1e-9,
+            "us" | "µs" | "μs" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return None,
+        };
+        rest = &rest[unit_len..];
+        total += value * scale;
+    }
+    Some(Duration::from_secs_f64(total))
+}
+
+/// Go's `time.Duration.String()`: `1h2m3s`, `5m0s`, `30s`, `1.5s`, `500ms`, `0s`.
+pub fn go_duration(d: Duration) -> String {
+    let ns = d.as_nanos();
+    if ns == 0 {
+        return "0s".into();
+    }
+    if ns < 1_000_000_000 {
+        let (unit, div) = if ns < 1_000 {
+            ("ns", 1u128)
+        } else if ns < 1_000_000 {
+            ("µs", 1_000)
+        } else {
+            ("ms", 1_000_000)
+        };
+        return format!("{}{unit}", fraction(ns, div));
+    }
+    let h = ns / 3_600_000_000_000;
+    let m = ns / 60_000_000_000 % 60;
+    let s = fraction(ns % 60_000_000_000, 1_000_000_000);
+    if h > 0 {
+        format!("{h}h{m}m{s}s")
+    } else if m > 0 {
+        format!("{m}m{s}s")
+    } else {
+        format!("{s}s")
+    }
+}
+
+fn fraction(n: u128, div: u128) -> String {
+    let whole = n / div;
+    let frac = n % div;
+    if frac == 0 {
+        return whole.to_string();
+    }
+    let width = (div as f64).log10().round() as usize;
+    let digits = format!("{frac:0width$}");
+    format!("{whole}.{}", digits.trim_end_matches('0'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flux::kustomization::Kustomization;
+
+    fn k(wait: bool, timeout: Option<&str>, interval: Option<&str>) -> Kustomization {
+        Kustomization {
+            name: "orders".into(),
+            namespace: "flux-system".into(),
+            wait,
+            timeout: timeout.map(Into::into),
+            interval: interval.map(Into::into),
+            health_checks: Vec::new(),
+            exprs: Vec::new(),
+        }
+    }
+
+    fn obj(kind: &str, ns: &str, name: &str, status: KStatus, error: Option<&str>) -> Checked {
+        Checked {
+            kind: kind.into(),
+            namespace: ns.into(),
+            name: name.into(),
+            status,
+            error: error.map(Into::into),
+        }
+    }
+
+    /// Go time.Duration.String() outputs.
+    #[test]
+    fn durations() {
+        assert_eq!(go_duration(Duration::from_secs(300)), "5m0s");
+        assert_eq!(go_duration(Duration::from_secs(30)), "30s");
+        assert_eq!(go_duration(Duration::from_secs(3600)), "1h0m0s");
+        assert_eq!(go_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(go_duration(Duration::from_millis(500)), "500ms");
+        assert_eq!(go_duration(Duration::ZERO), "0s");
+        assert_eq!(parse_go_duration("1h30m"), Some(Duration::from_secs(5400)));
+        assert_eq!(parse_go_duration("1.5s"), Some(Duration::from_millis(1500)));
+        assert_eq!(parse_go_duration("5x"), None);
+    }
+
+    /// kustomization_types.go GetTimeout: timeout, else interval - 30s, floor 30s.
+    #[test]
+    fn timeouts() {
+        assert_eq!(
+            timeout(&k(true, Some("5m"), Some("1m"))),
+            Duration::from_secs(300)
+        );
+        assert_eq!(
+            timeout(&k(true, None, Some("10m"))),
+            Duration::from_secs(570)
+        );
+        assert_eq!(timeout(&k(true, None, Some("1m"))), Duration::from_secs(30));
+        assert_eq!(
+            timeout(&k(true, Some("10s"), None)),
+            Duration::from_secs(30)
+        );
+    }
+
+    /// manager_wait.go: fail-fast list, timeout list with errors, aggregation order.
+    #[test]
+    fn verdicts_and_messages() {
+        let kz = k(true, Some("5m"), None);
+        let objs = vec![
+            obj("Pacto", "shop", "orders", KStatus::Current, None),
+            obj("Pacto", "shop", "payments", KStatus::Failed, None),
+            obj("Namespace", "", "shop", KStatus::Current, None),
+        ];
+        assert_eq!(
+            verdict(&kz, &objs),
+            WaitVerdict::FailsEarly {
+                message:
+                    "failed early due to stalled resources: [Pacto/shop/payments status: 'Failed']"
+                        .into()
+            }
+        );
+        let objs = vec![
+            obj("Pacto", "shop", "orders", KStatus::Current, None),
+            obj("ConfigMap", "shop", "cm", KStatus::Unknown, Some("failed to evaluate the CEL expression 'has(data.foo.bar)': no such attribute(s): data.foo.bar")),
+            obj("Pacto", "shop", "billing", KStatus::InProgress, None),
+        ];
+        assert_eq!(aggregate(&objs), KStatus::Unknown);
+        assert_eq!(
+            verdict(&kz, &objs),
+            WaitVerdict::TimesOut {
+                timeout: Duration::from_secs(300),
+                message: "health check failed after 5m0s: timeout waiting for: [ConfigMap/shop/cm status: 'Unknown': failed to evaluate the CEL expression 'has(data.foo.bar)': no such attribute(s): data.foo.bar, Pacto/shop/billing status: 'InProgress']".into()
+            }
+        );
+        assert_eq!(verdict(&kz, &objs[..1]), WaitVerdict::Passes);
+        assert_eq!(
+            verdict(&k(false, None, None), &objs),
+            WaitVerdict::NotChecked
+        );
+    }
+}
