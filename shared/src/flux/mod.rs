@@ -3,8 +3,10 @@
 //! the selection of an expression for an object, and the wait verdict of a Kustomization
 //! (fluxcd/pkg `ssa/manager_wait.go`, kustomize-controller).
 
+pub mod kstatus;
 pub mod kustomization;
 pub mod wait;
+
 
 use serde::Serialize;
 
