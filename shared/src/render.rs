@@ -91,7 +91,14 @@ pub fn health_report(items: &[HealthItem]) -> Value {
 }
 
 /// The human table of a health report: NAMESPACE, KIND, NAME, ARGO, SOURCE, MESSAGE.
-pub fn health_table(items: &[HealthItem], colour: bool) -> String {
+/// `builtin_scripts` says whether Argo CD's built-in Lua scripts were loaded: without them an
+/// object with no check may still have one in a real Argo CD.
+pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -> String {
+    let no_check = if builtin_scripts {
+        "no health check: Argo CD ignores this resource in the application's health"
+    } else {
+        "no custom script and no built-in Go check (Argo CD's built-in Lua scripts were not given: --customizations-dir)"
+    };
     let rows = items
         .iter()
         .map(|it| {
@@ -100,8 +107,7 @@ pub fn health_table(items: &[HealthItem], colour: bool) -> String {
                 Some(v) => match &v.health {
                     None => (
                         "<none>".to_string(),
-                        "no health check: Argo CD ignores this resource in the application's health"
-                            .to_string(),
+                        no_check.to_string(),
                         v.decider.name().to_string(),
                     ),
                     Some(h) => (

@@ -67,7 +67,14 @@ enum Overridden {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Usage errors exit 1, as cobra's do in the argocd CLI; help and version exit 0.
+    let cli = match <Cli as Parser>::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+        }
+    };
     let Top::Settings {
         argocd_cm_path,
         customizations_dir,

@@ -54,7 +54,11 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
-#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    disable_help_subcommand = true
+)]
 pub struct HealthArgs {
     #[command(subcommand)]
     pub sub: Option<HealthSub>,

@@ -21,6 +21,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
+            if e.kind() == clap::error::ErrorKind::InvalidSubcommand
+                || e.kind() == clap::error::ErrorKind::ArgumentConflict
+            {
+                eprintln!("hint: objects are given with -f FILE (kubectl pacto health -f FILE ...)");
+            }
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
@@ -85,7 +90,8 @@ fn argo_engine(args: &HealthArgs) -> Result<ArgoHealth> {
                 );
             };
             settings::parse_configmap(&cm.value).map_err(|e| match e {
-                settings::ConfigMapError::NotAConfigMap(_) => anyhow!("{}: {e}", cm.origin),
+                settings::ConfigMapError::NotAConfigMap(_)
+                | settings::ConfigMapError::InvalidData(_) => anyhow!("{}: {e}", cm.origin),
                 settings::ConfigMapError::Load(e) => {
                     let key = if e.key.is_empty() {
                         String::new()
@@ -114,6 +120,7 @@ fn health(args: &HealthArgs) -> Result<ExitCode> {
     let engine = argo_engine(args)?;
     let objects = object::read_paths(&args.files)?;
     let verdicts: Vec<_> = objects.iter().map(|o| engine.evaluate(&o.value)).collect();
+    warn_unused_overrides(&engine, &objects);
     for (o, v) in objects.iter().zip(&verdicts) {
         for line in &v.printed {
             eprintln!("{} {}/{}: print: {line}", o.origin, o.kind(), o.name());
@@ -138,19 +145,39 @@ fn health(args: &HealthArgs) -> Result<ExitCode> {
                 std::env::var("NO_COLOR").ok().as_deref(),
                 std::env::var("TERM").ok().as_deref(),
             );
-            render::health_table(&items, colour)
+            render::health_table(&items, colour, engine.builtins.is_some())
         }
     };
     write_stdout(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// A custom health key that no given object uses is most often a typo of the group or kind
+/// (argo-cd #14043: `app_Deployment` for `apps_Deployment`), which Argo ignores silently.
+fn warn_unused_overrides(engine: &ArgoHealth, objects: &[object::K8sObject]) {
+    let keys: Vec<String> = objects.iter().map(|o| o.gvk().group_kind()).collect();
+    for (key, o) in &engine.overrides.by_key {
+        if o.health_lua.is_empty() || key.contains(['*', '?', '[', '{']) {
+            continue;
+        }
+        if !keys.iter().any(|k| k == key) {
+            eprintln!(
+                "warning: the health customization for {key:?} ({}) matched none of the objects given",
+                o.keys.join(", ")
+            );
+        }
+    }
+}
+
 fn health_test(dirs: &[std::path::PathBuf]) -> Result<ExitCode> {
     let (mut passed, mut failed) = (0usize, 0usize);
     let mut out = String::new();
     for dir in dirs {
+        if !dir.exists() {
+            bail!("{}: no such file or directory", dir.display());
+        }
         if !dir.is_dir() {
-            bail!("{}: not a directory", dir.display());
+            bail!("{}: not a directory (health test takes directories of suites)", dir.display());
         }
         let run = suite::run_tree(dir, now_unix());
         if run.suites == 0 {

@@ -61,6 +61,7 @@ pub fn parse_configmap(cm: &Value) -> Result<Overrides, ConfigMapError> {
             if kind.is_empty() { "(none)" } else { kind }.to_string(),
         ));
     }
+    data_strings(cm).map_err(|e| ConfigMapError::InvalidData(e.message))?;
     parse_data_of(cm).map_err(ConfigMapError::Load)
 }
 
@@ -70,6 +71,9 @@ pub enum ConfigMapError {
     /// The file holds another kind of object.
     #[error("expected the argocd-cm ConfigMap, found kind {0}")]
     NotAConfigMap(String),
+    /// `data` is not a map of strings: the API server would refuse to store such a ConfigMap.
+    #[error("{0}")]
+    InvalidData(String),
     /// A configuration Argo CD itself would refuse.
     #[error(transparent)]
     Load(#[from] LoadError),
@@ -78,6 +82,11 @@ pub enum ConfigMapError {
 /// Parses the `data` of an object read as a ConfigMap, whatever its kind (as
 /// `argocd admin settings --argocd-cm-path` does). Errors: see [`parse_configmap`].
 pub fn parse_data_of(cm: &Value) -> Result<Overrides, LoadError> {
+    parse_data(&data_strings(cm)?)
+}
+
+/// `data` as a map of strings. Errors: a value that is not a string, or `data` not a map.
+fn data_strings(cm: &Value) -> Result<BTreeMap<String, String>, LoadError> {
     let mut data = BTreeMap::new();
     match cm.get("data") {
         None | Some(Value::Null) => {}
@@ -94,7 +103,7 @@ pub fn parse_data_of(cm: &Value) -> Result<Overrides, LoadError> {
                         return Err(LoadError {
                             key: k.clone(),
                             message: format!(
-                                "data.{k}: ConfigMap values must be strings, found {} (quote it: \"{}\")",
+                                "data.{k}: ConfigMap values must be strings, found {} (quote it: \"{}\"); the API server would refuse this ConfigMap",
                                 crate::object::json_type(other),
                                 other
                             ),
@@ -113,7 +122,7 @@ pub fn parse_data_of(cm: &Value) -> Result<Overrides, LoadError> {
             })
         }
     }
-    parse_data(&data)
+    Ok(data)
 }
 
 /// Parses argocd-cm data (see [`parse_configmap`]).
@@ -401,8 +410,11 @@ mod tests {
             e.to_string(),
             "expected the argocd-cm ConfigMap, found kind Secret"
         );
-        let e = load_err(cm(json!({"resource.customizations.useOpenLibs.a_B": true})));
-        assert!(e.message.contains("must be strings"), "{}", e.message);
+        // A non-string value is no Argo error: the API server would refuse the ConfigMap.
+        let e = parse_configmap(&cm(json!({"resource.customizations.useOpenLibs.a_B": true})))
+            .unwrap_err();
+        assert!(matches!(e, ConfigMapError::InvalidData(_)), "{e}");
+        assert!(e.to_string().contains("must be strings"), "{e}");
     }
 
     /// Legacy blob merged per field with split keys (settings.go GetResourceOverrides).
