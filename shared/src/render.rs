@@ -3,6 +3,9 @@
 //! printed; colour only when the caller says the stream is a terminal and NO_COLOR is unset).
 
 use crate::argo::health::ArgoVerdict;
+use crate::flux::health::FluxVerdict;
+use crate::flux::kustomization::Kustomization;
+use crate::flux::wait::{go_duration, WaitVerdict};
 use crate::object::K8sObject;
 use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use owo_colors::OwoColorize;
@@ -55,7 +58,37 @@ pub fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
 /// One row of a health report.
 pub struct HealthItem<'a> {
     pub object: &'a K8sObject,
+    /// None when the Argo CD side was not asked for.
     pub argo: Option<&'a ArgoVerdict>,
+    /// None when the Flux side was not asked for.
+    pub flux: Option<&'a FluxVerdict>,
+}
+
+/// What a verdict does to the next rollout step: lets it go, holds it, or fails it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    Pass,
+    Hold,
+    Fail,
+}
+
+/// Argo CD: Healthy (or no health, which the roll-up ignores) lets a sync wave go on; Degraded and
+/// Missing fail it; Progressing, Suspended, Unknown and the empty status hold it.
+pub fn argo_gate(v: &ArgoVerdict) -> Gate {
+    match v.health.as_ref().map(|h| h.status.as_str()) {
+        None | Some("Healthy") => Gate::Pass,
+        Some("Degraded") | Some("Missing") => Gate::Fail,
+        _ => Gate::Hold,
+    }
+}
+
+/// Flux: Current passes; Failed fails the wait early; anything else holds it until the timeout.
+pub fn flux_gate(v: &FluxVerdict) -> Gate {
+    match v.status {
+        crate::flux::KStatus::Current => Gate::Pass,
+        crate::flux::KStatus::Failed => Gate::Fail,
+        _ => Gate::Hold,
+    }
 }
 
 /// The `HealthReport` document of shared/DESIGN.md: `{"kind":"HealthReport","items":[{"ref":
@@ -83,14 +116,20 @@ pub fn health_report(items: &[HealthItem]) -> Value {
                     "name": it.object.name(),
                 },
                 "argo": argo,
-                "flux": Value::Null,
+                "flux": it.flux.map(|f| json!({
+                    "status": f.status.as_str(),
+                    "message": f.message,
+                    "source": f.source.name(),
+                    "error": f.error,
+                })),
             })
         })
         .collect();
     json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "HealthReport", "items": items})
 }
 
-/// The human table of a health report: NAMESPACE, KIND, NAME, ARGO, SOURCE, MESSAGE.
+/// The human table of a health report: NAMESPACE, KIND, NAME, then ARGO and/or FLUX (with `≠`
+/// in a DIFF column where the two gates decide differently), SOURCE and MESSAGE (long text last).
 /// `builtin_scripts` says whether Argo CD's built-in Lua scripts were loaded: without them an
 /// object with no check may still have one in a real Argo CD.
 pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -> String {
@@ -99,42 +138,125 @@ pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -
     } else {
         "no custom script and no built-in Go check (Argo CD's built-in Lua scripts were not given: --customizations-dir)"
     };
+    let with_argo = items.iter().any(|i| i.argo.is_some());
+    let with_flux = items.iter().any(|i| i.flux.is_some());
     let rows = items
         .iter()
         .map(|it| {
-            let (status, message, source) = match it.argo {
-                None => ("-".to_string(), String::new(), String::new()),
-                Some(v) => match &v.health {
-                    None => (
-                        "<none>".to_string(),
-                        no_check.to_string(),
-                        v.decider.name().to_string(),
-                    ),
-                    Some(h) => (
-                        if h.status.is_empty() {
-                            "<empty>".to_string()
-                        } else {
-                            status_word(&h.status, colour)
-                        },
-                        one_line(&h.message),
-                        v.decider.name().to_string(),
-                    ),
-                },
-            };
-            vec![
+            let mut row = vec![
                 it.object.namespace().to_string(),
                 it.object.kind().to_string(),
                 it.object.name().to_string(),
-                status,
-                source,
-                message,
-            ]
+            ];
+            let mut sources = Vec::new();
+            let mut messages = Vec::new();
+            if with_argo {
+                let (status, message) = match it.argo {
+                    None => ("-".to_string(), String::new()),
+                    Some(v) => {
+                        sources.push(v.decider.name().to_string());
+                        match &v.health {
+                            None => ("<none>".to_string(), no_check.to_string()),
+                            Some(h) if h.status.is_empty() => {
+                                ("<empty>".to_string(), one_line(&h.message))
+                            }
+                            Some(h) => (status_word(&h.status, colour), one_line(&h.message)),
+                        }
+                    }
+                };
+                row.push(status);
+                if !message.is_empty() {
+                    messages.push(if with_flux {
+                        format!("argo: {message}")
+                    } else {
+                        message
+                    });
+                }
+            }
+            if with_flux {
+                let status = match it.flux {
+                    None => "-".to_string(),
+                    Some(f) => {
+                        sources.push(f.source.name().to_string());
+                        let text = f.error.clone().unwrap_or_else(|| f.message.clone());
+                        if !text.is_empty() {
+                            messages.push(if with_argo {
+                                format!("flux: {}", one_line(&text))
+                            } else {
+                                one_line(&text)
+                            });
+                        }
+                        status_word(f.status.as_str(), colour)
+                    }
+                };
+                row.push(status);
+            }
+            if with_argo && with_flux {
+                let differ = match (it.argo, it.flux) {
+                    (Some(a), Some(f)) => argo_gate(a) != flux_gate(f),
+                    _ => false,
+                };
+                row.push(if differ {
+                    "≠".to_string()
+                } else {
+                    String::new()
+                });
+            }
+            row.push(sources.join("/"));
+            row.push(messages.join("; "));
+            row
         })
         .collect();
-    table(
-        &["NAMESPACE", "KIND", "NAME", "ARGO", "SOURCE", "MESSAGE"],
-        rows,
-    )
+    let mut headers = vec!["NAMESPACE", "KIND", "NAME"];
+    if with_argo {
+        headers.push("ARGO");
+    }
+    if with_flux {
+        headers.push("FLUX");
+    }
+    if with_argo && with_flux {
+        headers.push("DIFF");
+    }
+    headers.extend(["SOURCE", "MESSAGE"]);
+    table(&headers, rows)
+}
+
+/// One line saying what the Kustomization (or HelmRelease) as a whole would do.
+pub fn wait_summary(k: &Kustomization, v: &WaitVerdict) -> String {
+    let who = if k.namespace.is_empty() {
+        format!("{} {}", k.kind, k.name)
+    } else {
+        format!("{} {}/{}", k.kind, k.namespace, k.name)
+    };
+    match v {
+        WaitVerdict::NotChecked => format!(
+            "{who}: checks nothing (spec.wait is false and spec.healthChecks is empty): Flux does not hold the next step on these objects"
+        ),
+        WaitVerdict::Passes => format!("{who}: the health check passes: every checked object is Current"),
+        WaitVerdict::FailsEarly { message } => {
+            format!("{who}: fails at the first poll (Ready=False, HealthCheckFailed): {message}")
+        }
+        WaitVerdict::TimesOut { timeout, message } => format!(
+            "{who}: waits the whole timeout ({}), then fails (Ready=False, HealthCheckFailed): {message}",
+            go_duration(*timeout)
+        ),
+    }
+}
+
+/// The wait verdict as a JSON value for `-o json|yaml`.
+pub fn wait_json(k: &Kustomization, v: &WaitVerdict) -> Value {
+    let (verdict, message, timeout) = match v {
+        WaitVerdict::NotChecked => ("NotChecked", String::new(), None),
+        WaitVerdict::Passes => ("Passes", String::new(), None),
+        WaitVerdict::FailsEarly { message } => ("FailsEarly", message.clone(), None),
+        WaitVerdict::TimesOut { timeout, message } => {
+            ("TimesOut", message.clone(), Some(go_duration(*timeout)))
+        }
+    };
+    json!({
+        "kind": k.kind, "namespace": k.namespace, "name": k.name,
+        "verdict": verdict, "message": message, "timeout": timeout,
+    })
 }
 
 /// Newlines and tabs in a message shown as `\n` / `\t`, so that one object stays one row.

@@ -30,12 +30,13 @@ impl Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Evaluate Argo CD health on objects in files, with no cluster.
+    /// Evaluate Argo CD and Flux health on objects in files, with no cluster.
     ///
-    /// Each object is judged as Argo CD's application controller judges it: deletion first, then a
-    /// custom health script from argocd-cm (exact key, then wildcard), then a built-in script from
-    /// --customizations-dir, then Argo CD's built-in Go checks. Exit 0 when it ran, whatever the
-    /// verdicts.
+    /// Argo CD: deletion first, then a custom health script from argocd-cm (exact key, then
+    /// wildcard), then a built-in script from --customizations-dir, then Argo CD's built-in Go
+    /// checks. Flux (with --kustomization or --helmrelease): the healthCheckExprs entry for the
+    /// object's group and kind, Flux's Job reader, else kstatus; then what the Kustomization's wait
+    /// makes of them. Exit 0 when it ran, whatever the verdicts.
     Health(HealthArgs),
     /// Print a shell completion script (bash, zsh or fish) for kubectl-pacto.
     Completion {
@@ -78,6 +79,13 @@ pub struct HealthArgs {
     /// consulted after argocd-cm as Argo CD consults its built-in scripts.
     #[arg(long, value_name = "DIR")]
     pub customizations_dir: Option<PathBuf>,
+    /// A Flux Kustomization whose spec.healthCheckExprs, spec.wait, spec.healthChecks and
+    /// spec.timeout apply (the objects given stand for what it applies).
+    #[arg(long, value_name = "FILE", conflicts_with = "helmrelease")]
+    pub kustomization: Option<PathBuf>,
+    /// A Flux HelmRelease whose spec.healthCheckExprs apply.
+    #[arg(long, value_name = "FILE")]
+    pub helmrelease: Option<PathBuf>,
     /// Output format: a table by default.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<Output>,

@@ -10,6 +10,9 @@ use cli::{Cli, Command, HealthArgs, HealthSub, Output};
 use pacto_gates::argo::health::{ArgoHealth, BuiltinScripts};
 use pacto_gates::argo::settings::{self, Overrides};
 use pacto_gates::argo::suite;
+use pacto_gates::flux::health::{FluxHealth, FluxVerdict, JobOrder};
+use pacto_gates::flux::kustomization::{self, Kustomization};
+use pacto_gates::flux::wait;
 use pacto_gates::object;
 use pacto_gates::render::{self, HealthItem};
 use std::io::{IsTerminal, Write};
@@ -24,7 +27,9 @@ fn main() -> ExitCode {
             if e.kind() == clap::error::ErrorKind::InvalidSubcommand
                 || e.kind() == clap::error::ErrorKind::ArgumentConflict
             {
-                eprintln!("hint: objects are given with -f FILE (kubectl pacto health -f FILE ...)");
+                eprintln!(
+                    "hint: objects are given with -f FILE (kubectl pacto health -f FILE ...)"
+                );
             }
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
@@ -116,11 +121,111 @@ fn argo_engine(args: &HealthArgs) -> Result<ArgoHealth> {
     Ok(ArgoHealth::new(overrides, builtins, now_unix()))
 }
 
+/// Reads the one Kustomization or HelmRelease of a file.
+fn read_one(path: &std::path::Path) -> Result<object::K8sObject> {
+    let objs = object::read_paths(std::slice::from_ref(&path.to_path_buf()))?;
+    match <[object::K8sObject; 1]>::try_from(objs) {
+        Ok([o]) => Ok(o),
+        Err(objs) => bail!(
+            "{}: expected one object, found {}",
+            path.display(),
+            objs.len()
+        ),
+    }
+}
+
+/// The Flux side, when a Kustomization or HelmRelease was given.
+fn flux_engine(args: &HealthArgs) -> Result<Option<(Kustomization, FluxHealth)>> {
+    let Some(path) = args.kustomization.as_ref().or(args.helmrelease.as_ref()) else {
+        return Ok(None);
+    };
+    let o = read_one(path)?;
+    let k = kustomization::parse(&o.value).map_err(|e| anyhow!("{}: {e}", o.origin))?;
+    let order = if k.kind == "Kustomization" && !k.impersonates {
+        JobOrder::JobReaderFirst
+    } else {
+        JobOrder::ExpressionsFirst
+    };
+    let engine = FluxHealth::new(&k.exprs, order, now_unix()).map_err(|e| {
+        anyhow!(
+            "{}: {} {}: Ready=False, Stalled=True, reason InvalidCELExpression: Reconciliation failed terminally due to configuration error: {e}",
+            o.origin,
+            k.kind,
+            k.name
+        )
+    })?;
+    Ok(Some((k, engine)))
+}
+
+/// The objects a Kustomization's health check covers: with `spec.wait` all of them but itself;
+/// otherwise those named in `spec.healthChecks`, a missing one counting as NotFound.
+fn checked(
+    k: &Kustomization,
+    objects: &[object::K8sObject],
+    verdicts: &[FluxVerdict],
+) -> Vec<wait::Checked> {
+    let entry = |o: &object::K8sObject, v: &FluxVerdict| wait::Checked {
+        kind: o.kind().to_string(),
+        namespace: o.namespace().to_string(),
+        name: o.name().to_string(),
+        status: v.status,
+        error: v.error.clone(),
+    };
+    let is_self = |o: &object::K8sObject| {
+        o.kind() == k.kind && o.name() == k.name && o.namespace() == k.namespace
+    };
+    if k.wait {
+        return objects
+            .iter()
+            .zip(verdicts)
+            .filter(|(o, _)| !is_self(o))
+            .map(|(o, v)| entry(o, v))
+            .collect();
+    }
+    k.health_checks
+        .iter()
+        .map(|r| {
+            let group = r.api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
+            let found = objects.iter().zip(verdicts).find(|(o, _)| {
+                let gvk = o.gvk();
+                gvk.group == group
+                    && gvk.kind == r.kind
+                    && o.name() == r.name
+                    && o.namespace() == r.namespace
+            });
+            match found {
+                Some((o, v)) => entry(o, v),
+                None => wait::Checked {
+                    kind: r.kind.clone(),
+                    namespace: r.namespace.clone(),
+                    name: r.name.clone(),
+                    status: pacto_gates::flux::KStatus::NotFound,
+                    error: None,
+                },
+            }
+        })
+        .collect()
+}
+
 fn health(args: &HealthArgs) -> Result<ExitCode> {
+    let flux = flux_engine(args)?;
+    let argo_wanted =
+        flux.is_none() || args.argocd_cm.is_some() || args.customizations_dir.is_some();
     let engine = argo_engine(args)?;
     let objects = object::read_paths(&args.files)?;
-    let verdicts: Vec<_> = objects.iter().map(|o| engine.evaluate(&o.value)).collect();
-    warn_unused_overrides(&engine, &objects);
+    let verdicts: Vec<_> = if argo_wanted {
+        warn_unused_overrides(&engine, &objects);
+        objects.iter().map(|o| engine.evaluate(&o.value)).collect()
+    } else {
+        Vec::new()
+    };
+    let flux_verdicts: Vec<FluxVerdict> = match &flux {
+        Some((_, f)) => objects.iter().map(|o| f.evaluate(&o.value)).collect(),
+        None => Vec::new(),
+    };
+    let wait = flux
+        .as_ref()
+        .map(|(k, _)| (k, wait::verdict(k, &checked(k, &objects, &flux_verdicts))));
     for (o, v) in objects.iter().zip(&verdicts) {
         for line in &v.printed {
             eprintln!("{} {}/{}: print: {line}", o.origin, o.kind(), o.name());
@@ -128,24 +233,33 @@ fn health(args: &HealthArgs) -> Result<ExitCode> {
     }
     let items: Vec<HealthItem> = objects
         .iter()
-        .zip(&verdicts)
-        .map(|(object, v)| HealthItem {
+        .enumerate()
+        .map(|(i, object)| HealthItem {
             object,
-            argo: Some(v),
+            argo: verdicts.get(i),
+            flux: flux_verdicts.get(i),
         })
         .collect();
+    let mut report = render::health_report(&items);
+    if let Some((k, v)) = &wait {
+        report["summary"] = serde_json::json!({"flux": render::wait_json(k, v)});
+    }
     let out = match args.output {
-        Some(Output::Json) => serde_json::to_string_pretty(&render::health_report(&items))? + "\n",
-        Some(Output::Yaml) => {
-            serde_saphyr::to_string(&render::health_report(&items)).context("rendering YAML")?
-        }
+        Some(Output::Json) => serde_json::to_string_pretty(&report)? + "\n",
+        Some(Output::Yaml) => serde_saphyr::to_string(&report).context("rendering YAML")?,
         None => {
             let colour = render::colour_wanted(
                 std::io::stdout().is_terminal(),
                 std::env::var("NO_COLOR").ok().as_deref(),
                 std::env::var("TERM").ok().as_deref(),
             );
-            render::health_table(&items, colour, engine.builtins.is_some())
+            let mut t = render::health_table(&items, colour, engine.builtins.is_some());
+            if let Some((k, v)) = &wait {
+                t.push('\n');
+                t.push_str(&render::wait_summary(k, v));
+                t.push('\n');
+            }
+            t
         }
     };
     write_stdout(&out)?;
@@ -177,7 +291,10 @@ fn health_test(dirs: &[std::path::PathBuf]) -> Result<ExitCode> {
             bail!("{}: no such file or directory", dir.display());
         }
         if !dir.is_dir() {
-            bail!("{}: not a directory (health test takes directories of suites)", dir.display());
+            bail!(
+                "{}: not a directory (health test takes directories of suites)",
+                dir.display()
+            );
         }
         let run = suite::run_tree(dir, now_unix());
         if run.suites == 0 {

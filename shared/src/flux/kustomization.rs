@@ -38,9 +38,14 @@ pub struct ObjectRef {
     pub namespace: String,
 }
 
-/// What a Kustomization says about health checking.
+/// What a Kustomization (or a HelmRelease, read the same way) says about health checking.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kustomization {
+    /// `Kustomization` or `HelmRelease`.
+    pub kind: String,
+    /// `spec.serviceAccountName` or `spec.kubeConfig` set: kustomize-controller then installs the
+    /// expression reader before its Job reader.
+    pub impersonates: bool,
     pub name: String,
     pub namespace: String,
     pub wait: bool,
@@ -52,22 +57,28 @@ pub struct Kustomization {
     pub exprs: Vec<HealthCheckExpr>,
 }
 
-/// Reads a Kustomization object (`kustomize.toolkit.fluxcd.io`, kind `Kustomization`).
+/// Reads a Kustomization (`kustomize.toolkit.fluxcd.io`) or a HelmRelease
+/// (`helm.toolkit.fluxcd.io`, whose `spec.healthCheckExprs` has the same type, helm-controller
+/// v1.5.0+).
 ///
 /// Errors: another kind; a field of the wrong type, named by its path (e.g.
 /// `spec.healthCheckExprs[1].current: expected a string`).
 pub fn parse(obj: &Value) -> Result<Kustomization, String> {
     let api = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = obj.get("kind").and_then(Value::as_str).unwrap_or("");
-    if kind != "Kustomization" || !api.starts_with("kustomize.toolkit.fluxcd.io/") {
-        return Err(format!(
-            "expected a Flux Kustomization (kustomize.toolkit.fluxcd.io), found {} {}",
-            if api.is_empty() {
-                "(no apiVersion)"
+    let helm = kind == "HelmRelease" && api.starts_with("helm.toolkit.fluxcd.io/");
+    if !helm && (kind != "Kustomization" || !api.starts_with("kustomize.toolkit.fluxcd.io/")) {
+        let or_none = |v: &'static str, x: &str| {
+            if x.is_empty() {
+                v.to_string()
             } else {
-                api
-            },
-            if kind.is_empty() { "(no kind)" } else { kind }
+                x.to_string()
+            }
+        };
+        return Err(format!(
+            "expected a Flux Kustomization (kustomize.toolkit.fluxcd.io) or HelmRelease (helm.toolkit.fluxcd.io), found {} {}",
+            or_none("(no apiVersion)", api),
+            or_none("(no kind)", kind)
         ));
     }
     let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
@@ -82,15 +93,24 @@ pub fn parse(obj: &Value) -> Result<Kustomization, String> {
             )),
         }
     };
-    let wait = match spec.get("wait") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => {
-            return Err(format!(
-                "spec.wait: expected a boolean, found {}",
+    let flag = |v: Option<&Value>, path: &str| -> Result<bool, String> {
+        match v {
+            None | Some(Value::Null) => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(format!(
+                "{path}: expected a boolean, found {}",
                 crate::object::json_type(other)
-            ))
+            )),
         }
+    };
+    // helm-controller waits (and so evaluates the expressions) unless the action disables it.
+    let wait = if helm {
+        !flag(
+            spec.get("install").and_then(|i| i.get("disableWait")),
+            "spec.install.disableWait",
+        )?
+    } else {
+        flag(spec.get("wait"), "spec.wait")?
     };
     let list = |name: &str| -> Result<Vec<Value>, String> {
         match spec.get(name) {
@@ -125,11 +145,21 @@ pub fn parse(obj: &Value) -> Result<Kustomization, String> {
         });
     }
     let opt = |v: String| if v.is_empty() { None } else { Some(v) };
+    let timeout = opt(text(spec.get("timeout"), "spec.timeout")?);
     Ok(Kustomization {
+        kind: kind.to_string(),
+        impersonates: !helm
+            && (spec.get("serviceAccountName").is_some_and(|v| !v.is_null())
+                || spec.get("kubeConfig").is_some_and(|v| !v.is_null())),
         name: text(meta.and_then(|m| m.get("name")), "metadata.name")?,
         namespace: text(meta.and_then(|m| m.get("namespace")), "metadata.namespace")?,
         wait,
-        timeout: opt(text(spec.get("timeout"), "spec.timeout")?),
+        // helm-controller's default action timeout is 5m.
+        timeout: if helm && timeout.is_none() {
+            Some("5m".into())
+        } else {
+            timeout
+        },
         interval: opt(text(spec.get("interval"), "spec.interval")?),
         health_checks,
         exprs,

@@ -3,10 +3,12 @@
 //! the selection of an expression for an object, and the wait verdict of a Kustomization
 //! (fluxcd/pkg `ssa/manager_wait.go`, kustomize-controller).
 
+pub mod health;
 pub mod kstatus;
 pub mod kustomization;
 pub mod wait;
 
+pub mod cel;
 
 use serde::Serialize;
 

@@ -207,6 +207,8 @@ mod tests {
 
     fn k(wait: bool, timeout: Option<&str>, interval: Option<&str>) -> Kustomization {
         Kustomization {
+            kind: "Kustomization".into(),
+            impersonates: false,
             name: "orders".into(),
             namespace: "flux-system".into(),
             wait,

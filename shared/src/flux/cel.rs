@@ -1,0 +1,297 @@
+//! Flux's CEL health checks (`healthCheckExprs`): fluxcd/pkg `runtime/cel` `Expression` and
+//! `StatusEvaluator`, on cel-rust 0.15 with cel-go v0.26.1 semantics and error texts.
+//!
+//! - [`Expression::parse`] is `NewExpression(expr)`: parsed, never type-checked; the environment
+//!   is Flux's (see `cel/env.rs`): standard macros, optional types (library v2 included), the
+//!   strings, sets and encoders extensions, UTC as the default time zone, cross-type numeric
+//!   comparisons, last-wins duplicate map keys.
+//! - Each top-level field of the object is a variable (`apiVersion`, `metadata`, `status`, ...);
+//!   there is no `self`. Numbers follow Kubernetes typing: integers are `int`, never `uint`.
+//! - Errors read as Flux's: `failed to evaluate the CEL expression '<e>': <cel-go error>`, with
+//!   cel-go's `no such attribute(s): status.conditions`, `no such key: conditions`, ...
+//! - [`StatusEvaluator`] is `NewStatusEvaluator` + `Evaluate`: the generation guard, then
+//!   inProgress, failed, current, the first true wins, none true is InProgress, any error stops.
+//! - An evaluation's work is bounded by [`Limits`] (an iteration budget and an optional deadline),
+//!   where cel-go has only its context's cancellation; see `cel/budget.rs`.
+//!
+//! [`Expression::compile`] reproduces the `WithCompile()` options of `NewExpression` as far as
+//! Flux's own tests need them; it is not a CEL type checker (see [`CompileOptions`]).
+
+mod budget;
+mod check;
+mod convert;
+mod env;
+mod errors;
+mod rewrite;
+
+pub use budget::{Limits, DEFAULT_MAX_ITERATIONS};
+pub use check::{CompileOptions, OutputType};
+pub use convert::{json_to_val, type_name, val_to_json};
+
+use super::{KResult, KStatus};
+use cel::common::value::Val;
+use cel::{Context, Value};
+use serde_json::Value as Json;
+use std::collections::HashSet;
+
+/// A parsed CEL expression of Flux's environment.
+#[derive(Debug, Clone)]
+pub struct Expression {
+    src: String,
+    prepared: rewrite::Prepared,
+    limits: Limits,
+}
+
+impl Expression {
+    /// Parses `src` as Flux's `NewExpression(src)` does (no type checking). The error is Flux's:
+    /// `failed to parse the CEL expression '<src>': ERROR: <input>:1:5: Syntax error: ...`, with
+    /// cel-go's source snippet lines.
+    pub fn parse(src: &str) -> Result<Expression, String> {
+        let ast = env::env()
+            .parser()
+            .parse(src)
+            .map_err(|e| parse_failure(src, &errors::parse_errors(src, &e)))?;
+        check::program_errors(&ast)
+            .map_err(|e| format!("failed to create CEL program: {e}"))?;
+        Ok(Expression {
+            src: src.to_string(),
+            prepared: rewrite::prepare(ast),
+            limits: Limits::default(),
+        })
+    }
+
+    /// Parses `src` with Flux's `NewExpression` options (`WithCompile`, `WithStructVariables`,
+    /// `WithOutputType`); see [`CompileOptions`] for what the checking covers.
+    pub fn compile(src: &str, opts: &CompileOptions) -> Result<Expression, String> {
+        if !opts.compile && (opts.output_type.is_some() || !opts.struct_variables.is_empty()) {
+            return Err(
+                "output type and variables can only be set when compiling the expression"
+                    .to_string(),
+            );
+        }
+        let program = env::env()
+            .compile(src)
+            .map_err(|e| parse_failure(src, &errors::parse_errors(src, &e)))?;
+        let ast = program.expression().clone();
+        if opts.compile {
+            let output = check::check(src, &program, opts).map_err(|e| parse_failure(src, &e))?;
+            if let Some(want) = opts.output_type {
+                if want != output {
+                    return Err(format!(
+                        "CEL expression output type mismatch: expected {}, got {}",
+                        want.name(),
+                        output.name()
+                    ));
+                }
+            }
+        } else {
+            check::program_errors(&ast)
+                .map_err(|e| format!("failed to create CEL program: {e}"))?;
+        }
+        Ok(Expression {
+            src: src.to_string(),
+            prepared: rewrite::prepare(ast),
+            limits: Limits::default(),
+        })
+    }
+
+    /// The same expression with other evaluation limits.
+    pub fn with_limits(mut self, limits: Limits) -> Expression {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits evaluations run with.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The expression as written.
+    pub fn as_str(&self) -> &str {
+        &self.src
+    }
+
+    /// Evaluates against `obj` (each top-level field a variable) and hands the raw CEL result,
+    /// or the cel-go error text, to `f`.
+    pub fn eval_raw<R>(&self, obj: &Json, f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R) -> R {
+        let bindings: Vec<(String, Box<dyn Val>)> = match obj {
+            Json::Object(m) => m
+                .iter()
+                .map(|(k, v)| (k.clone(), convert::json_to_val(v)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        self.eval_bindings(bindings, f)
+    }
+
+    /// Evaluates with the given variables (the conformance runner's entry point) and hands the
+    /// raw CEL result, or the cel-go error text, to `f`.
+    pub fn eval_bindings<R>(
+        &self,
+        bindings: Vec<(String, Box<dyn Val>)>,
+        f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R,
+    ) -> R {
+        let names: HashSet<String> = bindings.iter().map(|(n, _)| n.clone()).collect();
+        let ast = rewrite::bind_missing(&self.prepared, &|n| names.contains(n));
+        let mut ctx = Context::with_env(env::env());
+        for (name, value) in bindings {
+            ctx.add_variable_as_val(name, value);
+        }
+        let _guard = budget::start(&self.limits);
+        match Value::resolve_val(&ast, &ctx) {
+            Ok(v) => f(Ok(v.as_ref())),
+            Err(e) => f(Err(errors::execution_error(&e))),
+        }
+    }
+
+    fn eval_failure(&self, err: String) -> String {
+        format!("failed to evaluate the CEL expression '{}': {err}", self.src)
+    }
+
+    /// Flux's `EvaluateBoolean`.
+    pub fn eval_bool(&self, obj: &Json) -> Result<bool, String> {
+        self.eval_raw(obj, |r| match r {
+            Err(e) => Err(self.eval_failure(e)),
+            Ok(v) => match v.downcast_ref::<cel::common::types::CelBool>() {
+                Some(b) => Ok(*b.inner()),
+                None => Err(format!(
+                    "failed to evaluate CEL expression as boolean: '{}'",
+                    self.src
+                )),
+            },
+        })
+    }
+
+    /// Flux's `EvaluateString`.
+    pub fn eval_string(&self, obj: &Json) -> Result<String, String> {
+        self.eval_raw(obj, |r| match r {
+            Err(e) => Err(self.eval_failure(e)),
+            Ok(v) => match v.downcast_ref::<cel::common::types::CelString>() {
+                Some(s) => Ok(s.inner().to_string()),
+                None => Err(format!(
+                    "failed to evaluate CEL expression as string: '{}'",
+                    self.src
+                )),
+            },
+        })
+    }
+
+    /// Flux's `EvaluateStringSlice`: a list of strings; cel-go's `ConvertToNative([]string)`
+    /// errors otherwise.
+    pub fn eval_string_slice(&self, obj: &Json) -> Result<Vec<String>, String> {
+        self.eval_raw(obj, |r| match r {
+            Err(e) => Err(self.eval_failure(e)),
+            Ok(v) => check::to_string_slice(v).map_err(|e| {
+                format!(
+                    "failed to evaluate CEL expression '{}' as []string: {e}",
+                    self.src
+                )
+            }),
+        })
+    }
+
+    /// Flux's `Evaluate`: the result as JSON.
+    pub fn evaluate(&self, obj: &Json) -> Result<Json, String> {
+        self.eval_raw(obj, |r| match r {
+            Err(e) => Err(self.eval_failure(e)),
+            Ok(v) => Ok(convert::val_to_json(v)),
+        })
+    }
+}
+
+fn parse_failure(src: &str, issues: &str) -> String {
+    format!("failed to parse the CEL expression '{src}': {issues}")
+}
+
+/// fluxcd/pkg `runtime/cel` `StatusEvaluator`: the three health expressions of one
+/// `healthCheckExprs` entry.
+#[derive(Debug, Clone)]
+pub struct StatusEvaluator {
+    pub current: Expression,
+    pub failed: Option<Expression>,
+    pub in_progress: Option<Expression>,
+}
+
+impl StatusEvaluator {
+    /// `NewStatusEvaluator`: the three expressions of a `healthCheckExprs` entry, as strings; an
+    /// empty one is not specified. `current` is required (`expression Current not specified`).
+    /// A parse error reads
+    /// `failed to parse the expression Current: failed to parse the CEL expression '<e>': ...`.
+    pub fn new(current: &str, failed: &str, in_progress: &str) -> Result<StatusEvaluator, String> {
+        if current.is_empty() {
+            return Err("expression Current not specified".to_string());
+        }
+        let parse = |which: &str, src: &str| {
+            Expression::parse(src)
+                .map_err(|e| format!("failed to parse the expression {which}: {e}"))
+        };
+        let current = parse("Current", current)?;
+        let failed = match failed {
+            "" => None,
+            src => Some(parse("Failed", src)?),
+        };
+        let in_progress = match in_progress {
+            "" => None,
+            src => Some(parse("InProgress", src)?),
+        };
+        Ok(StatusEvaluator {
+            current,
+            failed,
+            in_progress,
+        })
+    }
+
+    /// The same evaluator with other evaluation limits for its three expressions.
+    pub fn with_limits(mut self, limits: Limits) -> StatusEvaluator {
+        self.current = self.current.with_limits(limits);
+        self.failed = self.failed.map(|e| e.with_limits(limits));
+        self.in_progress = self.in_progress.map(|e| e.with_limits(limits));
+        self
+    }
+
+    /// `Evaluate`. First the generation guard: an int64 `status.observedGeneration` different
+    /// from an int64 `metadata.generation` is InProgress, and a value of another type (a string,
+    /// a float) skips the guard. Then inProgress, failed, current in that order: the first true
+    /// gives InProgress, Failed, Current; none true gives InProgress. The result has no message
+    /// and no conditions. An error (including a non-bool result) is returned at once: the
+    /// caller reports the object Unknown with it and the later expressions are not evaluated.
+    pub fn evaluate(&self, obj: &Json) -> Result<KResult, String> {
+        let result = |status| KResult {
+            status,
+            message: String::new(),
+            conditions: Vec::new(),
+        };
+        let observed = nested_int64(obj, &["status", "observedGeneration"]);
+        let generation = nested_int64(obj, &["metadata", "generation"]);
+        if let (Some(o), Some(g)) = (observed, generation) {
+            if o != g {
+                return Ok(result(KStatus::InProgress));
+            }
+        }
+        let order = [
+            (self.in_progress.as_ref(), KStatus::InProgress),
+            (self.failed.as_ref(), KStatus::Failed),
+            (Some(&self.current), KStatus::Current),
+        ];
+        for (expr, status) in order {
+            let Some(expr) = expr else { continue };
+            if expr.eval_bool(obj)? {
+                return Ok(result(status));
+            }
+        }
+        Ok(result(KStatus::InProgress))
+    }
+}
+
+/// apimachinery `unstructured.NestedInt64`: the value at `path` when every step is a map and the
+/// value an int64 (a JSON whole number fitting int64).
+fn nested_int64(obj: &Json, path: &[&str]) -> Option<i64> {
+    let mut cur = obj;
+    for key in path {
+        cur = cur.as_object()?.get(*key)?;
+    }
+    match cur {
+        Json::Number(n) if !n.is_f64() => n.as_i64(),
+        _ => None,
+    }
+}

@@ -1,0 +1,127 @@
+//! Flux's verdict on one object: which reader judges it (fluxcd/pkg `runtime/cel/status_reader.go`
+//! for `healthCheckExprs`, fluxcd/pkg `runtime/statusreaders/job.go` for Jobs, kstatus `Compute`
+//! otherwise) in the order kustomize-controller and helm-controller install them.
+
+use super::cel::StatusEvaluator;
+use super::kustomization::{HealthCheckExpr, Selector};
+use super::{kstatus, KResult, KStatus};
+use serde_json::Value;
+
+/// Which reader decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FluxSource {
+    /// The `healthCheckExprs` entry at this index.
+    HealthCheckExprs { index: usize },
+    /// Flux's Job reader.
+    JobReader,
+    /// kstatus `Compute`.
+    Kstatus,
+}
+
+impl FluxSource {
+    /// Short name used in reports: `healthCheckExprs`, `job-reader`, `kstatus`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FluxSource::HealthCheckExprs { .. } => "healthCheckExprs",
+            FluxSource::JobReader => "job-reader",
+            FluxSource::Kstatus => "kstatus",
+        }
+    }
+}
+
+/// Flux's verdict on one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FluxVerdict {
+    pub status: KStatus,
+    /// kstatus's message (empty on the CEL path, which sets none).
+    pub message: String,
+    pub source: FluxSource,
+    /// The reader's error: the status is then `Unknown`.
+    pub error: Option<String>,
+}
+
+/// Where the Job reader sits relative to the `healthCheckExprs` reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobOrder {
+    /// kustomize-controller without impersonation: the Job reader comes first, so a `batch/Job`
+    /// expression is never used.
+    JobReaderFirst,
+    /// kustomize-controller with `serviceAccountName`/`kubeConfig`, and helm-controller waiting
+    /// for Jobs: expressions first, then the Job reader.
+    ExpressionsFirst,
+}
+
+/// A Flux health configuration: the compiled `healthCheckExprs` and the reader order.
+pub struct FluxHealth {
+    selector: Selector,
+    evaluators: Vec<(usize, StatusEvaluator)>,
+    job_order: JobOrder,
+    /// What kstatus takes as now (Pod scheduling window), Unix seconds.
+    pub now_unix: i64,
+}
+
+impl FluxHealth {
+    /// Compiles the entries as `cel.NewStatusReader` does. Errors, worded as the controller's
+    /// `InvalidCELExpression` terminal error: a duplicate GroupKind, a missing `current`, an
+    /// expression that does not parse.
+    pub fn new(
+        exprs: &[HealthCheckExpr],
+        job_order: JobOrder,
+        now_unix: i64,
+    ) -> Result<FluxHealth, String> {
+        let selector = Selector::new(exprs)?;
+        let mut evaluators = Vec::new();
+        for e in exprs {
+            let ev =
+                StatusEvaluator::new(&e.current, &e.failed, &e.in_progress).map_err(|err| {
+                    format!(
+                        "failed to create custom status evaluator for healthchecks[{}]: {err}",
+                        e.index
+                    )
+                })?;
+            evaluators.push((e.index, ev));
+        }
+        Ok(FluxHealth {
+            selector,
+            evaluators,
+            job_order,
+            now_unix,
+        })
+    }
+
+    /// Flux's verdict on an object.
+    pub fn evaluate(&self, obj: &Value) -> FluxVerdict {
+        let gvk = crate::argo::health::gvk_of(obj);
+        let is_job = gvk.group == "batch" && gvk.kind == "Job";
+        if is_job && self.job_order == JobOrder::JobReaderFirst {
+            return from_reader(kstatus::job_status(obj), FluxSource::JobReader);
+        }
+        if let Some(index) = self.selector.select(&gvk.group, &gvk.kind) {
+            if let Some((_, ev)) = self.evaluators.iter().find(|(i, _)| *i == index) {
+                return from_reader(ev.evaluate(obj), FluxSource::HealthCheckExprs { index });
+            }
+        }
+        if is_job {
+            return from_reader(kstatus::job_status(obj), FluxSource::JobReader);
+        }
+        from_reader(kstatus::compute_at(obj, self.now_unix), FluxSource::Kstatus)
+    }
+}
+
+/// `errResourceToResourceStatus`: a reader error is status Unknown carrying the error.
+fn from_reader(r: Result<KResult, String>, source: FluxSource) -> FluxVerdict {
+    match r {
+        Ok(res) => FluxVerdict {
+            status: res.status,
+            message: res.message,
+            source,
+            error: None,
+        },
+        Err(e) => FluxVerdict {
+            status: KStatus::Unknown,
+            message: String::new(),
+            source,
+            error: Some(e),
+        },
+    }
+}
