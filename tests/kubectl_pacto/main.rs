@@ -8,6 +8,7 @@
 mod bad_input;
 mod common;
 mod completion;
+mod flux;
 mod health;
 mod krew;
 #[cfg(unix)]
