@@ -128,9 +128,7 @@ fn run(test: &Value) -> Outcome {
         (Err(e), Expected::Value(want)) => {
             Outcome::Fail(format!("error {e:?}, want {}", show(want.as_ref())))
         }
-        (Ok(got), Expected::Error) => {
-            Outcome::Fail(format!("got {}, want an error", show(got)))
-        }
+        (Ok(got), Expected::Error) => Outcome::Fail(format!("got {}, want an error", show(got))),
         (Ok(got), Expected::Value(want)) => {
             if same(got, want.as_ref()) {
                 Outcome::Pass
@@ -152,6 +150,10 @@ fn skip_reason(test: &Value) -> Option<String> {
     {
         return Some("container: proto messages / namespaced names, not in Flux's env".to_string());
     }
+    let expr = test["expr"].as_str().unwrap_or("");
+    if expr.contains("TestAllTypes") || expr.contains("google.protobuf.") && expr.contains('{') {
+        return Some("proto message in the expression, not in Flux's env".to_string());
+    }
     if let Some(Value::Array(decls)) = test.get("typeEnv") {
         for d in decls {
             if d.get("function").is_some() {
@@ -172,8 +174,12 @@ fn to_val(v: &Value) -> Result<Box<dyn Val>, String> {
     Ok(match kind.as_str() {
         "nullValue" => Box::new(CelNull),
         "boolValue" => Box::new(CelBool::from(inner.as_bool().unwrap_or(false))),
-        "int64Value" => Box::new(CelInt::from(number(inner)?.parse::<i64>().map_err(|e| e.to_string())?)),
-        "uint64Value" => Box::new(CelUInt::from(number(inner)?.parse::<u64>().map_err(|e| e.to_string())?)),
+        "int64Value" => Box::new(CelInt::from(
+            number(inner)?.parse::<i64>().map_err(|e| e.to_string())?,
+        )),
+        "uint64Value" => Box::new(CelUInt::from(
+            number(inner)?.parse::<u64>().map_err(|e| e.to_string())?,
+        )),
         "doubleValue" => Box::new(CelDouble::from(match inner {
             Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
             Value::String(s) => match s.as_str() {
@@ -188,14 +194,24 @@ fn to_val(v: &Value) -> Result<Box<dyn Val>, String> {
         "bytesValue" => Box::new(CelBytes::from(base64_decode(inner.as_str().unwrap_or(""))?)),
         "listValue" => {
             let mut items = Vec::new();
-            for item in inner.get("values").and_then(Value::as_array).into_iter().flatten() {
+            for item in inner
+                .get("values")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 items.push(to_val(item)?);
             }
             Box::new(CelList::from(items))
         }
         "mapValue" => {
             let mut map: HashMap<CelMapKey<'static>, Box<dyn Val>> = HashMap::new();
-            for entry in inner.get("entries").and_then(Value::as_array).into_iter().flatten() {
+            for entry in inner
+                .get("entries")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 let key = to_val(&entry["key"])?;
                 let key = CelMapKey::try_from(key).map_err(|e| format!("map key: {e}"))?;
                 map.insert(key, to_val(&entry["value"])?);
@@ -266,9 +282,22 @@ fn same(got: &dyn Val, want: &dyn Val) -> bool {
     }
     match gk {
         Kind::Double => {
-            let g = *got.downcast_ref::<CelDouble>().map(|d| d.inner()).unwrap_or(&0.0);
-            let w = *want.downcast_ref::<CelDouble>().map(|d| d.inner()).unwrap_or(&1.0);
-            (g.is_nan() && w.is_nan()) || g == w
+            let g = *got
+                .downcast_ref::<CelDouble>()
+                .map(|d| d.inner())
+                .unwrap_or(&0.0);
+            let w = *want
+                .downcast_ref::<CelDouble>()
+                .map(|d| d.inner())
+                .unwrap_or(&1.0);
+            // The package's JSON renders some doubles off by an ulp (`1.38e-23` reads back as
+            // `1.3799999999999998e-23`): allow two ulps.
+            (g.is_nan() && w.is_nan())
+                || g == w
+                || (g.is_finite() && w.is_finite() && g.signum() == w.signum() && {
+                    let (a, b) = (g.to_bits() as i64, w.to_bits() as i64);
+                    (a - b).abs() <= 2
+                })
         }
         Kind::Type => {
             let name = |v: &dyn Val| v.downcast_ref::<CelType>().map(|t| t.name().to_string());
@@ -291,7 +320,7 @@ fn same(got: &dyn Val, want: &dyn Val) -> bool {
     }
 }
 
-fn items<'a>(v: &'a dyn Val) -> Vec<&'a dyn Val> {
+fn items(v: &dyn Val) -> Vec<&dyn Val> {
     let mut out = Vec::new();
     if let Some(it) = v.as_iterable() {
         let mut it = it.iter();

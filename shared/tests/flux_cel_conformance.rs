@@ -80,11 +80,14 @@ fn options(case: &Value) -> CompileOptions {
                     .collect()
             })
             .unwrap_or_default(),
-        output_type: o.get("output_type").and_then(Value::as_str).map(|t| match t {
-            "bool" => OutputType::Bool,
-            "string" => OutputType::String,
-            other => panic!("cases.yaml: output type {other} not restated"),
-        }),
+        output_type: o
+            .get("output_type")
+            .and_then(Value::as_str)
+            .map(|t| match t {
+                "bool" => OutputType::Bool,
+                "string" => OutputType::String,
+                other => panic!("cases.yaml: output type {other} not restated"),
+            }),
     }
 }
 
@@ -172,11 +175,7 @@ fn new_reader(exprs: &[HealthCheckExpr]) -> Result<(Selector, Vec<StatusEvaluato
 }
 
 /// `ReadStatusForObject`: the status word, `Unknown` for an evaluator error.
-fn read(
-    selector: &Selector,
-    evaluators: &[StatusEvaluator],
-    obj: &Value,
-) -> Result<Value, String> {
+fn read(selector: &Selector, evaluators: &[StatusEvaluator], obj: &Value) -> Result<Value, String> {
     let api_version = text(obj, "apiVersion");
     let kind = text(obj, "kind");
     let group = api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
@@ -249,7 +248,11 @@ fn flux_runtime_cel_cases() {
     let expression = cases(&doc, "expression");
     let status_evaluator = cases(&doc, "status_evaluator");
     let status_reader = cases(&doc, "status_reader");
-    assert_eq!(expression.len(), EXPRESSION_CASES, "expression_test.go cases");
+    assert_eq!(
+        expression.len(),
+        EXPRESSION_CASES,
+        "expression_test.go cases"
+    );
     assert_eq!(
         status_evaluator.len(),
         STATUS_EVALUATOR_CASES,

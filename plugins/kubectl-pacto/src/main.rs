@@ -297,10 +297,12 @@ fn health_test(dirs: &[std::path::PathBuf]) -> Result<ExitCode> {
             );
         }
         let run = suite::run_tree(dir, now_unix());
-        if run.suites == 0 {
+        let flux_suites = pacto_gates::flux::suite::find_suites(dir);
+        if run.suites == 0 && flux_suites.is_empty() {
             bail!(
-                "{}: no health.lua with a health_test.yaml beside it",
-                dir.display()
+                "{}: no health.lua with a health_test.yaml beside it, and no {}",
+                dir.display(),
+                pacto_gates::flux::suite::SUITE_FILE
             );
         }
         for e in &run.errors {
@@ -317,6 +319,36 @@ fn health_test(dirs: &[std::path::PathBuf]) -> Result<ExitCode> {
                 c.expected.status,
                 c.expected.message
             ));
+        }
+        for file in &flux_suites {
+            match pacto_gates::flux::suite::run_suite(file, now_unix()) {
+                Err(e) => {
+                    out.push_str(&format!("ERROR {}: {e}\n", file.display()));
+                    failed += 1;
+                }
+                Ok(cases) => {
+                    for c in &cases {
+                        if c.passed() {
+                            passed += 1;
+                            continue;
+                        }
+                        failed += 1;
+                        let got = match &c.got {
+                            Ok((status, None)) => status.clone(),
+                            Ok((status, Some(e))) => format!("{status} (error {e:?})"),
+                            Err(e) => format!("could not run: {e}"),
+                        };
+                        let want = match &c.expected_error {
+                            None => c.expected_status.clone(),
+                            Some(e) => format!("{} (error {e:?})", c.expected_status),
+                        };
+                        out.push_str(&format!(
+                            "FAIL {} (flux)\n  expected: {want}\n  got:      {got}\n",
+                            c.input.display()
+                        ));
+                    }
+                }
+            }
         }
         passed += run.passed();
         failed += run.failed();

@@ -51,8 +51,7 @@ impl Expression {
             .parser()
             .parse(src)
             .map_err(|e| parse_failure(src, &errors::parse_errors(src, &e)))?;
-        check::program_errors(&ast)
-            .map_err(|e| format!("failed to create CEL program: {e}"))?;
+        check::program_errors(&ast).map_err(|e| format!("failed to create CEL program: {e}"))?;
         Ok(Expression {
             src: src.to_string(),
             prepared: rewrite::prepare(ast),
@@ -113,7 +112,11 @@ impl Expression {
 
     /// Evaluates against `obj` (each top-level field a variable) and hands the raw CEL result,
     /// or the cel-go error text, to `f`.
-    pub fn eval_raw<R>(&self, obj: &Json, f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R) -> R {
+    pub fn eval_raw<R>(
+        &self,
+        obj: &Json,
+        f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R,
+    ) -> R {
         let bindings: Vec<(String, Box<dyn Val>)> = match obj {
             Json::Object(m) => m
                 .iter()
@@ -145,7 +148,10 @@ impl Expression {
     }
 
     fn eval_failure(&self, err: String) -> String {
-        format!("failed to evaluate the CEL expression '{}': {err}", self.src)
+        format!(
+            "failed to evaluate the CEL expression '{}': {err}",
+            self.src
+        )
     }
 
     /// Flux's `EvaluateBoolean`.
@@ -295,3 +301,6 @@ fn nested_int64(obj: &Json, path: &[&str]) -> Option<i64> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,7 @@
 pub mod health;
 pub mod kstatus;
 pub mod kustomization;
+pub mod suite;
 pub mod wait;
 
 pub mod cel;

@@ -30,7 +30,8 @@ pub struct Limits {
 }
 
 /// The default iteration budget: far above what a health expression over one object needs
-/// (a few conditions), small enough that a runaway expression stops within about a second.
+/// (a few conditions), small enough that a runaway expression stops within seconds (about 2 s
+/// for seven nested `all()` over ten elements in a release build, about 15 s in a debug build).
 pub const DEFAULT_MAX_ITERATIONS: u64 = 1_000_000;
 
 impl Default for Limits {

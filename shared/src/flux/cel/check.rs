@@ -103,9 +103,8 @@ impl Ty {
             (Ty::List(a), Ty::List(b)) => a.unifies(b),
             (Ty::Simple(OutputType::List), Ty::List(_))
             | (Ty::List(_), Ty::Simple(OutputType::List)) => true,
-            (Ty::Struct, Ty::Simple(OutputType::Map)) | (Ty::Simple(OutputType::Map), Ty::Struct) => {
-                true
-            }
+            (Ty::Struct, Ty::Simple(OutputType::Map))
+            | (Ty::Simple(OutputType::Map), Ty::Struct) => true,
             (a, b) => a == b,
         }
     }
@@ -217,7 +216,10 @@ impl Checker<'_> {
         let before = &self.src[..offset.min(self.src.len())];
         let line = before.matches('\n').count() + 1;
         let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
-        let col = self.src[line_start..offset.min(self.src.len())].chars().count() + 1;
+        let col = self.src[line_start..offset.min(self.src.len())]
+            .chars()
+            .count()
+            + 1;
         let snippet = self.src[line_start..].split('\n').next().unwrap_or("");
         let dots: String = snippet
             .chars()
@@ -372,8 +374,8 @@ impl Checker<'_> {
             ("int", None, [_]) => Ok(Ty::Simple(OutputType::Int)),
             ("contains" | "startsWith" | "endsWith" | "matches" | "hasValue", Some(_), _) => Ok(b),
             (
-                "lowerAscii" | "upperAscii" | "trim" | "replace" | "substring" | "charAt"
-                | "join" | "format" | "reverse",
+                "lowerAscii" | "upperAscii" | "trim" | "replace" | "substring" | "charAt" | "join"
+                | "format" | "reverse",
                 Some(_),
                 _,
             ) => Ok(s),

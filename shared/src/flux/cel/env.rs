@@ -11,9 +11,7 @@
 //!   which the CEL lexer never produces, so no expression can call them directly.
 
 use super::budget;
-use cel::common::types::{
-    self, CelBool, CelList, CelOptional, CelString, CelTimestamp, Kind,
-};
+use cel::common::types::{self, CelBool, CelList, CelOptional, CelString, CelTimestamp, Kind};
 use cel::common::value::{CowVal, Val};
 use cel::{Env, ExecutionError};
 use std::sync::{Arc, OnceLock};
@@ -118,7 +116,12 @@ fn build() -> Result<Env, cel::DeclarationError> {
         vec![types::DYN_TYPE, types::STRING_TYPE],
         select,
     )?;
-    env.add_overload(HAS, "flux_has", vec![types::DYN_TYPE, types::STRING_TYPE], has)?;
+    env.add_overload(
+        HAS,
+        "flux_has",
+        vec![types::DYN_TYPE, types::STRING_TYPE],
+        has,
+    )?;
     env.add_overload(CHARGE, "flux_charge", vec![types::DYN_TYPE], charge)?;
     env.add_overload(UTC, "flux_utc", vec![types::DYN_TYPE], utc)?;
     env.add_overload(REVERSE, "flux_reverse", vec![types::DYN_TYPE], reverse)?;
@@ -235,7 +238,9 @@ fn fail<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionEr
 }
 
 fn field_name<'a>(v: &'a CowVal<'_, '_>) -> &'a str {
-    v.downcast_ref::<CelString>().map(|s| s.inner()).unwrap_or("")
+    v.downcast_ref::<CelString>()
+        .map(|s| s.inner())
+        .unwrap_or("")
 }
 
 /// cel-go's qualification of a value by a string (`interpreter/attributes.go` `refQualify`):

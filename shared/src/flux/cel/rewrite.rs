@@ -18,9 +18,11 @@
 //!   (`.f`, `['f']`, `.?f`) up to the first other one (`status.conditions[0].type` reports
 //!   `status.conditions`), as cel-go's `maybeAttribute` builds it.
 //!
-//! At each evaluation ([`bind_missing`]), a recorded chain whose identifier is not a top-level field
-//! of the object is replaced by `@flux_fail('no such attribute(s): <name>')`, in place, so `&&`,
-//! `||`, `?:` and the comprehensions still absorb the error as cel-go does.
+//! At each evaluation ([`bind_missing`]), a recorded chain none of whose leading names (`a.b.c`,
+//! `a.b`, `a`, most specific first) is a variable is replaced by
+//! `@flux_fail('no such attribute(s): <name>')`, in place, so `&&`, `||`, `?:` and the
+//! comprehensions still absorb the error as cel-go does; a chain whose longest variable name is
+//! dotted (a variable `a.b`) gets that variable in place of its first qualifiers.
 
 use super::env::{CHARGE, FAIL, HAS, NAMESPACED_FUNCTIONS, REVERSE, SELECT, TYPE_NAMES, UTC};
 use cel::common::ast::{
@@ -38,6 +40,10 @@ pub(super) struct FreeChain {
     pub root: String,
     /// The name cel-go reports when the identifier is missing.
     pub name: String,
+    /// The qualified names the chain may start with, shortest first (`a`, `a.b`, `a.b.c`), and
+    /// the ids of the nodes that spell them: a variable named `a.b` is `a.b` (cel-go tries the
+    /// longest name first).
+    pub prefixes: Vec<(u64, String)>,
 }
 
 /// A parsed expression ready for evaluation.
@@ -78,32 +84,44 @@ pub(super) fn bind_missing<'a>(
     prepared: &'a Prepared,
     variables: &dyn Fn(&str) -> bool,
 ) -> std::borrow::Cow<'a, IdedExpr> {
-    let missing: Vec<&FreeChain> = prepared
-        .free_chains
-        .iter()
-        .filter(|c| !variables(&c.root))
-        .collect();
-    if missing.is_empty() {
+    // node id -> what replaces it: a failure, or a dotted variable's identifier
+    let mut replacements: Vec<(u64, Expr)> = Vec::new();
+    let mut next_id = 0;
+    for chain in &prepared.free_chains {
+        match chain.prefixes.iter().rev().find(|(_, n)| variables(n)) {
+            Some((_, n)) if *n == chain.root => {}
+            Some((id, n)) => replacements.push((*id, Expr::Ident(n.clone()))),
+            None => {
+                if next_id == 0 {
+                    next_id = max_id(&prepared.ast) + 1;
+                }
+                let msg = format!("no such attribute(s): {}", chain.name);
+                let arg = literal_string(&mut next_id, &msg);
+                replacements.push((
+                    chain.id,
+                    Expr::Call(CallExpr {
+                        func_name: FAIL.to_string(),
+                        target: None,
+                        args: vec![arg],
+                    }),
+                ));
+            }
+        }
+    }
+    if replacements.is_empty() {
         return std::borrow::Cow::Borrowed(&prepared.ast);
     }
     let mut ast = prepared.ast.clone();
-    let mut next_id = max_id(&ast) + 1;
-    replace(&mut ast, &missing, &mut next_id);
+    replace(&mut ast, &replacements);
     std::borrow::Cow::Owned(ast)
 }
 
-fn replace(e: &mut IdedExpr, missing: &[&FreeChain], next_id: &mut u64) {
-    if let Some(chain) = missing.iter().find(|c| c.id == e.id) {
-        let msg = format!("no such attribute(s): {}", chain.name);
-        let arg = literal_string(next_id, &msg);
-        e.expr = Expr::Call(CallExpr {
-            func_name: FAIL.to_string(),
-            target: None,
-            args: vec![arg],
-        });
+fn replace(e: &mut IdedExpr, replacements: &[(u64, Expr)]) {
+    if let Some((_, r)) = replacements.iter().find(|(id, _)| *id == e.id) {
+        e.expr = r.clone();
         return;
     }
-    for_each_child(e, &mut |c| replace(c, missing, next_id));
+    for_each_child(e, &mut |c| replace(c, replacements));
 }
 
 fn for_each_child(e: &mut IdedExpr, f: &mut dyn FnMut(&mut IdedExpr)) {
@@ -213,31 +231,37 @@ fn is_logical_fold(step: &IdedExpr, accu: &str) -> bool {
     }
 }
 
-/// The identifier an attribute chain starts from, and its qualifiers, innermost first; `None`
-/// if `e` is not an attribute chain.
-fn chain_of(e: &IdedExpr) -> Option<(&str, Vec<Qual<'_>>)> {
+/// The identifier an attribute chain starts from (and its node id), and its qualifiers with the
+/// id of the node each one makes, innermost first; `None` if `e` is not an attribute chain.
+#[allow(clippy::type_complexity)]
+fn chain_of(e: &IdedExpr) -> Option<(&str, u64, Vec<(Qual<'_>, u64)>)> {
     let mut quals = Vec::new();
     let mut cur = e;
     loop {
         match &cur.expr {
             Expr::Ident(name) => {
                 quals.reverse();
-                return Some((name.as_str(), quals));
+                return Some((name.as_str(), cur.id, quals));
             }
             Expr::Select(s) => {
-                quals.push(Qual::Name(s.field.as_str()));
+                quals.push((Qual::Name(s.field.as_str()), cur.id));
                 cur = &s.operand;
             }
             Expr::Call(call)
                 if call.target.is_none()
                     && call.args.len() == 2
-                    && [operators::INDEX, operators::OPT_INDEX, operators::OPT_SELECT]
-                        .contains(&call.func_name.as_str()) =>
+                    && [
+                        operators::INDEX,
+                        operators::OPT_INDEX,
+                        operators::OPT_SELECT,
+                    ]
+                    .contains(&call.func_name.as_str()) =>
             {
-                quals.push(match &call.args[1].expr {
+                let q = match &call.args[1].expr {
                     Expr::Literal(LiteralValue::String(s)) => Qual::Name(s.inner()),
                     _ => Qual::Other,
-                });
+                };
+                quals.push((q, cur.id));
                 cur = &call.args[0];
             }
             _ => return None,
@@ -277,18 +301,26 @@ impl Rewriter<'_> {
     /// so not the outermost node of a chain.
     fn walk(&mut self, e: IdedExpr, in_chain: bool) -> IdedExpr {
         if !in_chain {
-            if let Some((root, quals)) = chain_of(&e) {
+            if let Some((root, root_id, quals)) = chain_of(&e) {
                 if !self.bound(root) {
                     let mut name = root.to_string();
+                    let mut prefixes = vec![(root_id, name.clone())];
                     let mut all_names = true;
-                    for q in &quals {
+                    for (q, id) in &quals {
                         match q {
-                            Qual::Name(f) => name = format!("{name}.{f}"),
+                            Qual::Name(f) => {
+                                name = format!("{name}.{f}");
+                                prefixes.push((*id, name.clone()));
+                            }
                             Qual::Other => {
                                 all_names = false;
                                 break;
                             }
                         }
+                    }
+                    // `has(a.b)` tests `b` on `a`: `a.b` is no variable name there.
+                    if matches!(&e.expr, Expr::Select(sel) if sel.test) && all_names {
+                        prefixes.pop();
                     }
                     // A type name (`int`, `google.protobuf.Timestamp`) resolves as such when
                     // nothing qualifies it: leave it to cel-rust, selections included.
@@ -302,6 +334,7 @@ impl Rewriter<'_> {
                         id: e.id,
                         root: root.to_string(),
                         name,
+                        prefixes,
                     });
                 }
             }
@@ -326,7 +359,8 @@ impl Rewriter<'_> {
             Expr::Comprehension(c) => {
                 let c = *c;
                 let mut range = self.walk(c.iter_range, false);
-                if c.iter_var2.is_none() && is_logical_fold(&c.loop_step, &c.accu_var) {
+                let fold = is_logical_fold(&c.loop_step, &c.accu_var);
+                if c.iter_var2.is_none() && fold {
                     range = self.fresh(Expr::Call(CallExpr {
                         func_name: REVERSE.to_string(),
                         target: None,
@@ -346,7 +380,12 @@ impl Rewriter<'_> {
                 }
                 self.scope.push(c.accu_var.clone());
                 let loop_cond = self.walk(c.loop_cond, false);
-                let loop_step = self.walk(c.loop_step, false);
+                let loop_step = if fold {
+                    // keep `accu && x` as is: cel-rust absorbs errors only for that shape
+                    self.walk_fold_step(c.loop_step)
+                } else {
+                    self.walk(c.loop_step, false)
+                };
                 let result = self.walk(c.result, false);
                 self.scope.truncate(depth);
                 IdedExpr {
@@ -467,6 +506,23 @@ impl Rewriter<'_> {
         }
     }
 
+    /// A logical fold's step `accu && x` (or `||`), with `x` rewritten and the call kept.
+    fn walk_fold_step(&mut self, step: IdedExpr) -> IdedExpr {
+        let IdedExpr { id, expr } = step;
+        let Expr::Call(call) = expr else {
+            return self.walk(IdedExpr { id, expr }, false);
+        };
+        let args = call.args.into_iter().map(|a| self.walk(a, false)).collect();
+        IdedExpr {
+            id,
+            expr: Expr::Call(CallExpr {
+                func_name: call.func_name,
+                target: None,
+                args,
+            }),
+        }
+    }
+
     fn walk_call(&mut self, id: u64, call: CallExpr) -> IdedExpr {
         let CallExpr {
             func_name,
@@ -475,8 +531,12 @@ impl Rewriter<'_> {
         } = call;
         let is_qualifier = target.is_none()
             && args.len() == 2
-            && [operators::INDEX, operators::OPT_INDEX, operators::OPT_SELECT]
-                .contains(&func_name.as_str());
+            && [
+                operators::INDEX,
+                operators::OPT_INDEX,
+                operators::OPT_SELECT,
+            ]
+            .contains(&func_name.as_str());
         if is_qualifier {
             let mut args = args.into_iter();
             let operand = self.walk(args.next().expect("two arguments"), true);
