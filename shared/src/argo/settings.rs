@@ -411,8 +411,10 @@ mod tests {
             "expected the argocd-cm ConfigMap, found kind Secret"
         );
         // A non-string value is no Argo error: the API server would refuse the ConfigMap.
-        let e = parse_configmap(&cm(json!({"resource.customizations.useOpenLibs.a_B": true})))
-            .unwrap_err();
+        let e = parse_configmap(&cm(
+            json!({"resource.customizations.useOpenLibs.a_B": true}),
+        ))
+        .unwrap_err();
         assert!(matches!(e, ConfigMapError::InvalidData(_)), "{e}");
         assert!(e.to_string().contains("must be strings"), "{e}");
     }
