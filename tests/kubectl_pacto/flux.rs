@@ -181,3 +181,100 @@ fn string_observed_generation_skips_the_guard() {
     let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["items"][0]["flux"]["status"], "Current");
 }
+
+/// kustomization_controller.go: an expression that does not parse stops the reconcile with
+/// `InvalidCELExpression` (status_evaluator.go wraps it as `failed to parse the expression ...`).
+#[test]
+fn an_expression_that_does_not_parse_is_a_configuration_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let ks = kustomization(
+        dir.path(),
+        "  healthCheckExprs:
+  - {apiVersion: pacto.trianalab.io/v1alpha1, kind: Pacto, current: 'status.contractStatus =='}
+",
+    );
+    let obj = object(dir.path());
+    let r = run(&mut pacto(&[
+        "health",
+        "-f",
+        s(&obj),
+        "--kustomization",
+        s(&ks),
+    ]));
+    r.assert_code(1).assert_no_panic();
+    assert!(r.stderr.contains("InvalidCELExpression"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("failed to parse the expression Current: failed to parse the CEL expression 'status.contractStatus =='"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// expression.go: a result that is not a bool is an evaluation error, so the object is Unknown.
+#[test]
+fn an_expression_that_is_not_a_bool_makes_the_object_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let ks = kustomization(
+        dir.path(),
+        "  healthCheckExprs:
+  - {apiVersion: pacto.trianalab.io/v1alpha1, kind: Pacto, current: 'status.contractStatus'}
+",
+    );
+    let obj = object(dir.path());
+    let r = run(&mut pacto(&[
+        "health",
+        "-f",
+        s(&obj),
+        "--kustomization",
+        s(&ks),
+        "-o",
+        "json",
+    ]));
+    r.assert_code(0);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["items"][0]["flux"]["status"], "Unknown");
+    assert_eq!(
+        v["items"][0]["flux"]["error"],
+        "failed to evaluate CEL expression as boolean: 'status.contractStatus'"
+    );
+    assert_eq!(v["summary"]["flux"]["verdict"], "TimesOut");
+}
+
+/// A runaway expression over a huge list is bounded: the object becomes Unknown, the run ends.
+#[test]
+fn a_runaway_expression_is_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let ks = kustomization(
+        dir.path(),
+        "  healthCheckExprs:
+  - apiVersion: pacto.trianalab.io/v1alpha1
+    kind: Pacto
+    current: \"[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, [1,2,3,4,5,6,7,8,9,10].all(g, a > 0)))))))\"
+",
+    );
+    let obj = object(dir.path());
+    let r = crate::common::run_with(
+        &mut pacto(&[
+            "health",
+            "-f",
+            s(&obj),
+            "--kustomization",
+            s(&ks),
+            "-o",
+            "json",
+        ]),
+        None,
+        std::time::Duration::from_secs(60),
+    );
+    r.assert_code(0).assert_no_panic();
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(v["items"][0]["flux"]["status"], "Unknown");
+    assert!(
+        v["items"][0]["flux"]["error"]
+            .as_str()
+            .unwrap_or("")
+            .contains("operation interrupted"),
+        "{}",
+        r.stdout
+    );
+}
