@@ -125,8 +125,9 @@ pub fn strftime(unix: i64, fmt: &str) -> String {
     out
 }
 
-// Howard Hinnant's days-from-civil algorithm (public domain arithmetic).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days-from-civil
+/// arithmetic); month and day may be out of range only as `unix_from_fields` normalises them.
+pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -136,7 +137,8 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
+/// The proleptic Gregorian (year, month, day) of a day count since 1970-01-01.
+pub(crate) fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;

@@ -225,7 +225,7 @@ fn parse_legacy_blob(blob: &str) -> Result<BTreeMap<String, Override>, LoadError
     let Value::Object(map) = root else {
         return Err(err(format!(
             "error unmarshaling JSON: json: cannot unmarshal {} into Go value of type map[string]v1alpha1.ResourceOverride",
-            go_json_type(&root)
+            crate::argo::builtin::golang::json_word(&root)
         )));
     };
     for (key, entry) in map {
@@ -240,7 +240,7 @@ fn parse_legacy_blob(blob: &str) -> Result<BTreeMap<String, Override>, LoadError
                     let field_type_error = |want: &str| {
                         err(format!(
                             "error unmarshaling JSON: json: cannot unmarshal {} into Go struct field rawResourceOverride.{f} of type {want}",
-                            go_json_type(&v)
+                            crate::argo::builtin::golang::json_word(&v)
                         ))
                     };
                     let lower = f.to_ascii_lowercase();
@@ -270,25 +270,13 @@ fn parse_legacy_blob(blob: &str) -> Result<BTreeMap<String, Override>, LoadError
             other => {
                 return Err(err(format!(
                     "error unmarshaling JSON: json: cannot unmarshal {} into Go value of type v1alpha1.rawResourceOverride",
-                    go_json_type(&other)
+                    crate::argo::builtin::golang::json_word(&other)
                 )))
             }
         }
         out.insert(key, o);
     }
     Ok(out)
-}
-
-/// Go's encoding/json name of a JSON value's type in an `UnmarshalTypeError`.
-fn go_json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// argo-cd `util/glob` `Match`: gobwas/glob compiled without separators, so `*` matches any run

@@ -97,7 +97,7 @@ pub(super) fn json_string(s: &str) -> String {
 }
 
 /// The word `encoding/json` uses for a JSON value in an `UnmarshalTypeError`.
-pub(super) fn json_word(v: &Value) -> &'static str {
+pub(crate) fn json_word(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "bool",

@@ -21,7 +21,7 @@ mod apps;
 mod batch;
 mod convert;
 mod core;
-mod golang;
+pub(crate) mod golang;
 mod hpa;
 mod pod;
 mod schema;
