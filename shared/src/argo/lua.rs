@@ -1051,4 +1051,41 @@ mod tests {
             "nilnilnil"
         );
     }
+
+    /// The state's own globals never reach a script: no escape through getfenv, module, setfenv(0)
+    /// or bytecode, and nothing left behind for the next evaluation.
+    #[test]
+    fn no_way_out_through_the_state_globals() {
+        let run = |src: &str, open: bool| {
+            let s = Script::compile(src).unwrap();
+            execute_health(&s, &json!({"metadata": {"name": "a"}}), open, 0, &Limits::default()).result
+        };
+        for open in [false, true] {
+            for src in [
+                "getfenv(0).dofile('/etc/hostname')",
+                "getfenv(print).loadfile('/etc/hostname')",
+                "getfenv(0).package.loadlib('libc.so.6', 'exit')",
+                "local f = getfenv(0).require('x')",
+                "module('leak')",
+            ] {
+                let e = run(src, open).unwrap_err();
+                assert!(e.contains("is disabled") || e.contains("not found"), "open={open} {src}: {e}");
+            }
+            let e = run("local f, err = loadstring('\\27LJ\\2junk') return {status = 'Healthy', message = tostring(f) .. ' ' .. tostring(err)}", open).unwrap();
+            assert_eq!(e.message, "nil binary chunks are not accepted", "open={open}");
+        }
+        assert_eq!(
+            run("return {status = 'Healthy', message = tostring(getfenv(0).debug) .. tostring(getfenv(0) == _G)}", false).unwrap().message,
+            "niltrue"
+        );
+        // Nothing survives into the next evaluation.
+        let _ = run("getfenv(0).leaked = 1 setfenv(0, {}) leaked2 = 1", false);
+        assert_eq!(
+            run("return {status = 'Healthy', message = tostring(leaked) .. tostring(leaked2) .. tostring(getfenv(0) == _G)}", false).unwrap().message,
+            "nilniltrue"
+        );
+        // The proxy clean-up ignores a script's __newindex.
+        let r = run("local p = newproxy(true) setmetatable(getmetatable(p), {__newindex = function() error('ran') end}) return {status = 'Healthy'}", false);
+        assert_eq!(r.unwrap().status, "Healthy");
+    }
 }

@@ -22,6 +22,7 @@ local concat0, unpack0, tinsert0 = table.concat, unpack, table.insert
 local setfenv0, loadstring0, load0, getmetatable0, setmetatable0, newproxy0 =
   setfenv, loadstring, load, getmetatable, setmetatable, newproxy
 local G = _G
+local rawset0 = rawset
 
 -- gopher LValue.String(): numbers in gopher's format, everything else as Lua prints it.
 local function str(v)
@@ -220,9 +221,12 @@ end
 
 -- Everything outside the process is refused, even with open libraries.
 local function refuse(name) return function() denied(name) end end
+local io_mt_real = { __index = function(_, k) return refuse("io." .. tostring0(k)) end }
 local libs = {}
 if open then
-  local os = copy(G.os)
+  -- The state's own os, io and debug tables are changed in place, so that no path to them (an
+  -- upvalue, the registry) reaches the originals. Open-libs states serve one evaluation only.
+  local os = G.os
   for _, name in next, { "execute", "exit", "getenv", "remove", "rename", "setenv", "tmpname" } do
     os[name] = refuse("os." .. name)
   end
@@ -242,6 +246,13 @@ if open then
   } do
     debug[name] = G.debug[name]
   end
+  for name in next, copy(G.debug) do
+    if debug[name] == nil then G.debug[name] = nil end
+  end
+  for name in next, copy(G.io) do
+    G.io[name] = nil
+  end
+  setmetatable0(G.io, io_mt_real)
   -- Errors past the deadline cannot be swallowed by a resumed coroutine either.
   local coroutine = copy(G.coroutine)
   local resume0 = coroutine.resume
@@ -266,8 +277,8 @@ local io_mt = { __index = function(_, k) return refuse("io." .. tostring0(k)) en
 -- The base functions every environment starts from.
 local base = {}
 for _, name in next, {
-  "assert", "collectgarbage", "error", "gcinfo", "getfenv", "ipairs", "module", "next",
-  "pairs", "pcall", "rawequal", "rawget", "rawset", "select", "setfenv", "setmetatable", "type",
+  "assert", "collectgarbage", "error", "gcinfo", "ipairs", "next",
+  "pairs", "pcall", "rawequal", "rawget", "rawset", "select", "setmetatable", "type",
   "xpcall", "_VERSION",
 } do
   base[name] = G[name]
@@ -289,6 +300,31 @@ base.xpcall = function(...)
 end
 base.dofile, base.loadfile = refuse("dofile"), refuse("loadfile")
 base._GOPHER_LUA_VERSION = "GopherLua 0.1"
+-- module() registers in the state's own package.loaded, which outlives the evaluation.
+base.module = refuse("module")
+
+-- The state's real globals keep nothing a script could use to reach outside its evaluation:
+-- scripts never see this table (getfenv answers with their own globals), but upvalues and the
+-- registry still lead here.
+for _, name in next, { "dofile", "loadfile", "require", "module", "load", "loadstring" } do
+  G[name] = refuse(name)
+end
+G.package.loadlib = refuse("package.loadlib")
+G.package.loaders = {}
+G.package.path, G.package.cpath = "", ""
+if not open then
+  G.debug, G.coroutine, G.os, G.io, G.string, G.math = nil, nil, nil, nil, nil, nil
+end
+local getfenv0, thread_env = getfenv, G
+
+-- Chunks refused as gopher-lua refuses them: it has no binary chunk loader, and LuaJIT trusts
+-- its bytecode.
+local function text_only(src)
+  if type(src) == "string" and src >= "\27" and src < "\28" then
+    return nil, "binary chunks are not accepted"
+  end
+  return src
+end
 
 -- The globals of one evaluation, and a function that undoes what the evaluation could leave
 -- behind outside them (finalizers of proxies).
@@ -330,14 +366,39 @@ local function new_env()
   end
   -- Chunks compiled by the script see the script's globals, not the state's.
   env.loadstring = function(src, name)
-    local f, e = loadstring0(src, name)
+    local ok, e = text_only(src)
+    if not ok then return nil, e end
+    local f
+    f, e = loadstring0(src, name)
     if f then setfenv0(f, env) end
     return f, e
   end
   env.load = function(fn, name)
-    local f, e = load0(fn, name)
-    if f then setfenv0(f, env) end
-    return f, e
+    if type(fn) ~= "function" then return env.loadstring(fn, name) end
+    local parts = {}
+    while true do
+      local piece = fn()
+      if piece == nil or piece == "" then break end
+      parts[#parts + 1] = piece
+    end
+    return env.loadstring(concat0(parts), name)
+  end
+  -- The state's globals are never handed out: where Lua would answer with them, the script's
+  -- own globals stand in (gopher-lua has one global table per state, which is this one here).
+  env.getfenv = function(f)
+    if f == nil then f = 1 end
+    if type(f) == "number" and f > 0 then f = f + 1 end
+    local e = getfenv0(f)
+    if e == G then return env end
+    return e
+  end
+  env.setfenv = function(f, t)
+    if type(f) == "number" and f > 0 then f = f + 1 end
+    if f == 0 then
+      thread_env = t
+      return setfenv0(0, t)
+    end
+    return setfenv0(f, t)
   end
   local proxies = {}
   env.newproxy = function(arg)
@@ -346,7 +407,11 @@ local function new_env()
     return p
   end
   local function cleanup()
-    for i = 1, #proxies do proxies[i].__gc = nil end
+    for i = 1, #proxies do rawset0(proxies[i], "__gc", nil) end
+    if thread_env ~= G then
+      setfenv0(0, G)
+      thread_env = G
+    end
   end
   return env, cleanup
 end
