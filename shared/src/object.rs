@@ -174,7 +174,12 @@ pub fn read_file(path: &Path) -> Result<Vec<K8sObject>, ObjectError> {
 pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, ObjectError> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
+    // Each directory once, whatever links lead to it (a link loop would never end).
+    let mut seen = std::collections::HashSet::new();
     while let Some(d) = stack.pop() {
+        if !seen.insert(std::fs::canonicalize(&d).unwrap_or_else(|_| d.clone())) {
+            continue;
+        }
         let entries = std::fs::read_dir(&d).map_err(|e| ObjectError::Io {
             file: d.display().to_string(),
             error: e,
@@ -240,8 +245,17 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, Obj
             docs.push(None);
             continue;
         }
+        // Budgets sized for real cluster dumps (a `kubectl get -o json` List of thousands of
+        // objects, CRDs with deep schemas) while still stopping alias bombs; YAML 1.1 octal as
+        // go-yaml v2 reads it (`0644` is 420).
         let options = serde_saphyr::options! {
             duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
+            legacy_octal_numbers: true,
+            budget: serde_saphyr::budget! {
+                max_nodes: 20_000_000,
+                max_depth: 512,
+                max_total_scalar_bytes: 1 << 30,
+            },
         };
         let value: Value = serde_saphyr::from_str_with_options(&chunk, options).map_err(|e| {
             ObjectError::Parse {
@@ -493,6 +507,13 @@ mod tests {
             .parse()
             .unwrap();
         assert!(line >= 4, "{text}");
+    }
+
+    /// go-yaml v2 (YAML 1.1) reads a leading-zero integer as octal.
+    #[test]
+    fn yaml_1_1_octal() {
+        let objs = parse_objects("kind: X\nspec: {mode: 0644, plain: 644}\n", "o.yaml").unwrap();
+        assert_eq!(objs[0].value["spec"], json!({"mode": 420, "plain": 644}));
     }
 
     #[test]

@@ -144,9 +144,9 @@ pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -
         .iter()
         .map(|it| {
             let mut row = vec![
-                it.object.namespace().to_string(),
-                it.object.kind().to_string(),
-                it.object.name().to_string(),
+                one_line(it.object.namespace()),
+                one_line(it.object.kind()),
+                one_line(it.object.name()),
             ];
             let mut sources = Vec::new();
             let mut messages = Vec::new();
@@ -160,7 +160,10 @@ pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -
                             Some(h) if h.status.is_empty() => {
                                 ("<empty>".to_string(), one_line(&h.message))
                             }
-                            Some(h) => (status_word(&h.status, colour), one_line(&h.message)),
+                            Some(h) => (
+                                status_word(&one_line(&h.status), colour),
+                                one_line(&h.message),
+                            ),
                         }
                     }
                 };
@@ -234,12 +237,23 @@ pub fn wait_summary(k: &Kustomization, v: &WaitVerdict) -> String {
         ),
         WaitVerdict::Passes => format!("{who}: the health check passes: every checked object is Current"),
         WaitVerdict::FailsEarly { message } => {
-            format!("{who}: fails at the first poll (Ready=False, HealthCheckFailed): {message}")
+            format!("{who}: fails at the first poll{}: {message}", reason(k))
         }
         WaitVerdict::TimesOut { timeout, message } => format!(
-            "{who}: waits the whole timeout ({}), then fails (Ready=False, HealthCheckFailed): {message}",
-            go_duration(*timeout)
+            "{who}: waits the whole timeout ({}), then fails{}: {message}",
+            go_duration(*timeout),
+            reason(k)
         ),
+    }
+}
+
+/// The condition kustomize-controller sets on a failed health check; helm-controller reports the
+/// failed wait under its install/upgrade failure reasons instead.
+fn reason(k: &Kustomization) -> &'static str {
+    if k.kind == "Kustomization" {
+        " (Ready=False, HealthCheckFailed)"
+    } else {
+        " (the Helm action fails)"
     }
 }
 
@@ -259,9 +273,20 @@ pub fn wait_json(k: &Kustomization, v: &WaitVerdict) -> Value {
     })
 }
 
-/// Newlines and tabs in a message shown as `\n` / `\t`, so that one object stays one row.
+/// Control characters shown escaped (`\n`, `\t`, `\x1b`, ...), so that one object stays one row
+/// and nothing in a message or a name can drive the terminal.
 pub fn one_line(s: &str) -> String {
-    s.replace('\n', "\\n").replace('\t', "\\t")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -154,7 +154,18 @@ fn health(
         .flatten()
         .unwrap_or(serde_json::Value::Null);
     // Argo reads the file into a ConfigMap without looking at its kind (sigs.k8s.io/yaml into
-    // corev1.ConfigMap), so only `data` matters here.
+    // corev1.ConfigMap), so only `data` matters here; anything but a mapping fails to decode.
+    if !cm.is_object() && !cm.is_null() {
+        let word = match &cm {
+            serde_json::Value::Array(_) => "array",
+            serde_json::Value::String(_) => "string",
+            serde_json::Value::Number(_) => "number",
+            _ => "bool",
+        };
+        return Err(format!(
+            "error unmarshaling JSON: json: cannot unmarshal {word} into Go value of type v1.ConfigMap"
+        ));
+    }
     let overrides: Overrides = settings::parse_data_of(&cm).map_err(|e| e.message)?;
     let builtins = customizations.map(BuiltinScripts::load).transpose()?;
     let engine = ArgoHealth::new(overrides, builtins, now_unix());

@@ -93,8 +93,9 @@ pub struct HealthArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum HealthSub {
-    /// Run health test suites laid out like argo-cd's resource_customizations/: every health.lua
-    /// with a health_test.yaml beside it. Ends with "N passed, M failed"; exit 1 on any failure.
+    /// Run health test suites: every health.lua with a health_test.yaml beside it (argo-cd's
+    /// resource_customizations/ layout) and every flux_health_test.yaml. Ends with
+    /// "N passed, M failed"; exit 1 on any failure.
     Test {
         /// Directories to search for suites.
         #[arg(required = true, value_name = "DIR")]

@@ -24,9 +24,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            if e.kind() == clap::error::ErrorKind::InvalidSubcommand
-                || e.kind() == clap::error::ErrorKind::ArgumentConflict
-            {
+            if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
                 eprintln!(
                     "hint: objects are given with -f FILE (kubectl pacto health -f FILE ...)"
                 );
@@ -34,7 +32,18 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
-    match run(cli) {
+    // Deeply nested objects are read and converted recursively: give the work a large stack
+    // (reserved address space, not memory).
+    let worker = std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(move || run(cli));
+    let result = match worker {
+        Ok(handle) => handle
+            .join()
+            .unwrap_or_else(|_| Err(anyhow!("internal error: the evaluation thread panicked"))),
+        Err(e) => Err(anyhow!("cannot start the evaluation thread: {e}")),
+    };
+    match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -53,7 +53,7 @@ pub fn tonumber(s: &str, base: Option<u32>) -> Option<f64> {
         return parse_go_float(t);
     }
     let (digits, radix) = match base {
-        None if t.len() >= 2 && t[..2].eq_ignore_ascii_case("0x") => (&t[2..], 16),
+        None if t.len() >= 2 && t.as_bytes()[..2].eq_ignore_ascii_case(b"0x") => (&t[2..], 16),
         None => (t, 10),
         Some(b) if (2..=36).contains(&b) => (t, b),
         Some(_) => return None,
@@ -181,6 +181,9 @@ mod tests {
         assert_eq!(tonumber("ff", Some(16)), Some(255.0));
         assert_eq!(tonumber(" 42\n", None), Some(42.0));
         assert_eq!(tonumber("1e400.0", None), None);
+        // Multi-byte first characters are no hex prefix (and no panic).
+        assert_eq!(tonumber("€5", None), None);
+        assert_eq!(tonumber("日本", None), None);
     }
 
     /// Expected values: reference §6 (gopher `parseNumber` uses Go ParseInt base 0).

@@ -316,8 +316,28 @@ fn host_functions(
         Ok(gopher::tonumber(&s, base.map(|b| b as u32)))
     })?;
     let parsenum = lua.create_function(|_, s: String| Ok(gopher::parse_number(&s)))?;
-    let printer = lua.create_function(move |_, line: String| {
-        printed.borrow_mut().push(line);
+    // What print writes is kept for the caller, up to 64 KiB per evaluation: it lives outside
+    // the Lua state and its memory cap.
+    let printer = lua.create_function(move |_, line: mlua::String| {
+        let mut p = printed.borrow_mut();
+        let used: usize = p.iter().map(String::len).sum();
+        const CAP: usize = 64 << 10;
+        if used < CAP {
+            let line = line.to_string_lossy();
+            let room = CAP - used;
+            if line.len() <= room {
+                p.push(line);
+            } else {
+                let mut cut = room;
+                while !line.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                p.push(format!(
+                    "{}... (print output truncated at 64 KiB)",
+                    &line[..cut]
+                ));
+            }
+        }
         Ok(())
     })?;
     // argo-cd oslib_safe.go: fields read only when they are numbers.
@@ -446,7 +466,10 @@ pub enum LuaResult {
 fn to_result(v: LuaValue) -> mlua::Result<LuaResult> {
     Ok(match v {
         LuaValue::Nil => LuaResult::Nil,
-        LuaValue::Table(t) => LuaResult::Table(encode_table(&t, &mut Vec::new(), 0)),
+        LuaValue::Table(t) => {
+            let mut budget = ENCODE_BUDGET;
+            LuaResult::Table(encode_table(&t, &mut Vec::new(), 0, &mut budget))
+        }
         other => LuaResult::Other(type_name(&other)),
     })
 }
@@ -466,6 +489,10 @@ fn type_name(v: &LuaValue) -> &'static str {
 
 const MARSHAL_PREFIX: &str = "json: error calling MarshalJSON for type json.jsonValue: ";
 
+/// Values the result encoding visits at most: a table shared along many paths would otherwise be
+/// expanded on each (a DAG of 40 levels is 2^40 values). Beyond Argo, which has no such bound.
+const ENCODE_BUDGET: usize = 1_000_000;
+
 /// gopher-json `jsonValue.MarshalJSON` (layeh.com/gopher-json 97fed8d) over a result table: an
 /// empty table is `[]`; a table whose first key is a number must be the sequence 1..n
 /// (`cannot encode sparse array`), one whose first key is a string must have only string keys
@@ -477,6 +504,7 @@ fn encode_table(
     t: &Table,
     seen: &mut Vec<*const std::ffi::c_void>,
     depth: usize,
+    budget: &mut usize,
 ) -> Result<Value, String> {
     let wrap = |msg: &str| format!("{}{msg}", MARSHAL_PREFIX.repeat(depth + 1));
     let ptr = t.to_pointer();
@@ -486,9 +514,15 @@ fn encode_table(
     let mut pairs: Vec<(LuaValue, LuaValue)> = Vec::new();
     for pair in t.clone().pairs::<LuaValue, LuaValue>() {
         pairs.push(pair.map_err(|e| e.to_string())?);
+        if *budget == 0 {
+            return Err(format!(
+                "the returned table has more than {ENCODE_BUDGET} values (kubectl-pacto's encoding limit)"
+            ));
+        }
+        *budget -= 1;
     }
     seen.push(ptr);
-    let result = encode_pairs(pairs, seen, depth, &wrap);
+    let result = encode_pairs(pairs, seen, depth, &wrap, budget);
     seen.pop();
     result
 }
@@ -502,6 +536,7 @@ fn encode_pairs(
     seen: &mut Vec<*const std::ffi::c_void>,
     depth: usize,
     wrap: &dyn Fn(&str) -> String,
+    budget: &mut usize,
 ) -> Result<Value, String> {
     if pairs.is_empty() {
         return Ok(Value::Array(Vec::new()));
@@ -514,7 +549,7 @@ fn encode_pairs(
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let mut out = serde_json::Map::new();
         for (k, v) in entries {
-            out.insert(k, encode_value(v, seen, depth)?);
+            out.insert(k, encode_value(v, seen, depth, budget)?);
         }
         return Ok(Value::Object(out));
     }
@@ -539,7 +574,7 @@ fn encode_pairs(
     }
     let mut out = Vec::with_capacity(ints.len());
     for (_, v) in ints {
-        out.push(encode_value(v, seen, depth)?);
+        out.push(encode_value(v, seen, depth, budget)?);
     }
     Ok(Value::Array(out))
 }
@@ -548,6 +583,7 @@ fn encode_value(
     v: &LuaValue,
     seen: &mut Vec<*const std::ffi::c_void>,
     depth: usize,
+    budget: &mut usize,
 ) -> Result<Value, String> {
     let wrap = |msg: &str| format!("{}{msg}", MARSHAL_PREFIX.repeat(depth + 2));
     match v {
@@ -564,7 +600,7 @@ fn encode_value(
                 )
             }),
         LuaValue::String(s) => Ok(Value::String(s.to_string_lossy())),
-        LuaValue::Table(t) => encode_table(t, seen, depth + 1),
+        LuaValue::Table(t) => encode_table(t, seen, depth + 1, budget),
         other => Err(wrap(&format!("cannot encode {} to JSON", type_name(other)))),
     }
 }
@@ -1058,7 +1094,14 @@ mod tests {
     fn no_way_out_through_the_state_globals() {
         let run = |src: &str, open: bool| {
             let s = Script::compile(src).unwrap();
-            execute_health(&s, &json!({"metadata": {"name": "a"}}), open, 0, &Limits::default()).result
+            execute_health(
+                &s,
+                &json!({"metadata": {"name": "a"}}),
+                open,
+                0,
+                &Limits::default(),
+            )
+            .result
         };
         for open in [false, true] {
             for src in [
@@ -1069,10 +1112,16 @@ mod tests {
                 "module('leak')",
             ] {
                 let e = run(src, open).unwrap_err();
-                assert!(e.contains("is disabled") || e.contains("not found"), "open={open} {src}: {e}");
+                assert!(
+                    e.contains("is disabled") || e.contains("not found"),
+                    "open={open} {src}: {e}"
+                );
             }
             let e = run("local f, err = loadstring('\\27LJ\\2junk') return {status = 'Healthy', message = tostring(f) .. ' ' .. tostring(err)}", open).unwrap();
-            assert_eq!(e.message, "nil binary chunks are not accepted", "open={open}");
+            assert_eq!(
+                e.message, "nil binary chunks are not accepted",
+                "open={open}"
+            );
         }
         assert_eq!(
             run("return {status = 'Healthy', message = tostring(getfenv(0).debug) .. tostring(getfenv(0) == _G)}", false).unwrap().message,

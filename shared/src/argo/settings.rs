@@ -285,51 +285,91 @@ fn parse_legacy_blob(blob: &str) -> Result<BTreeMap<String, Override>, LoadError
 pub fn glob_match(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
-    glob_at(&p, &t)
+    // Alternatives are expanded first (each `{a,b}` once), then every pattern is matched with
+    // a memo of (pattern position, text position), so no input makes the match exponential.
+    expand_braces(&p, 0)
+        .iter()
+        .any(|alt| glob_at(alt, &t, 0, 0, &mut std::collections::HashMap::new()))
 }
 
-fn glob_at(p: &[char], t: &[char]) -> bool {
-    match p.first() {
-        None => t.is_empty(),
-        Some('*') => (0..=t.len()).any(|i| glob_at(&p[1..], &t[i..])),
-        Some('?') => !t.is_empty() && glob_at(&p[1..], &t[1..]),
+/// The patterns a `{a,b}` pattern stands for; at most 1,024 (further alternatives are dropped).
+fn expand_braces(p: &[char], depth: usize) -> Vec<Vec<char>> {
+    let Some(open) = p.iter().position(|&c| c == '{') else {
+        return vec![p.to_vec()];
+    };
+    let Some(close) = p[open..].iter().position(|&c| c == '}').map(|i| i + open) else {
+        return vec![p.to_vec()];
+    };
+    if depth > 10 {
+        return vec![p.to_vec()];
+    }
+    let mut out = Vec::new();
+    for alt in p[open + 1..close].split(|&c| c == ',') {
+        let mut candidate = p[..open].to_vec();
+        candidate.extend_from_slice(alt);
+        candidate.extend_from_slice(&p[close + 1..]);
+        for e in expand_braces(&candidate, depth + 1) {
+            if out.len() < 1024 {
+                out.push(e);
+            }
+        }
+    }
+    out
+}
+
+fn glob_at(
+    p: &[char],
+    t: &[char],
+    pi: usize,
+    ti: usize,
+    memo: &mut std::collections::HashMap<(usize, usize), bool>,
+) -> bool {
+    if let Some(&r) = memo.get(&(pi, ti)) {
+        return r;
+    }
+    let r = match p.get(pi) {
+        None => ti == t.len(),
+        Some('*') => (ti..=t.len()).any(|i| glob_at(p, t, pi + 1, i, memo)),
+        Some('?') => ti < t.len() && glob_at(p, t, pi + 1, ti + 1, memo),
         Some('[') => {
-            let Some(end) = p.iter().skip(1).position(|&c| c == ']').map(|e| e + 1) else {
+            let Some(end) = p[pi + 1..]
+                .iter()
+                .position(|&c| c == ']')
+                .map(|e| e + pi + 1)
+            else {
+                memo.insert((pi, ti), false);
                 return false;
             };
-            let Some(&c) = t.first() else { return false };
-            let class = &p[1..end];
-            let (negate, class) = match class.first() {
-                Some('!') => (true, &class[1..]),
-                _ => (false, class),
-            };
-            let mut hit = false;
-            let mut i = 0;
-            while i < class.len() {
-                if i + 2 < class.len() && class[i + 1] == '-' {
-                    hit |= class[i] <= c && c <= class[i + 2];
-                    i += 3;
-                } else {
-                    hit |= class[i] == c;
-                    i += 1;
+            match t.get(ti) {
+                None => false,
+                Some(&c) => {
+                    let class = &p[pi + 1..end];
+                    let (negate, class) = match class.first() {
+                        Some('!') => (true, &class[1..]),
+                        _ => (false, class),
+                    };
+                    let mut hit = false;
+                    let mut i = 0;
+                    while i < class.len() {
+                        if i + 2 < class.len() && class[i + 1] == '-' {
+                            hit |= class[i] <= c && c <= class[i + 2];
+                            i += 3;
+                        } else {
+                            hit |= class[i] == c;
+                            i += 1;
+                        }
+                    }
+                    hit != negate && glob_at(p, t, end + 1, ti + 1, memo)
                 }
             }
-            hit != negate && glob_at(&p[end + 1..], &t[1..])
         }
-        Some('{') => {
-            let Some(end) = p.iter().position(|&c| c == '}') else {
-                return false;
-            };
-            let rest = &p[end + 1..];
-            p[1..end].split(|&c| c == ',').any(|alt| {
-                let mut candidate = alt.to_vec();
-                candidate.extend_from_slice(rest);
-                glob_at(&candidate, t)
-            })
+        Some('\\') if pi + 1 < p.len() => {
+            t.get(ti) == Some(&p[pi + 1]) && glob_at(p, t, pi + 2, ti + 1, memo)
         }
-        Some('\\') if p.len() > 1 => t.first() == Some(&p[1]) && glob_at(&p[2..], &t[1..]),
-        Some(&c) => t.first() == Some(&c) && glob_at(&p[1..], &t[1..]),
-    }
+        Some(&c) => t.get(ti) == Some(&c) && glob_at(p, t, pi + 1, ti + 1, memo),
+    };
+    memo.insert((pi, ti), r);
+    r
 }
 
 /// doublestar `PathMatch` as argo-cd uses it for built-in wildcard directories: like
@@ -445,5 +485,8 @@ mod tests {
             "pkg.crossplane.io/Provider"
         ));
         assert!(!path_match("*", "pkg.crossplane.io/Provider"));
+        // No exponential backtracking: a pattern with many stars against a long text.
+        let long = "a".repeat(400);
+        assert!(!glob_match("*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b", &long));
     }
 }

@@ -60,7 +60,11 @@ impl SuiteRun {
 pub fn find_suites(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
+    let mut seen = std::collections::HashSet::new();
     while let Some(d) = stack.pop() {
+        if !seen.insert(std::fs::canonicalize(&d).unwrap_or_else(|_| d.clone())) {
+            continue;
+        }
         if d.join("health.lua").is_file() && d.join("health_test.yaml").is_file() {
             out.push(d.clone());
         }

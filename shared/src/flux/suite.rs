@@ -51,7 +51,11 @@ impl FluxCase {
 pub fn find_suites(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
+    let mut seen = std::collections::HashSet::new();
     while let Some(d) = stack.pop() {
+        if !seen.insert(std::fs::canonicalize(&d).unwrap_or_else(|_| d.clone())) {
+            continue;
+        }
         let Ok(entries) = std::fs::read_dir(&d) else {
             continue;
         };
