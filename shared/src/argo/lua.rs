@@ -318,7 +318,7 @@ fn host_functions(
     let parsenum = lua.create_function(|_, s: String| Ok(gopher::parse_number(&s)))?;
     // What print writes is kept for the caller, up to 64 KiB per evaluation: it lives outside
     // the Lua state and its memory cap.
-    let printer = lua.create_function(move |_, line: mlua::String| {
+    let printer = lua.create_function(move |_, line: mlua::LuaString| {
         let mut p = printed.borrow_mut();
         let used: usize = p.iter().map(String::len).sum();
         const CAP: usize = 64 << 10;
