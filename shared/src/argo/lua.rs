@@ -58,7 +58,7 @@ impl Default for Limits {
 pub struct Script {
     /// Process-unique, so that a state can keep the loaded function of each script.
     id: u64,
-    bytecode: Vec<u8>,
+    bytecode: std::sync::Arc<[u8]>,
 }
 
 impl Script {
@@ -73,7 +73,7 @@ impl Script {
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Ok(Script {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            bytecode: to_bytecode(&source, "=<string>")?,
+            bytecode: to_bytecode(&source, "=<string>")?.into(),
         })
     }
 }
@@ -105,11 +105,91 @@ pub struct Evaluation {
 /// Runs a health script on an object. `open_libs` is the `useOpenLibs` of the override (built-in
 /// scripts always run open); `now_unix` is what `os.time()` returns.
 ///
+/// The evaluation runs on a worker thread. The instruction hook stops a script at the time limit,
+/// but not while it is inside one long library call (a pathological `string.find` pattern, a
+/// sort of a huge table, compiling megabytes of source); if no answer comes within the limit
+/// plus [`WATCHDOG_GRACE`], the worker is abandoned (it ends with the process), the evaluation
+/// fails with `context deadline exceeded`, and a new worker serves the next one.
+pub fn execute_health(
+    script: &Script,
+    obj: &Value,
+    open_libs: bool,
+    now_unix: i64,
+    limits: &Limits,
+) -> Evaluation {
+    type Job = (Script, Value, bool, i64, Limits);
+    struct Worker {
+        jobs: std::sync::mpsc::Sender<Job>,
+        results: std::sync::mpsc::Receiver<Evaluation>,
+    }
+    fn spawn() -> Option<Worker> {
+        let (jobs, job_rx) = std::sync::mpsc::channel::<Job>();
+        let (result_tx, results) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("lua-worker".into())
+            // Deeply nested objects are converted recursively.
+            .stack_size(1 << 30)
+            .spawn(move || {
+                for (script, obj, open, now, limits) in job_rx {
+                    let ev = evaluate_here(&script, &obj, open, now, &limits);
+                    if result_tx.send(ev).is_err() {
+                        break;
+                    }
+                }
+            })
+            .ok()?;
+        Some(Worker { jobs, results })
+    }
+    thread_local! {
+        static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    }
+    WORKER.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            *slot = spawn();
+        }
+        let Some(worker) = slot.as_ref() else {
+            return evaluate_here(script, obj, open_libs, now_unix, limits);
+        };
+        let job = (
+            script.clone(),
+            obj.clone(),
+            open_libs,
+            now_unix,
+            limits.clone(),
+        );
+        if worker.jobs.send(job).is_err() {
+            *slot = None;
+            return failed("internal error: the Lua worker stopped".into());
+        }
+        match worker.results.recv_timeout(limits.timeout + WATCHDOG_GRACE) {
+            Ok(ev) => ev,
+            Err(e) => {
+                *slot = None;
+                failed(match e {
+                    std::sync::mpsc::RecvTimeoutError::Timeout => format!(
+                        "context deadline exceeded (stopped inside a library call after {:?})",
+                        limits.timeout + WATCHDOG_GRACE
+                    ),
+                    std::sync::mpsc::RecvTimeoutError::Disconnected => {
+                        "internal error: the Lua worker stopped".into()
+                    }
+                })
+            }
+        }
+    })
+}
+
+/// How long past its time limit an evaluation may take before the watchdog gives up on it.
+pub const WATCHDOG_GRACE: Duration = Duration::from_secs(1);
+
+/// Runs an evaluation on the calling thread.
+///
 /// Every evaluation gets fresh globals and fresh library tables. Restricted evaluations share one
 /// prepared LuaJIT state per thread (what a restricted script can reach is rebuilt per
 /// evaluation, see `prelude.lua`); open-libs evaluations, which can reach the `debug` library,
 /// get a new state each time. A state that hit a limit is never reused.
-pub fn execute_health(
+fn evaluate_here(
     script: &Script,
     obj: &Value,
     open_libs: bool,
@@ -275,7 +355,7 @@ impl Vm {
         }
         let f = self
             .lua
-            .load(&script.bytecode)
+            .load(&script.bytecode[..])
             .set_mode(mlua::chunk::ChunkMode::Binary)
             .into_function()?;
         let mut loaded = self.loaded.borrow_mut();
@@ -1062,6 +1142,21 @@ mod tests {
     /// instruction; gopher's debug library has no sethook).
     #[test]
     fn time_limit_cannot_be_defeated() {
+        // A long library call is stopped by the watchdog (open mode: a pathological pattern).
+        let short = Limits {
+            timeout: Duration::from_millis(100),
+            ..Limits::default()
+        };
+        let slow = Script::compile(
+            "return string.find(string.rep('a', 30000), string.rep('a*', 30) .. 'b')",
+        )
+        .unwrap();
+        let started = Instant::now();
+        let e = execute_health(&slow, &json!({}), true, 0, &short)
+            .result
+            .unwrap_err();
+        assert!(e.starts_with("context deadline exceeded"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(3));
         let short = Limits {
             timeout: Duration::from_millis(100),
             ..Limits::default()
