@@ -122,8 +122,7 @@ fn health(
     cm_path: Option<&std::path::Path>,
     customizations: Option<&std::path::Path>,
 ) -> Result<String, String> {
-    let text = std::fs::read_to_string(resource)
-        .map_err(|e| format!("open {}: {e}", resource.display()))?;
+    let text = std::fs::read_to_string(resource).map_err(|e| go_open_error(resource, &e))?;
     // sigs.k8s.io/yaml reads the first document only.
     let obj = object::parse_documents(&text, &resource.display().to_string())
         .map_err(|e| e.to_string())?
@@ -145,8 +144,7 @@ fn health(
                 .into(),
         );
     };
-    let cm_text =
-        std::fs::read_to_string(cm_path).map_err(|e| format!("open {}: {e}", cm_path.display()))?;
+    let cm_text = std::fs::read_to_string(cm_path).map_err(|e| go_open_error(cm_path, &e))?;
     let cm = object::parse_documents(&cm_text, &cm_path.display().to_string())
         .map_err(|e| e.to_string())?
         .into_iter()
@@ -192,6 +190,21 @@ fn health(
         ),
         Some(h) => format!("STATUS: {}\nMESSAGE: {}\n", h.status, h.message),
     })
+}
+
+/// Go's `os.ReadFile` error text: `open <path>: no such file or directory` (the errno text in
+/// lower case, as Go's syscall package spells it).
+fn go_open_error(path: &std::path::Path, e: &std::io::Error) -> String {
+    let text = match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        std::io::ErrorKind::IsADirectory => "is a directory".to_string(),
+        _ => {
+            let t = e.to_string();
+            t.split(" (os error").next().unwrap_or(&t).to_lowercase()
+        }
+    };
+    format!("open {}: {text}", path.display())
 }
 
 fn now_unix() -> i64 {
