@@ -32,7 +32,7 @@ fn example(rel: &str) -> String {
 
 fn pacto_testdata(name: &str) -> String {
     example(&format!(
-        "resource_customizations/pacto.trianalab.io/Pacto/testdata/{name}"
+        "gates/pacto.trianalab.io/Pacto/testdata/{name}"
     ))
 }
 

@@ -150,7 +150,7 @@ fn exit_codes_and_streams_pass_through_kubectl() {
             "pacto",
             "health",
             "test",
-            "examples/resource_customizations",
+            "examples/gates",
         ],
     ));
     r.assert_code(0);

@@ -9,7 +9,7 @@ fn example_suites_all_pass() {
     let r = run(&mut pacto(&[
         "health",
         "test",
-        "examples/resource_customizations",
+        "examples/gates",
     ]));
     r.assert_code(0).assert_no_panic();
     assert_eq!(
