@@ -6,11 +6,7 @@ use std::path::Path;
 
 #[test]
 fn example_suites_all_pass() {
-    let r = run(&mut pacto(&[
-        "health",
-        "test",
-        "examples/gates",
-    ]));
+    let r = run(&mut pacto(&["health", "test", "examples/gates"]));
     r.assert_code(0).assert_no_panic();
     assert_eq!(
         r.stdout.lines().last(),
@@ -123,4 +119,31 @@ fn a_missing_directory_is_an_error() {
     r.assert_code(1).assert_no_panic();
     assert!(r.stderr.starts_with("error: "), "{}", r.stderr);
     assert!(r.stderr.contains(s(&missing)), "{}", r.stderr);
+}
+
+/// examples/argocd-cm.yaml carries copies of the example gates' health.lua files; they must stay
+/// byte-equal, so that the suites test what the ConfigMap installs.
+#[test]
+fn the_argocd_cm_example_holds_the_tested_scripts() {
+    let root = crate::common::repo().join("examples");
+    let cm_text = std::fs::read_to_string(root.join("argocd-cm.yaml")).unwrap();
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(&cm_text).unwrap();
+    let data = &docs[0]["data"];
+    for (key, file) in [
+        (
+            "resource.customizations.health.pacto.trianalab.io_Pacto",
+            "gates/pacto.trianalab.io/Pacto/health.lua",
+        ),
+        (
+            "resource.customizations.health.coder.com_CoderTemplateTest",
+            "gates/coder.com/CoderTemplateTest/health.lua",
+        ),
+    ] {
+        let script = std::fs::read_to_string(root.join(file)).unwrap();
+        assert_eq!(
+            data[key].as_str(),
+            Some(script.as_str()),
+            "{key} differs from {file}"
+        );
+    }
 }
