@@ -31,9 +31,7 @@ fn example(rel: &str) -> String {
 }
 
 fn pacto_testdata(name: &str) -> String {
-    example(&format!(
-        "gates/pacto.trianalab.io/Pacto/testdata/{name}"
-    ))
+    example(&format!("gates/pacto.trianalab.io/Pacto/testdata/{name}"))
 }
 
 #[derive(Debug)]

@@ -146,12 +146,7 @@ fn exit_codes_and_streams_pass_through_kubectl() {
         &k,
         home.path(),
         &[dir.path()],
-        &[
-            "pacto",
-            "health",
-            "test",
-            "examples/gates",
-        ],
+        &["pacto", "health", "test", "examples/gates"],
     ));
     r.assert_code(0);
     assert_eq!(r.stdout.lines().last(), Some("30 passed, 0 failed"));

@@ -587,6 +587,9 @@ fn encode_table(
     budget: &mut usize,
 ) -> Result<Value, String> {
     let wrap = |msg: &str| format!("{}{msg}", MARSHAL_PREFIX.repeat(depth + 1));
+    if depth > 1_000 {
+        return Err(wrap("the returned table is nested more than 1000 levels deep (kubectl-pacto's encoding limit)"));
+    }
     let ptr = t.to_pointer();
     if seen.contains(&ptr) {
         return Err(wrap("cannot encode recursively nested tables to JSON"));
@@ -1113,7 +1116,7 @@ mod tests {
             "x = 1",
             "collectgarbage('stop')",
             "setfenv(tostring, {})",
-            "local p = newproxy(true) getmetatable(p).__gc = function() print('late') end",
+            "collectgarbage('setpause', 100000)",
             "error('fails')",
         ] {
             let _ = run(spoiler);
@@ -1228,8 +1231,12 @@ mod tests {
             run("return {status = 'Healthy', message = tostring(leaked) .. tostring(leaked2) .. tostring(getfenv(0) == _G)}", false).unwrap().message,
             "nilniltrue"
         );
-        // The proxy clean-up ignores a script's __newindex.
-        let r = run("local p = newproxy(true) setmetatable(getmetatable(p), {__newindex = function() error('ran') end}) return {status = 'Healthy'}", false);
-        assert_eq!(r.unwrap().status, "Healthy");
+        // No finalizers: newproxy is refused; nothing reaches the prelude's upvalues.
+        let e = run("local p = newproxy(true)", false).unwrap_err();
+        assert!(e.contains("newproxy is disabled"), "{e}");
+        assert_eq!(
+            run("return {status = 'Healthy', message = tostring(debug.getupvalue) .. tostring(debug.setupvalue) .. tostring(debug.setmetatable) .. tostring(debug.getlocal)}", true).unwrap().message,
+            "nilnilnilnil"
+        );
     }
 }

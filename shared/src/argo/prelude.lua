@@ -22,7 +22,6 @@ local concat0, unpack0, tinsert0 = table.concat, unpack, table.insert
 local setfenv0, loadstring0, load0, getmetatable0, setmetatable0, newproxy0 =
   setfenv, loadstring, load, getmetatable, setmetatable, newproxy
 local G = _G
-local rawset0 = rawset
 
 -- gopher LValue.String(): numbers in gopher's format, everything else as Lua prints it.
 local function str(v)
@@ -221,6 +220,7 @@ end
 
 -- Everything outside the process is refused, even with open libraries.
 local function refuse(name) return function() denied(name) end end
+local maxn0 = table.maxn
 local io_mt_real = { __index = function(_, k) return refuse("io." .. tostring0(k)) end }
 local libs = {}
 if open then
@@ -237,13 +237,12 @@ if open then
   local math = copy(G.math)
   math.mod = math.fmod
   math.huge = 1.7976931348623157e308
-  -- gopher-lua's debug library (debuglib.go): no sethook/gethook/getregistry, so a script can
-  -- neither lift the time limit nor reach the host's registry.
+  -- Of gopher-lua's debug library (debuglib.go) only what cannot reach the host: no
+  -- sethook/gethook/getregistry (the time limit, the registry), no get/setupvalue and
+  -- get/setlocal (the prelude's closures hold the real loaders and the deadline check), no
+  -- setmetatable/setfenv (finalizers on userdata, the prelude's environments).
   local debug = {}
-  for _, name in next, {
-    "getfenv", "getinfo", "getlocal", "getmetatable", "getupvalue", "setfenv", "setlocal",
-    "setmetatable", "setupvalue", "traceback",
-  } do
+  for _, name in next, { "getfenv", "getinfo", "getmetatable", "traceback" } do
     debug[name] = G.debug[name]
   end
   for name in next, copy(G.debug) do
@@ -259,14 +258,14 @@ if open then
   coroutine.resume = function(...)
     local r = { resume0(...) }
     if expired() then error("context deadline exceeded", 2) end
-    return unpack0(r, 1, table.maxn(r))
+    return unpack0(r, 1, maxn0(r))
   end
   coroutine.wrap = function(f)
     local co = G.coroutine.create(f)
     return function(...)
       local r = { coroutine.resume(co, ...) }
       if not r[1] then error(r[2], 0) end
-      return unpack0(r, 2, table.maxn(r))
+      return unpack0(r, 2, maxn0(r))
     end
   end
   libs = { os = os, string = string, math = math, debug = debug, coroutine = coroutine }
@@ -287,7 +286,7 @@ base.tostring, base.tonumber, base.print, base.unpack = g_tostring, g_tonumber, 
 base.getmetatable = g_getmetatable
 -- Argo's limit is a cancelled context that every instruction checks; here the deadline error is
 -- raised again after any protected call, so a script cannot catch it and run on.
-local pcall0, xpcall0, maxn0 = pcall, xpcall, table.maxn
+local pcall0, xpcall0 = pcall, xpcall
 base.pcall = function(...)
   local r = { pcall0(...) }
   if expired() then error("context deadline exceeded", 2) end
@@ -302,11 +301,23 @@ base.dofile, base.loadfile = refuse("dofile"), refuse("loadfile")
 base._GOPHER_LUA_VERSION = "GopherLua 0.1"
 -- module() registers in the state's own package.loaded, which outlives the evaluation.
 base.module = refuse("module")
+-- newproxy(true) is the one way to a finalizer, which Lua runs when the state closes, outside
+-- any limit.
+base.newproxy = refuse("newproxy")
+-- The collector's settings belong to the state, not to one evaluation: only "count", "collect"
+-- and "step" are honoured; the others do nothing.
+local collectgarbage0 = collectgarbage
+base.collectgarbage = function(opt, arg)
+  if opt == nil or opt == "collect" or opt == "count" or opt == "step" then
+    return collectgarbage0(opt, arg)
+  end
+  return 0
+end
 
 -- The state's real globals keep nothing a script could use to reach outside its evaluation:
 -- scripts never see this table (getfenv answers with their own globals), but upvalues and the
 -- registry still lead here.
-for _, name in next, { "dofile", "loadfile", "require", "module", "load", "loadstring" } do
+for _, name in next, { "dofile", "loadfile", "require", "module", "load", "loadstring", "newproxy" } do
   G[name] = refuse(name)
 end
 G.package.loadlib = refuse("package.loadlib")
@@ -400,14 +411,7 @@ local function new_env()
     end
     return setfenv0(f, t)
   end
-  local proxies = {}
-  env.newproxy = function(arg)
-    local p = newproxy0(arg)
-    if arg == true then proxies[#proxies + 1] = getmetatable0(p) end
-    return p
-  end
   local function cleanup()
-    for i = 1, #proxies do rawset0(proxies[i], "__gc", nil) end
     if thread_env ~= G then
       setfenv0(0, G)
       thread_env = G
