@@ -101,7 +101,7 @@ fn endless_loop_hits_the_one_second_deadline() {
         "stopped early: {:?}",
         v.elapsed
     );
-    assert!(v.elapsed < Duration::from_secs(3), "took {:?}", v.elapsed);
+    assert!(v.elapsed < Duration::from_secs(6), "took {:?}", v.elapsed);
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn memory_bomb_is_stopped_by_the_memory_limit() {
     let (msg, v) = unknown_with("local s = \"x\" while true do s = s .. s end", false);
     let lower = msg.to_lowercase();
     assert!(lower.contains("memory") && lower.contains("limit"), "{msg}");
-    assert!(v.elapsed < Duration::from_secs(3), "took {:?}", v.elapsed);
+    assert!(v.elapsed < Duration::from_secs(6), "took {:?}", v.elapsed);
 }
 
 #[test]

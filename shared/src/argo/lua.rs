@@ -1031,7 +1031,7 @@ mod tests {
             .result
             .unwrap_err();
         assert_eq!(e, "<string>:2: context deadline exceeded");
-        assert!(started.elapsed() < Duration::from_secs(2));
+        assert!(started.elapsed() < Duration::from_secs(10));
         let deep = |n: u32| {
             format!("local function f(n) if n == 0 then return 0 end return 1 + f(n - 1) end return {{status = 'Healthy', message = tostring(f({n}))}}")
         };
@@ -1159,7 +1159,7 @@ mod tests {
             .result
             .unwrap_err();
         assert!(e.starts_with("context deadline exceeded"), "{e}");
-        assert!(started.elapsed() < Duration::from_secs(3));
+        assert!(started.elapsed() < Duration::from_secs(10));
         let short = Limits {
             timeout: Duration::from_millis(100),
             ..Limits::default()
@@ -1175,7 +1175,7 @@ mod tests {
             let started = Instant::now();
             let e = execute_health(&script, &json!({}), open, 0, &short).result.unwrap_err();
             assert!(e.ends_with("context deadline exceeded") || e.ends_with("stack overflow"), "{src}: {e}");
-            assert!(started.elapsed() < Duration::from_secs(3), "{src}");
+            assert!(started.elapsed() < Duration::from_secs(10), "{src}");
         }
         assert_eq!(
             msg(
