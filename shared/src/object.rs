@@ -132,6 +132,15 @@ pub enum ObjectError {
 /// without `kind` or with a non-string `apiVersion`/`kind`. A path that holds no object at all is
 /// an error too, so that a mistyped directory does not pass silently.
 pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<K8sObject>, ObjectError> {
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        return Err(ObjectError::Io {
+            file: "<stdin>".into(),
+            error: std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "standard input (-) can be read only once",
+            ),
+        });
+    }
     let mut out = Vec::new();
     for p in paths {
         let before = out.len();

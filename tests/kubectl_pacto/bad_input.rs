@@ -145,3 +145,21 @@ fn missing_filename_flag_is_a_usage_error() {
     assert_ne!(r.code, Some(0));
     assert!(r.stderr.contains("--filename"), "{}", r.stderr);
 }
+
+/// Standard input can be read once: `-f - -f -` is refused instead of silently losing the first
+/// read's objects.
+#[test]
+fn stdin_given_twice_is_refused() {
+    let r = crate::common::run_with(
+        &mut crate::common::pacto(&["health", "-f", "-", "-f", "-"]),
+        Some("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"),
+        crate::common::DEADLINE,
+    );
+    r.assert_code(1).assert_no_panic();
+    assert!(
+        r.stderr
+            .contains("standard input (-) can be read only once"),
+        "{}",
+        r.stderr
+    );
+}
