@@ -5,35 +5,9 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pacto_gates::flux::health::{FluxHealth, JobOrder};
 use pacto_gates::flux::{kustomization, KStatus};
-use serde_json::{json, Value};
 
-const OBJECTS: usize = 10_000;
-
-fn pactos() -> Vec<Value> {
-    let verdicts = [
-        "Compliant",
-        "Warning",
-        "NonCompliant",
-        "Invalid",
-        "Unknown",
-        "Reference",
-    ];
-    (0..OBJECTS)
-        .map(|i| {
-            json!({
-                "apiVersion": "pacto.trianalab.io/v1alpha1",
-                "kind": "Pacto",
-                "metadata": {"name": format!("svc-{i}"), "namespace": "shop", "generation": 2},
-                "status": {
-                    "contractStatus": verdicts[i % verdicts.len()],
-                    "observedGeneration": if i % 7 == 0 { 1 } else { 2 },
-                    "summary": {"errorCount": 1, "warningCount": 1},
-                    "conditions": [{"type": "ContractValid", "status": "True", "reason": "Valid"}]
-                }
-            })
-        })
-        .collect()
-}
+mod common;
+use common::{pactos, OBJECTS};
 
 fn bench(c: &mut Criterion) {
     let path = concat!(

@@ -3,7 +3,9 @@
 //! falls through to Current), fluxcd/pkg `runtime/cel` and `ssa/manager_wait.go` as recorded in
 //! shared/reference/flux-health.md §2.
 
-use crate::common::{pacto, run, s};
+use crate::common::{pacto, run_with, s, Run, DEADLINE};
+use serde_json::Value;
+use std::time::Duration;
 
 const NONCOMPLIANT: &str = "apiVersion: pacto.trianalab.io/v1alpha1
 kind: Pacto
@@ -15,10 +17,13 @@ status:
   - {code: INTERFACE_ABSENT, severity: error, category: interface, message: no port}
 ";
 
-fn kustomization(dir: &std::path::Path, exprs: &str) -> std::path::PathBuf {
-    let p = dir.join("ks.yaml");
+/// Runs `kubectl pacto health` on `object` (YAML) with a Kustomization (wait: true, timeout 5m)
+/// whose spec ends with `exprs`, plus `extra` arguments.
+fn health(exprs: &str, object: &str, extra: &[&str], deadline: Duration) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let ks = dir.path().join("ks.yaml");
     std::fs::write(
-        &p,
+        &ks,
         format!(
             "apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
@@ -31,59 +36,45 @@ spec:
         ),
     )
     .unwrap();
-    p
+    let obj = dir.path().join("object.yaml");
+    std::fs::write(&obj, object).unwrap();
+    let mut args = vec!["health", "-f", s(&obj), "--kustomization", s(&ks)];
+    args.extend_from_slice(extra);
+    run_with(&mut pacto(&args), None, deadline)
 }
 
-fn object(dir: &std::path::Path) -> std::path::PathBuf {
-    let p = dir.join("pacto.yaml");
-    std::fs::write(&p, NONCOMPLIANT).unwrap();
-    p
+/// The same, with `-o json`, exit 0 asserted and the report parsed.
+fn report(exprs: &str, object: &str, deadline: Duration) -> (Run, Value) {
+    let r = health(exprs, object, &["-o", "json"], deadline);
+    r.assert_code(0).assert_no_panic();
+    let v = serde_json::from_str(&r.stdout).unwrap();
+    (r, v)
 }
 
 /// Seed 000: without healthCheckExprs the NonCompliant Pacto is Current, so the gate gates nothing.
 #[test]
 fn without_expressions_a_noncompliant_pacto_passes() {
-    let dir = tempfile::tempdir().unwrap();
-    let ks = kustomization(dir.path(), "");
-    let obj = object(dir.path());
-    let r = run(&mut pacto(&[
-        "health",
-        "-f",
-        s(&obj),
-        "--kustomization",
-        s(&ks),
-        "-o",
-        "json",
-    ]));
-    r.assert_code(0).assert_no_panic();
-    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    let (_, v) = report("", NONCOMPLIANT, DEADLINE);
     assert_eq!(v["items"][0]["flux"]["status"], "Current");
     assert_eq!(v["items"][0]["flux"]["source"], "kstatus");
-    assert_eq!(v["items"][0]["argo"], serde_json::Value::Null);
+    assert_eq!(v["items"][0]["argo"], Value::Null);
     assert_eq!(v["summary"]["flux"]["verdict"], "Passes");
 }
 
 /// With the gate, the Pacto is Failed and the wait fails early with ssa's list format.
 #[test]
 fn with_expressions_the_wait_fails_early() {
-    let dir = tempfile::tempdir().unwrap();
-    let ks = kustomization(
-        dir.path(),
+    let r = health(
         "  healthCheckExprs:
   - apiVersion: pacto.trianalab.io/v1alpha1
     kind: Pacto
     failed: status.contractStatus == 'NonCompliant'
     current: status.contractStatus == 'Compliant'
 ",
+        NONCOMPLIANT,
+        &[],
+        DEADLINE,
     );
-    let obj = object(dir.path());
-    let r = run(&mut pacto(&[
-        "health",
-        "-f",
-        s(&obj),
-        "--kustomization",
-        s(&ks),
-    ]));
     r.assert_code(0);
     assert!(
         r.stdout.contains(
@@ -98,24 +89,13 @@ fn with_expressions_the_wait_fails_early() {
 /// (Progressing), kstatus's fail-open rule makes it Current.
 #[test]
 fn disagreement_is_marked() {
-    let dir = tempfile::tempdir().unwrap();
-    let ks = kustomization(dir.path(), "");
-    let obj = dir.path().join("fresh.yaml");
-    std::fs::write(
-        &obj,
-        "apiVersion: pacto.trianalab.io/v1alpha1\nkind: Pacto\nmetadata: {name: fresh, namespace: shop, generation: 1}\n",
-    )
-    .unwrap();
     let cm = crate::common::repo().join("examples/argocd-cm.yaml");
-    let r = run(&mut pacto(&[
-        "health",
-        "-f",
-        s(&obj),
-        "--kustomization",
-        s(&ks),
-        "--argocd-cm",
-        s(&cm),
-    ]));
+    let r = health(
+        "",
+        "apiVersion: pacto.trianalab.io/v1alpha1\nkind: Pacto\nmetadata: {name: fresh, namespace: shop, generation: 1}\n",
+        &["--argocd-cm", s(&cm)],
+        DEADLINE,
+    );
     r.assert_code(0);
     let row = r.stdout.lines().nth(1).unwrap();
     assert!(
@@ -127,22 +107,15 @@ fn disagreement_is_marked() {
 /// status_reader.go: two entries for one GroupKind are a configuration error.
 #[test]
 fn duplicate_entries_are_a_configuration_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let ks = kustomization(
-        dir.path(),
+    let r = health(
         "  healthCheckExprs:
   - {apiVersion: pacto.trianalab.io/v1alpha1, kind: Pacto, current: 'true'}
   - {apiVersion: pacto.trianalab.io/v1, kind: Pacto, current: 'false'}
 ",
+        NONCOMPLIANT,
+        &[],
+        DEADLINE,
     );
-    let obj = object(dir.path());
-    let r = run(&mut pacto(&[
-        "health",
-        "-f",
-        s(&obj),
-        "--kustomization",
-        s(&ks),
-    ]));
     r.assert_code(1).assert_no_panic();
     assert!(r.stderr.contains("InvalidCELExpression"), "{}", r.stderr);
     assert!(
@@ -155,30 +128,13 @@ fn duplicate_entries_are_a_configuration_error() {
 /// A string observedGeneration skips the generation guard (pkg runtime v0.105.0+).
 #[test]
 fn string_observed_generation_skips_the_guard() {
-    let dir = tempfile::tempdir().unwrap();
-    let ks = kustomization(
-        dir.path(),
+    let (_, v) = report(
         "  healthCheckExprs:
   - {apiVersion: pacto.trianalab.io/v1alpha1, kind: Pacto, current: \"status.observedGeneration == '2'\"}
 ",
-    );
-    let obj = dir.path().join("p.yaml");
-    std::fs::write(
-        &obj,
         "apiVersion: pacto.trianalab.io/v1alpha1\nkind: Pacto\nmetadata: {name: p, namespace: shop, generation: 1}\nstatus: {observedGeneration: '2'}\n",
-    )
-    .unwrap();
-    let r = run(&mut pacto(&[
-        "health",
-        "-f",
-        s(&obj),
-        "--kustomization",
-        s(&ks),
-        "-o",
-        "json",
-    ]));
-    r.assert_code(0);
-    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+        DEADLINE,
+    );
     assert_eq!(v["items"][0]["flux"]["status"], "Current");
 }
 
@@ -186,21 +142,14 @@ fn string_observed_generation_skips_the_guard() {
 /// `InvalidCELExpression` (status_evaluator.go wraps it as `failed to parse the expression ...`).
 #[test]
 fn an_expression_that_does_not_parse_is_a_configuration_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let ks = kustomization(
-        dir.path(),
+    let r = health(
         "  healthCheckExprs:
   - {apiVersion: pacto.trianalab.io/v1alpha1, kind: Pacto, current: 'status.contractStatus =='}
 ",
+        NONCOMPLIANT,
+        &[],
+        DEADLINE,
     );
-    let obj = object(dir.path());
-    let r = run(&mut pacto(&[
-        "health",
-        "-f",
-        s(&obj),
-        "--kustomization",
-        s(&ks),
-    ]));
     r.assert_code(1).assert_no_panic();
     assert!(r.stderr.contains("InvalidCELExpression"), "{}", r.stderr);
     assert!(
@@ -213,25 +162,13 @@ fn an_expression_that_does_not_parse_is_a_configuration_error() {
 /// expression.go: a result that is not a bool is an evaluation error, so the object is Unknown.
 #[test]
 fn an_expression_that_is_not_a_bool_makes_the_object_unknown() {
-    let dir = tempfile::tempdir().unwrap();
-    let ks = kustomization(
-        dir.path(),
+    let (_, v) = report(
         "  healthCheckExprs:
   - {apiVersion: pacto.trianalab.io/v1alpha1, kind: Pacto, current: 'status.contractStatus'}
 ",
+        NONCOMPLIANT,
+        DEADLINE,
     );
-    let obj = object(dir.path());
-    let r = run(&mut pacto(&[
-        "health",
-        "-f",
-        s(&obj),
-        "--kustomization",
-        s(&ks),
-        "-o",
-        "json",
-    ]));
-    r.assert_code(0);
-    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["items"][0]["flux"]["status"], "Unknown");
     assert_eq!(
         v["items"][0]["flux"]["error"],
@@ -243,31 +180,15 @@ fn an_expression_that_is_not_a_bool_makes_the_object_unknown() {
 /// A runaway expression over a huge list is bounded: the object becomes Unknown, the run ends.
 #[test]
 fn a_runaway_expression_is_bounded() {
-    let dir = tempfile::tempdir().unwrap();
-    let ks = kustomization(
-        dir.path(),
+    let (r, v) = report(
         "  healthCheckExprs:
   - apiVersion: pacto.trianalab.io/v1alpha1
     kind: Pacto
     current: \"[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, [1,2,3,4,5,6,7,8,9,10].all(g, a > 0)))))))\"
 ",
+        NONCOMPLIANT,
+        Duration::from_secs(60),
     );
-    let obj = object(dir.path());
-    let r = crate::common::run_with(
-        &mut pacto(&[
-            "health",
-            "-f",
-            s(&obj),
-            "--kustomization",
-            s(&ks),
-            "-o",
-            "json",
-        ]),
-        None,
-        std::time::Duration::from_secs(60),
-    );
-    r.assert_code(0).assert_no_panic();
-    let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(v["items"][0]["flux"]["status"], "Unknown");
     assert!(
         v["items"][0]["flux"]["error"]

@@ -146,22 +146,18 @@ impl ArgoHealth {
     }
 
     /// argo-cd `GetHealthScript`: (script, useOpenLibs, decider), or None.
-    pub fn health_script(&self, gvk: &Gvk) -> Option<(String, bool, Decider)> {
+    pub fn health_script(&self, gvk: &Gvk) -> Option<(&str, bool, Decider)> {
         let key = gvk.group_kind();
         if let Some(o) = self.overrides.by_key.get(&key) {
             if !o.health_lua.is_empty() {
-                return Some((
-                    o.health_lua.clone(),
-                    o.use_open_libs,
-                    Decider::Custom { key },
-                ));
+                return Some((&o.health_lua, o.use_open_libs, Decider::Custom { key }));
             }
         }
         // Go iterates a map (random order); we take the first matching key in sorted order.
         for (k, o) in &self.overrides.by_key {
             if !o.health_lua.is_empty() && glob_match(k, &key) {
                 return Some((
-                    o.health_lua.clone(),
+                    &o.health_lua,
                     o.use_open_libs,
                     Decider::CustomWildcard { key: k.clone() },
                 ));
@@ -170,7 +166,7 @@ impl ArgoHealth {
         let b = self.builtins.as_ref()?;
         let (path, text) = b.find(&key)?;
         Some((
-            text.to_string(),
+            text,
             true,
             Decider::BuiltinLua {
                 path: path.to_path_buf(),
@@ -186,10 +182,11 @@ impl ArgoHealth {
         open_libs: bool,
     ) -> (Result<HealthStatus, String>, Vec<String>) {
         let mut cache = self.cache.borrow_mut();
-        let compiled = cache
-            .entry(script.to_string())
-            .or_insert_with(|| Script::compile(script));
-        match compiled {
+        // Looked up by reference first: the text is copied only when a script is first seen.
+        if !cache.contains_key(script) {
+            cache.insert(script.to_string(), Script::compile(script));
+        }
+        match &cache[script] {
             Err(e) => (Err(e.clone()), Vec::new()),
             Ok(s) => {
                 let ev = execute_health(s, obj, open_libs, self.now_unix, &self.limits);
@@ -221,7 +218,7 @@ impl ArgoHealth {
         }
         let gvk = gvk_of(obj);
         if let Some((script, open_libs, decider)) = self.health_script(&gvk) {
-            let (result, printed) = self.run_script(&script, obj, open_libs);
+            let (result, printed) = self.run_script(script, obj, open_libs);
             return match result {
                 Ok(h) => ArgoVerdict {
                     health: Some(h),

@@ -1060,25 +1060,15 @@ mod tests {
                 "tostring(require('os').time({year = '2024', month = 2, day = 29}))",
                 false
             ),
-            tostring_of_default_year()
+            // A string year falls back to the default -1: Go's time.Date(-1, 2, 29, 12, 0, 0, 0,
+            // UTC) is -0001-03-01T12:00Z (year -1 is not leap) = 0000-01-01 (-62167219200)
+            // + 60 days - 366 days (Feb 0000 is leap) + 12 h.
+            "-62193614400"
         );
         assert_eq!(
             msg("require('os').date('%Y-%m-%d %H:%M', 0)", false),
             "1970-01-01 00:00"
         );
-    }
-
-    /// time.Date(-1, 2, 29, 12, 0, 0): a string year falls back to the default -1.
-    fn tostring_of_default_year() -> String {
-        osdate::unix_from_fields(osdate::DateFields {
-            year: -1,
-            month: 2,
-            day: 29,
-            hour: 12,
-            min: 0,
-            sec: 0,
-        })
-        .to_string()
     }
 
     /// gopher-lua's parser message for a syntax error (reference §2.2).

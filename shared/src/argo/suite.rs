@@ -126,10 +126,10 @@ fn run_case(
     let script = match engine.health_script(&gvk) {
         Some((s, _, _)) => s,
         None => beside
-            .cloned()
+            .map(String::as_str)
             .ok_or_else(|| format!("no health.lua for {}", gvk.group_kind()))?,
     };
-    engine.run_script(&script, &obj, true).0
+    engine.run_script(script, &obj, true).0
 }
 
 /// Reads a `health_test.yaml`: (input path joined to the suite directory, expected status).
