@@ -2,6 +2,8 @@
 //! controllers do. See `shared/DESIGN.md` of the project for the architecture.
 
 pub mod argo;
+pub mod cluster;
 pub mod flux;
 pub mod object;
+pub mod pacto;
 pub mod render;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// kubectl from PATH, else /usr/bin/kubectl; None (with a visible note) when not installed.
-fn kubectl() -> Option<PathBuf> {
+pub(crate) fn kubectl() -> Option<PathBuf> {
     let from_path = std::env::var_os("PATH").and_then(|p| {
         std::env::split_paths(&p)
             .map(|d| d.join("kubectl"))
@@ -29,7 +29,12 @@ fn kubectl() -> Option<PathBuf> {
 }
 
 /// A kubectl command with only `path_dirs` on PATH and an empty HOME and KUBECONFIG.
-fn kubectl_cmd(kubectl: &Path, home: &Path, path_dirs: &[&Path], args: &[&str]) -> Command {
+pub(crate) fn kubectl_cmd(
+    kubectl: &Path,
+    home: &Path,
+    path_dirs: &[&Path],
+    args: &[&str],
+) -> Command {
     let mut c = Command::new(kubectl);
     let path = std::env::join_paths(path_dirs).unwrap();
     c.args(args)

@@ -13,6 +13,7 @@ mod health;
 mod krew;
 #[cfg(unix)]
 mod kubectl_plugin;
+mod live;
 mod man_pages;
 mod scripts;
 mod suites;

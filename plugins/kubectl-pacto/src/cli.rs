@@ -38,6 +38,20 @@ pub enum Command {
     /// object's group and kind, Flux's Job reader, else kstatus; then what the Kustomization's wait
     /// makes of them. Exit 0 when it ran, whatever the verdicts.
     Health(HealthArgs),
+    /// List Pactos with their verdict and what the Argo CD and Flux gates decide.
+    ///
+    /// Reads the cluster (kubeconfig or in-cluster) with one list call, or files with -f. The GATE
+    /// column says what the gates do with the next rollout step: pass, hold, fail, or none (no
+    /// gate judges the Pacto); `argo:X flux:Y` when they differ. The gates are the cluster's own
+    /// (argocd-cm, and the Flux Kustomizations whose inventory holds the Pacto) when readable,
+    /// else the recommended gate. FRESH: yes, no (generation not observed), late (no reconcile for
+    /// two check intervals), - (never evaluated).
+    Get(GetArgs),
+    /// Explain one Pacto's verdict: findings, conditions, freshness, what Argo CD and Flux decide
+    /// and why, and when it will change.
+    ///
+    /// Takes pacto/NAME (or codertemplatetest/NAME) from the cluster, or the objects of -f files.
+    Explain(ExplainArgs),
     /// Print a shell completion script (bash, zsh or fish) for kubectl-pacto.
     Completion {
         #[arg(value_enum)]
@@ -89,6 +103,100 @@ pub struct HealthArgs {
     /// Output format: a table by default.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<Output>,
+}
+
+/// How to reach the cluster: the flags kubectl users expect (kubectl passes none to plugins).
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// Path to the kubeconfig file (default: KUBECONFIG, several files merged, else
+    /// ~/.kube/config, else the in-cluster service account).
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use.
+    #[arg(long, value_name = "NAME")]
+    pub context: Option<String>,
+    /// The namespace (default: the context's namespace, else "default").
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    pub namespace: Option<String>,
+    /// How long to wait for each answer of the API server (e.g. 1s, 2m, 3h; 0 or a bare number
+    /// of seconds as in kubectl). Default: no limit.
+    #[arg(long, value_name = "DURATION", default_value = "0")]
+    pub request_timeout: String,
+}
+
+/// Which gates judge the Pactos.
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// The namespace of Argo CD's argocd-cm ConfigMap.
+    #[arg(long, value_name = "NAMESPACE", default_value = "argocd")]
+    pub argocd_namespace: String,
+    /// Judge by this argocd-cm file instead of the cluster's.
+    #[arg(long, value_name = "FILE")]
+    pub argocd_cm: Option<PathBuf>,
+    /// Judge by this Flux Kustomization file instead of the cluster's Kustomizations (it is taken
+    /// to apply every object given).
+    #[arg(long, value_name = "FILE")]
+    pub kustomization: Option<PathBuf>,
+    /// Where the recommended gate is used: make Warning block (Argo CD Degraded, Flux failed)
+    /// instead of pass.
+    #[arg(long)]
+    pub warning_blocks: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GetArgs {
+    /// What to list: pactos (also pacto, pacto.pacto.trianalab.io, or pacto/NAME).
+    #[arg(value_name = "RESOURCE", default_value = "pactos")]
+    pub resource: String,
+    /// One Pacto by name.
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+    /// List across all namespaces (adds a NAMESPACE column).
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Label selector (e.g. team=shop,tier!=batch).
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Output format: wide adds ARGO, FLUX, RECONCILED, INTERVAL and SCHEMA; name prints
+    /// pacto.pacto.trianalab.io/NAME; json and yaml print a kubectl List of the objects.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<GetOutput>,
+    /// Read Pactos from files (YAML or JSON, directories, - for stdin) instead of the cluster.
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub gates: GateArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// pacto/NAME or codertemplatetest/NAME.
+    #[arg(
+        value_name = "KIND/NAME",
+        required_unless_present = "files",
+        conflicts_with = "files"
+    )]
+    pub target: Option<String>,
+    /// Explain the objects of files instead (YAML or JSON, directories, - for stdin).
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
+    pub files: Vec<PathBuf>,
+    /// The Pacto operator's --stabilization-window, for the timing of absences.
+    #[arg(long, value_name = "DURATION", default_value = "2m")]
+    pub stabilization_window: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub gates: GateArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GetOutput {
+    Wide,
+    Name,
+    Json,
+    Yaml,
 }
 
 #[derive(Debug, Subcommand)]

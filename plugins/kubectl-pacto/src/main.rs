@@ -3,6 +3,7 @@
 
 mod cli;
 mod complete;
+mod live;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::CommandFactory;
@@ -58,6 +59,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Some(HealthSub::Test { ref dirs }) => health_test(dirs),
             None => health(&args),
         },
+        Command::Get(args) => live::get(&args),
+        Command::Explain(args) => live::explain(&args),
         Command::Completion { shell } => {
             let mut cmd = Cli::command().bin_name("kubectl-pacto");
             let mut buf = Vec::new();

@@ -326,3 +326,6 @@ mod tests {
         );
     }
 }
+
+mod pacto;
+pub use pacto::{explain_text, kube_list, pacto_table, PactoRow, TableOptions};

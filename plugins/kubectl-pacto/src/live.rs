@@ -1,0 +1,334 @@
+//! `get` and `explain`: gather the objects and the gates (cluster or files), then hand them to
+//! the library's pure views and renderers.
+
+use crate::cli::{ClusterArgs, ExplainArgs, GateArgs, GetArgs, GetOutput};
+use crate::write_stdout;
+use anyhow::{anyhow, bail, Context, Result};
+use jiff::Timestamp;
+use pacto_gates::cluster::{Cluster, ConnectOptions, Scope};
+use pacto_gates::object;
+use pacto_gates::pacto::explain::{self, Options};
+use pacto_gates::pacto::gate::{self, ArgoGate, FluxGate, FluxKustomization};
+use pacto_gates::pacto::view::PactoView;
+use pacto_gates::pacto::{GROUP, KIND, VERSION};
+use pacto_gates::render::{self, PactoRow, TableOptions};
+use serde_json::Value;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+/// The clock: `KUBECTL_PACTO_NOW` (RFC 3339, for reproducible output) or the system time.
+pub fn now() -> Result<Timestamp> {
+    match std::env::var("KUBECTL_PACTO_NOW") {
+        Ok(s) if !s.is_empty() => s
+            .parse()
+            .map_err(|e| anyhow!("KUBECTL_PACTO_NOW={s:?}: not an RFC 3339 time: {e}")),
+        _ => Ok(Timestamp::now()),
+    }
+}
+
+/// kubectl's `--request-timeout`: `0` none, a bare number of seconds, or a Go duration.
+fn request_timeout(s: &str) -> Result<Option<std::time::Duration>> {
+    if let Ok(n) = s.parse::<u64>() {
+        return Ok((n > 0).then(|| std::time::Duration::from_secs(n)));
+    }
+    pacto_gates::flux::wait::parse_go_duration(s)
+        .map(|d| (!d.is_zero()).then_some(d))
+        .ok_or_else(|| {
+            anyhow!(
+                "--request-timeout {s:?}: expected a duration such as 1s, 2m or 3h (0: no timeout)"
+            )
+        })
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the I/O runtime")
+}
+
+async fn connect(c: &ClusterArgs) -> Result<Cluster> {
+    let opts = ConnectOptions {
+        kubeconfig: c.kubeconfig.clone(),
+        context: c.context.clone(),
+        request_timeout: request_timeout(&c.request_timeout)?,
+    };
+    Ok(Cluster::connect(&opts).await?)
+}
+
+fn colour() -> bool {
+    render::colour_wanted(
+        std::io::stdout().is_terminal(),
+        std::env::var("NO_COLOR").ok().as_deref(),
+        std::env::var("TERM").ok().as_deref(),
+    )
+}
+
+/// Reads one object of a file (an argocd-cm, a Kustomization).
+fn read_one(path: &std::path::Path, what: &str) -> Result<Value> {
+    let objs = object::read_paths(std::slice::from_ref(&path.to_path_buf()))?;
+    match <[object::K8sObject; 1]>::try_from(objs) {
+        Ok([o]) => Ok(o.value),
+        Err(objs) => bail!(
+            "{}: expected one {what}, found {} objects",
+            path.display(),
+            objs.len()
+        ),
+    }
+}
+
+/// The gates: files given win; else the cluster's (when one is given and readable); else the
+/// recommended gate, with the reason.
+async fn load_gates(
+    g: &GateArgs,
+    cluster: Option<&Cluster>,
+    now: Timestamp,
+) -> Result<(ArgoGate, FluxGate)> {
+    let now_unix = now.as_second();
+    let (cluster_argo, cluster_flux) = match cluster {
+        Some(c) if g.argocd_cm.is_none() || g.kustomization.is_none() => {
+            let (a, f) = pacto_gates::cluster::cluster_gates(
+                c,
+                &g.argocd_namespace,
+                g.warning_blocks,
+                now_unix,
+            )
+            .await;
+            (Some(a), Some(f))
+        }
+        _ => (None, None),
+    };
+    let argo = if let Some(path) = &g.argocd_cm {
+        let cm = read_one(path, "argocd-cm ConfigMap")?;
+        ArgoGate::from_configmap(&cm, format!("argocd-cm file {}", path.display()), now_unix)
+    } else {
+        cluster_argo.unwrap_or_else(|| {
+            ArgoGate::recommended("no --argocd-cm given", g.warning_blocks, now_unix)
+        })
+    };
+    let flux = if let Some(path) = &g.kustomization {
+        let k = read_one(path, "Kustomization")?;
+        let fk = FluxKustomization::new(&k, false, now_unix)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        FluxGate {
+            kustomizations: vec![fk],
+            ..FluxGate::recommended("unused", g.warning_blocks, now_unix)
+        }
+    } else {
+        cluster_flux.unwrap_or_else(|| {
+            FluxGate::recommended("no --kustomization given", g.warning_blocks, now_unix)
+        })
+    };
+    Ok((argo, flux))
+}
+
+/// `pactos`, `pacto`, `pacto.pacto.trianalab.io` (and `/NAME` forms) → the name, if any.
+fn pacto_resource(arg: &str) -> Result<Option<String>> {
+    let (res, name) = match arg.split_once('/') {
+        Some((r, n)) => (r, Some(n.to_string())),
+        None => (arg, None),
+    };
+    let known = [
+        "pactos",
+        "pacto",
+        "pactos.pacto.trianalab.io",
+        "pacto.pacto.trianalab.io",
+    ];
+    if !known.contains(&res.to_ascii_lowercase().as_str()) {
+        bail!("the server doesn't have a resource type \"{res}\" here: kubectl pacto get lists pactos");
+    }
+    if name.as_deref() == Some("") {
+        bail!("{arg}: a name is needed after the slash");
+    }
+    Ok(name)
+}
+
+fn is_pacto(o: &Value) -> bool {
+    let gvk = pacto_gates::argo::health::gvk_of(o);
+    gvk.group == GROUP && gvk.kind == KIND
+}
+
+/// `kubectl pacto get`.
+pub fn get(args: &GetArgs) -> Result<ExitCode> {
+    let now = now()?;
+    let name = match (pacto_resource(&args.resource)?, &args.name) {
+        (Some(_), Some(_)) => bail!("give the name once: pacto/NAME or pactos NAME"),
+        (a, b) => a.or(b.clone()),
+    };
+    let machine = matches!(
+        args.output,
+        Some(GetOutput::Json | GetOutput::Yaml | GetOutput::Name)
+    );
+    let rt = runtime()?;
+    let (objects, gates) = rt.block_on(async {
+        let (objects, cluster) = if !args.files.is_empty() {
+            let objs: Vec<Value> = object::read_paths(&args.files)?
+                .into_iter()
+                .map(|o| o.value)
+                .filter(is_pacto)
+                .filter(|o| {
+                    name.as_deref().is_none_or(|n| {
+                        o.pointer("/metadata/name").and_then(Value::as_str) == Some(n)
+                    })
+                })
+                .collect();
+            (objs, None)
+        } else {
+            let cluster = connect(&args.cluster).await?;
+            let kind = cluster.discover(GROUP, VERSION, KIND).await?;
+            let ns = args
+                .cluster
+                .namespace
+                .clone()
+                .unwrap_or_else(|| cluster.default_namespace.clone());
+            let objs = match &name {
+                Some(n) => vec![cluster.get(&kind, &ns, n).await?],
+                None => {
+                    let scope = if args.all_namespaces {
+                        Scope::All
+                    } else {
+                        Scope::Namespace(&ns)
+                    };
+                    cluster.list(&kind, scope, args.selector.as_deref()).await?
+                }
+            };
+            (objs, Some(cluster))
+        };
+        let gates = if machine || objects.is_empty() {
+            None
+        } else {
+            Some(load_gates(&args.gates, cluster.as_ref(), now).await?)
+        };
+        Ok::<_, anyhow::Error>((objects, gates))
+    })?;
+    let out = match args.output {
+        Some(GetOutput::Json) => serde_json::to_string_pretty(&render::kube_list(objects))? + "\n",
+        Some(GetOutput::Yaml) => {
+            serde_saphyr::to_string(&render::kube_list(objects)).context("rendering YAML")?
+        }
+        Some(GetOutput::Name) => objects
+            .iter()
+            .map(|o| {
+                format!(
+                    "pacto.pacto.trianalab.io/{}\n",
+                    o.pointer("/metadata/name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                )
+            })
+            .collect(),
+        None | Some(GetOutput::Wide) => {
+            if objects.is_empty() {
+                let place = if args.all_namespaces || !args.files.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " in {} namespace",
+                        args.cluster.namespace.as_deref().unwrap_or("the current")
+                    )
+                };
+                eprintln!("No resources found{place}.");
+                return Ok(ExitCode::SUCCESS);
+            }
+            let (argo, flux) = gates.expect("gates are loaded for tables");
+            let views: Vec<PactoView> = objects.iter().map(PactoView::new).collect();
+            let decisions: Vec<_> = objects
+                .iter()
+                .map(|o| gate::decide(&argo, &flux, o))
+                .collect();
+            let rows: Vec<PactoRow> = views
+                .iter()
+                .zip(&decisions)
+                .map(|(view, decision)| PactoRow { view, decision })
+                .collect();
+            render::pacto_table(
+                &rows,
+                TableOptions {
+                    all_namespaces: args.all_namespaces,
+                    wide: args.output == Some(GetOutput::Wide),
+                    colour: colour(),
+                    now,
+                },
+            )
+        }
+    };
+    write_stdout(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `pacto/NAME`, `codertemplatetest/NAME` (plural and group-qualified forms too).
+fn explain_target(t: &str) -> Result<((&'static str, &'static str, &'static str), String)> {
+    let Some((kind, name)) = t.split_once('/') else {
+        bail!("{t}: expected KIND/NAME, for example pacto/orders");
+    };
+    if name.is_empty() {
+        bail!("{t}: a name is needed after the slash");
+    }
+    let k = kind.to_ascii_lowercase();
+    let gvk = match k.as_str() {
+        "pacto" | "pactos" | "pacto.pacto.trianalab.io" | "pactos.pacto.trianalab.io" => {
+            (GROUP, VERSION, KIND)
+        }
+        "codertemplatetest"
+        | "codertemplatetests"
+        | "codertemplatetest.coder.com"
+        | "codertemplatetests.coder.com" => ("coder.com", "v1alpha1", "CoderTemplateTest"),
+        _ => bail!("{t}: kubectl pacto explain knows pacto/NAME and codertemplatetest/NAME"),
+    };
+    Ok((gvk, name.to_string()))
+}
+
+/// `kubectl pacto explain`.
+pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
+    let now = now()?;
+    let window = pacto_gates::flux::wait::parse_go_duration(&args.stabilization_window)
+        .ok_or_else(|| {
+            anyhow!(
+                "--stabilization-window {:?}: expected a duration such as 2m",
+                args.stabilization_window
+            )
+        })?;
+    let opts = Options {
+        stabilization_window_seconds: window.as_secs() as i64,
+    };
+    let rt = runtime()?;
+    let (objects, (argo, flux)) = rt.block_on(async {
+        if !args.files.is_empty() {
+            let objs: Vec<Value> = object::read_paths(&args.files)?
+                .into_iter()
+                .map(|o| o.value)
+                .collect();
+            if objs.is_empty() {
+                bail!("no objects in the files given");
+            }
+            let gates = load_gates(&args.gates, None, now).await?;
+            return Ok((objs, gates));
+        }
+        let target = args.target.as_deref().unwrap_or_default();
+        let ((group, version, kind), name) = explain_target(target)?;
+        let cluster = connect(&args.cluster).await?;
+        let kind = cluster.discover(group, version, kind).await?;
+        let ns = args
+            .cluster
+            .namespace
+            .clone()
+            .unwrap_or_else(|| cluster.default_namespace.clone());
+        let obj = cluster.get(&kind, &ns, &name).await?;
+        let gates = load_gates(&args.gates, Some(&cluster), now).await?;
+        Ok::<_, anyhow::Error>((vec![obj], gates))
+    })?;
+    let colour = colour();
+    let mut out = String::new();
+    for (i, o) in objects.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let d = gate::decide(&argo, &flux, o);
+        out.push_str(&render::explain_text(
+            &explain::explain(o, &d, now, opts),
+            colour,
+        ));
+    }
+    write_stdout(&out)?;
+    Ok(ExitCode::SUCCESS)
+}

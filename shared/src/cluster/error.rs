@@ -1,0 +1,122 @@
+//! What can go wrong talking to a cluster, in words an on-call user can act on. Each variant
+//! names the verb and the resource of the request that failed.
+
+use std::time::Duration;
+
+/// A failed cluster operation. `resource` is `<plural>.<group>` (or `<plural>` for the core
+/// group); `scope` reads `in namespace "shop"`, `in all namespaces` or is empty.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClusterError {
+    /// No usable configuration: kubeconfig unreadable or malformed, unknown context, not in a
+    /// cluster.
+    #[error("{0}")]
+    Config(String),
+    /// Discovery does not list the kind: its CRD is not installed.
+    #[error("the {kind} CRD is not installed in this cluster (the API server serves no {kind} in {group_version})")]
+    NotInstalled { kind: String, group_version: String },
+    /// 403 Forbidden.
+    #[error("forbidden: you may not {verb} {resource}{scope}: {message}")]
+    Forbidden {
+        verb: String,
+        resource: String,
+        scope: String,
+        message: String,
+    },
+    /// 404 Not Found on a named object.
+    #[error("{resource} \"{name}\" not found{scope}")]
+    NotFound {
+        resource: String,
+        name: String,
+        scope: String,
+    },
+    /// 429, 503 or 504 on every attempt.
+    #[error("the API server kept refusing to {verb} {resource}{scope} with {code} {reason} ({attempts} attempts): {message}; try again later")]
+    Throttled {
+        verb: String,
+        resource: String,
+        scope: String,
+        code: u16,
+        reason: String,
+        attempts: u32,
+        message: String,
+    },
+    /// Any other error status.
+    #[error("the API server answered {code} {reason} to {verb} {resource}{scope}: {message}")]
+    Api {
+        verb: String,
+        resource: String,
+        scope: String,
+        code: u16,
+        reason: String,
+        message: String,
+    },
+    /// No complete answer within `--request-timeout`.
+    #[error("no answer from the API server at {server} within {} (--request-timeout) to {verb} {resource}{scope}", humantime(*after))]
+    Timeout {
+        verb: String,
+        resource: String,
+        scope: String,
+        server: String,
+        after: Duration,
+    },
+    /// The connection failed or was dropped.
+    #[error("cannot {verb} {resource}{scope}: the connection to the API server at {server} failed: {detail}")]
+    Connection {
+        verb: String,
+        resource: String,
+        scope: String,
+        server: String,
+        detail: String,
+    },
+    /// The answer was not what the API promises (not JSON, not a list ...).
+    #[error("cannot {verb} {resource}{scope}: the API server's answer is malformed: {detail}")]
+    Malformed {
+        verb: String,
+        resource: String,
+        scope: String,
+        detail: String,
+    },
+}
+
+fn humantime(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// The reason phrase of an HTTP status the API server uses.
+pub fn reason_phrase(code: u16) -> &'static str {
+    match code {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        409 => "Conflict",
+        410 => "Gone",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Error",
+    }
+}
+
+/// An error and its causes, joined with `: `, each cause once.
+pub fn chain(e: &dyn std::error::Error) -> String {
+    let mut parts: Vec<String> = vec![e.to_string()];
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let s = c.to_string();
+        if !parts.iter().any(|p| p.contains(&s)) {
+            parts.push(s);
+        }
+        cur = c.source();
+    }
+    parts.join(": ")
+}

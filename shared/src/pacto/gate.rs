@@ -1,0 +1,465 @@
+//! The gates a Pacto (or any object) is judged by, and what they decide about it.
+//!
+//! Argo CD: the `resource.customizations` of the cluster's argocd-cm (or a file), evaluated by the
+//! engine of [`crate::argo`]. Flux: the `healthCheckExprs` of every Kustomization whose inventory
+//! holds the object (kustomize-controller `status.inventory.entries[].id`,
+//! `<namespace>_<name>_<group>_<kind>`, fluxcd/cli-utils `object.ObjMetadata.String`), evaluated by
+//! [`crate::flux`]. When neither can be read, the recommended gate: the scripts and expressions
+//! under `examples/gates` and `examples/flux/kustomization-gated.yaml` (seed 000 and seed 004
+//! semantics), compiled into the binary.
+
+use crate::argo::health::{ArgoHealth, ArgoVerdict};
+use crate::argo::settings::{self, Overrides};
+use crate::flux::health::{FluxHealth, FluxVerdict, JobOrder};
+use crate::flux::kustomization::{self, Kustomization};
+use crate::render::{argo_gate, flux_gate, Gate};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashSet};
+
+/// The recommended Argo CD health script for Pacto (`examples/gates/pacto.trianalab.io/Pacto`).
+pub const PACTO_HEALTH_LUA: &str =
+    include_str!("../../../examples/gates/pacto.trianalab.io/Pacto/health.lua");
+/// The recommended Argo CD health script for CoderTemplateTest.
+pub const CODER_TEMPLATE_TEST_HEALTH_LUA: &str =
+    include_str!("../../../examples/gates/coder.com/CoderTemplateTest/health.lua");
+/// The recommended Flux Kustomization (its `healthCheckExprs` for Pacto and CoderTemplateTest).
+pub const FLUX_KUSTOMIZATION_YAML: &str =
+    include_str!("../../../examples/flux/kustomization-gated.yaml");
+
+/// The argocd-cm key of the Pacto health customization.
+pub const PACTO_ARGO_KEY: &str = "resource.customizations.health.pacto.trianalab.io_Pacto";
+const WARNING_PASSES: &str = "local onWarning = \"Healthy\"";
+const WARNING_BLOCKS: &str = "local onWarning = \"Degraded\"";
+
+/// The recommended argocd-cm `data`: health customizations for Pacto and CoderTemplateTest. With
+/// `warning_blocks` the Pacto script's one knob is flipped: Warning reads Degraded.
+pub fn recommended_argocd_data(warning_blocks: bool) -> BTreeMap<String, String> {
+    let pacto = if warning_blocks {
+        PACTO_HEALTH_LUA.replace(WARNING_PASSES, WARNING_BLOCKS)
+    } else {
+        PACTO_HEALTH_LUA.to_string()
+    };
+    BTreeMap::from([
+        (PACTO_ARGO_KEY.to_string(), pacto),
+        (
+            "resource.customizations.health.coder.com_CoderTemplateTest".to_string(),
+            CODER_TEMPLATE_TEST_HEALTH_LUA.to_string(),
+        ),
+    ])
+}
+
+/// The recommended Kustomization as read by [`kustomization::parse`]. With `warning_blocks`,
+/// Warning moves from the Pacto entry's `current` to its `failed` expression.
+pub fn recommended_kustomization(warning_blocks: bool) -> Kustomization {
+    let docs = crate::object::parse_objects(FLUX_KUSTOMIZATION_YAML, "recommended gate")
+        .expect("the recommended Kustomization is valid YAML (a test reads it)");
+    let mut k = kustomization::parse(&docs[0].value)
+        .expect("the recommended Kustomization is a Kustomization (a test reads it)");
+    if warning_blocks {
+        for e in k.exprs.iter_mut().filter(|e| e.kind == "Pacto") {
+            e.current = e
+                .current
+                .replace(" || status.contractStatus == 'Warning'", "");
+            e.failed.push_str(" || status.contractStatus == 'Warning'");
+        }
+    }
+    k
+}
+
+/// Where a gate's rules came from, for the reader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Read from the cluster or a file: what to call it (`argocd-cm argocd/argocd-cm`).
+    Configured(String),
+    /// The recommended gate, and why the configured one was not used.
+    Recommended(String),
+}
+
+impl Source {
+    /// `argocd-cm argocd/argocd-cm` or `recommended gate (argocd-cm not readable: ...)`.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Configured(s) => s.clone(),
+            Source::Recommended(why) => format!("recommended gate ({why})"),
+        }
+    }
+}
+
+/// The Argo CD side.
+pub struct ArgoGate {
+    /// None when the configuration cannot be loaded (`load_error`).
+    pub engine: Option<ArgoHealth>,
+    pub source: Source,
+    /// Argo CD refuses the whole configuration: every application's health is Unknown.
+    pub load_error: Option<String>,
+}
+
+impl ArgoGate {
+    /// The recommended gate.
+    pub fn recommended(why: impl Into<String>, warning_blocks: bool, now_unix: i64) -> ArgoGate {
+        let overrides = settings::parse_data(&recommended_argocd_data(warning_blocks))
+            .expect("the recommended argocd-cm data loads (a test checks it)");
+        ArgoGate {
+            engine: Some(ArgoHealth::new(overrides, None, now_unix)),
+            source: Source::Recommended(why.into()),
+            load_error: None,
+        }
+    }
+
+    /// From an argocd-cm object; `name` says where it was read.
+    pub fn from_configmap(cm: &Value, name: impl Into<String>, now_unix: i64) -> ArgoGate {
+        let source = Source::Configured(name.into());
+        match settings::parse_configmap(cm) {
+            Ok(overrides) => ArgoGate {
+                engine: Some(ArgoHealth::new(overrides, None, now_unix)),
+                source,
+                load_error: None,
+            },
+            Err(e) => ArgoGate {
+                engine: None,
+                source,
+                load_error: Some(e.to_string()),
+            },
+        }
+    }
+
+    /// From already parsed overrides.
+    pub fn from_overrides(o: Overrides, source: Source, now_unix: i64) -> ArgoGate {
+        ArgoGate {
+            engine: Some(ArgoHealth::new(o, None, now_unix)),
+            source,
+            load_error: None,
+        }
+    }
+}
+
+/// One Kustomization of the Flux side.
+pub struct FluxKustomization {
+    pub kustomization: Kustomization,
+    /// None when its expressions do not compile (`error`).
+    pub engine: Option<FluxHealth>,
+    pub error: Option<String>,
+    /// `status.inventory.entries[].id`; None: treat as holding every object (a file given with
+    /// `--kustomization`, or the recommended gate).
+    pub inventory: Option<HashSet<String>>,
+}
+
+impl FluxKustomization {
+    /// Reads a Kustomization object; `inventory` decides whether its status inventory limits
+    /// which objects it holds. Errors: not a Kustomization/HelmRelease, a field of the wrong type.
+    pub fn new(
+        obj: &Value,
+        use_inventory: bool,
+        now_unix: i64,
+    ) -> Result<FluxKustomization, String> {
+        let k = kustomization::parse(obj)?;
+        let order = if k.kind == "Kustomization" && !k.impersonates {
+            JobOrder::JobReaderFirst
+        } else {
+            JobOrder::ExpressionsFirst
+        };
+        let (engine, error) = match FluxHealth::new(&k.exprs, order, now_unix) {
+            Ok(e) => (Some(e), None),
+            Err(e) => (None, Some(e)),
+        };
+        let inventory = use_inventory.then(|| {
+            obj.pointer("/status/inventory/entries")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|e| e.get("id").and_then(Value::as_str))
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        });
+        Ok(FluxKustomization {
+            kustomization: k,
+            engine,
+            error,
+            inventory,
+        })
+    }
+
+    /// Whether this Kustomization applies the object.
+    pub fn holds(&self, namespace: &str, name: &str, group: &str, kind: &str) -> bool {
+        match &self.inventory {
+            None => true,
+            Some(ids) => ids.contains(&inventory_id(namespace, name, group, kind)),
+        }
+    }
+
+    /// Whether its health check waits for the object: `spec.wait`, or the object is listed in
+    /// `spec.healthChecks`.
+    pub fn waits_for(&self, namespace: &str, name: &str, group: &str, kind: &str) -> bool {
+        let k = &self.kustomization;
+        k.wait
+            || k.health_checks.iter().any(|r| {
+                let g = r.api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
+                g == group && r.kind == kind && r.name == name && r.namespace == namespace
+            })
+    }
+}
+
+/// A Flux inventory id (`<namespace>_<name>_<group>_<kind>`).
+pub fn inventory_id(namespace: &str, name: &str, group: &str, kind: &str) -> String {
+    format!("{namespace}_{name}_{group}_{kind}")
+}
+
+/// The Flux side: the Kustomizations read, and the recommended gate for objects none holds.
+pub struct FluxGate {
+    pub kustomizations: Vec<FluxKustomization>,
+    /// Used for an object no Kustomization holds; the string says why.
+    pub recommended: (FluxKustomization, String),
+}
+
+impl FluxGate {
+    /// Only the recommended gate.
+    pub fn recommended(why: impl Into<String>, warning_blocks: bool, now_unix: i64) -> FluxGate {
+        FluxGate {
+            kustomizations: Vec::new(),
+            recommended: (recommended_flux(warning_blocks, now_unix), why.into()),
+        }
+    }
+}
+
+fn recommended_flux(warning_blocks: bool, now_unix: i64) -> FluxKustomization {
+    let kustomization = recommended_kustomization(warning_blocks);
+    let engine = FluxHealth::new(&kustomization.exprs, JobOrder::JobReaderFirst, now_unix)
+        .expect("the recommended expressions compile (a test checks it)");
+    FluxKustomization {
+        kustomization,
+        engine: Some(engine),
+        error: None,
+        inventory: None,
+    }
+}
+
+/// What one Kustomization decides about one object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FluxDecision {
+    /// `namespace/name` of the Kustomization, or `recommended`.
+    pub kustomization: String,
+    pub source: Source,
+    /// None when the Kustomization's expressions do not compile (see `error`).
+    pub verdict: Option<FluxVerdict>,
+    /// Whether its health check waits for the object at all.
+    pub waits: bool,
+    /// Has a `healthCheckExprs` entry for the object's kind.
+    pub has_expression: bool,
+    /// Flux waits for the object but never reads its verdict: a Pacto without a
+    /// `healthCheckExprs` entry is judged by kstatus, which ignores contractStatus and reads it
+    /// Current (seed 000).
+    pub verdict_blind: bool,
+    pub timeout: Option<String>,
+    pub error: Option<String>,
+}
+
+/// What the gates decide about one object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// None when Argo CD cannot load its configuration.
+    pub argo: Option<ArgoVerdict>,
+    pub argo_source: Source,
+    pub argo_load_error: Option<String>,
+    pub flux: Vec<FluxDecision>,
+}
+
+/// What a gate does with the next rollout step, including "there is no gate".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    /// No check applies: nothing waits for this object.
+    None,
+    Pass,
+    Hold,
+    Fail,
+}
+
+impl Outcome {
+    /// `none`, `pass`, `hold`, `fail`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::None => "none",
+            Outcome::Pass => "pass",
+            Outcome::Hold => "hold",
+            Outcome::Fail => "fail",
+        }
+    }
+}
+
+fn outcome(g: Gate) -> Outcome {
+    match g {
+        Gate::Pass => Outcome::Pass,
+        Gate::Hold => Outcome::Hold,
+        Gate::Fail => Outcome::Fail,
+    }
+}
+
+impl Decision {
+    /// Argo CD: no health (no check) is [`Outcome::None`]; a configuration Argo refuses holds
+    /// (every health is Unknown).
+    pub fn argo_outcome(&self) -> Outcome {
+        match &self.argo {
+            None => Outcome::Hold,
+            Some(v) if v.health.is_none() => Outcome::None,
+            Some(v) => outcome(argo_gate(v)),
+        }
+    }
+
+    /// Flux: the strictest of the Kustomizations that wait for the object; an unusable
+    /// configuration holds (the Kustomization stalls).
+    pub fn flux_outcome(&self) -> Outcome {
+        self.flux
+            .iter()
+            .map(|d| match (&d.verdict, d.waits) {
+                (_, false) => Outcome::None,
+                _ if d.verdict_blind => Outcome::None,
+                (None, true) => Outcome::Hold,
+                (Some(v), true) => outcome(flux_gate(v)),
+            })
+            .max()
+            .unwrap_or(Outcome::None)
+    }
+
+    /// The GATE column: one word when both agree (`pass`, `hold`, `fail`, `none`), else
+    /// `argo:<word> flux:<word>`.
+    pub fn gate_word(&self) -> String {
+        let (a, f) = (self.argo_outcome(), self.flux_outcome());
+        if a == f {
+            a.as_str().to_string()
+        } else {
+            format!("argo:{} flux:{}", a.as_str(), f.as_str())
+        }
+    }
+}
+
+/// Evaluates both sides on one object.
+pub fn decide(argo: &ArgoGate, flux: &FluxGate, obj: &Value) -> Decision {
+    let gvk = crate::argo::health::gvk_of(obj);
+    let meta = |k: &str| {
+        obj.pointer(&format!("/metadata/{k}"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
+    let (ns, name) = (meta("namespace"), meta("name"));
+    let judge = |fk: &FluxKustomization, label: String, source: Source| {
+        let k = &fk.kustomization;
+        let has_expression = kustomization::Selector::new(&k.exprs)
+            .map(|s| s.select(&gvk.group, &gvk.kind).is_some())
+            .unwrap_or(false);
+        FluxDecision {
+            kustomization: label,
+            source,
+            verdict: fk.engine.as_ref().map(|e| e.evaluate(obj)),
+            waits: fk.waits_for(ns, name, &gvk.group, &gvk.kind),
+            has_expression,
+            verdict_blind: !has_expression && gvk.group == super::GROUP && gvk.kind == super::KIND,
+            timeout: k.timeout.clone().or_else(|| k.interval.clone()),
+            error: fk.error.clone(),
+        }
+    };
+    let mut decisions: Vec<FluxDecision> = flux
+        .kustomizations
+        .iter()
+        .filter(|fk| fk.holds(ns, name, &gvk.group, &gvk.kind))
+        .map(|fk| {
+            let k = &fk.kustomization;
+            let label = format!("{}/{}", k.namespace, k.name);
+            let source = Source::Configured(format!("{} {label}", k.kind));
+            judge(fk, label, source)
+        })
+        .collect();
+    if decisions.is_empty() {
+        let (fk, why) = &flux.recommended;
+        decisions.push(judge(
+            fk,
+            "recommended".to_string(),
+            Source::Recommended(why.clone()),
+        ));
+    }
+    Decision {
+        argo: argo.engine.as_ref().map(|e| e.evaluate(obj)),
+        argo_source: argo.source.clone(),
+        argo_load_error: argo.load_error.clone(),
+        flux: decisions,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pacto(status: &str) -> Value {
+        json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+               "metadata": {"name": "orders", "namespace": "shop", "generation": 1},
+               "status": {"contractStatus": status, "observedGeneration": 1}})
+    }
+
+    #[test]
+    fn the_recommended_gate_loads_and_the_warning_knob_flips_both_sides() {
+        let (a, f) = (
+            ArgoGate::recommended("test", false, 0),
+            FluxGate::recommended("test", false, 0),
+        );
+        let d = decide(&a, &f, &pacto("Warning"));
+        assert_eq!(
+            d.argo.as_ref().unwrap().health.as_ref().unwrap().status,
+            "Healthy"
+        );
+        assert_eq!(d.gate_word(), "pass");
+        let (a, f) = (
+            ArgoGate::recommended("test", true, 0),
+            FluxGate::recommended("test", true, 0),
+        );
+        let d = decide(&a, &f, &pacto("Warning"));
+        assert_eq!(
+            d.argo.as_ref().unwrap().health.as_ref().unwrap().status,
+            "Degraded"
+        );
+        assert_eq!(
+            d.flux[0].verdict.as_ref().unwrap().status.as_str(),
+            "Failed"
+        );
+        assert_eq!(d.gate_word(), "fail");
+    }
+
+    #[test]
+    fn a_kustomization_holds_only_what_its_inventory_lists() {
+        let k = json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+            "metadata": {"name": "apps", "namespace": "flux-system"},
+            "spec": {"wait": true},
+            "status": {"inventory": {"entries": [
+                {"id": "shop_orders_pacto.trianalab.io_Pacto", "v": "v1alpha1"}]}}});
+        let fk = FluxKustomization::new(&k, true, 0).unwrap();
+        assert!(fk.holds("shop", "orders", "pacto.trianalab.io", "Pacto"));
+        assert!(!fk.holds("shop", "billing", "pacto.trianalab.io", "Pacto"));
+        let flux = FluxGate {
+            kustomizations: vec![fk],
+            ..FluxGate::recommended("none", false, 0)
+        };
+        let argo = ArgoGate::from_configmap(
+            &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "argocd-cm"}, "data": {}}),
+            "argocd-cm argocd/argocd-cm",
+            0,
+        );
+        // Held by a Kustomization without an expression: kstatus reads it Current; Argo has no
+        // check: the gate gates nothing even though the verdict is NonCompliant.
+        let d = decide(&argo, &flux, &pacto("NonCompliant"));
+        assert_eq!(d.flux[0].kustomization, "flux-system/apps");
+        assert!(!d.flux[0].has_expression);
+        assert_eq!(
+            d.flux[0].verdict.as_ref().unwrap().status.as_str(),
+            "Current"
+        );
+        assert_eq!(d.argo_outcome(), Outcome::None);
+        assert!(d.flux[0].verdict_blind);
+        assert_eq!(d.gate_word(), "none");
+        // Not in the inventory: the recommended gate answers.
+        let mut other = pacto("NonCompliant");
+        other["metadata"]["name"] = json!("billing");
+        let d = decide(&argo, &flux, &other);
+        assert_eq!(d.flux[0].kustomization, "recommended");
+        assert_eq!(d.flux_outcome(), Outcome::Fail);
+    }
+}

@@ -1,0 +1,237 @@
+//! The `get` table of Pactos, the `explain` block, and the kubectl `List` of `-o json|yaml`.
+
+use super::{status_word, table};
+use crate::pacto::explain::{Row, Tone};
+use crate::pacto::gate::{Decision, Outcome};
+use crate::pacto::verdict::{self, human_duration};
+use crate::pacto::view::{PactoView, Schema};
+use jiff::{SignedDuration, Timestamp};
+use owo_colors::OwoColorize;
+use serde_json::{json, Value};
+
+/// One Pacto of a `get` listing with what its gates decide.
+pub struct PactoRow<'a> {
+    pub view: &'a PactoView,
+    pub decision: &'a Decision,
+}
+
+/// How to lay out the table.
+#[derive(Debug, Clone, Copy)]
+pub struct TableOptions {
+    /// `-A`: a NAMESPACE column first.
+    pub all_namespaces: bool,
+    /// `-o wide`: ARGO, FLUX, RECONCILED, INTERVAL and SCHEMA columns too.
+    pub wide: bool,
+    pub colour: bool,
+    pub now: Timestamp,
+}
+
+const NONE: &str = "<none>";
+
+fn or_none(v: Option<impl ToString>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_else(|| NONE.to_string())
+}
+
+fn paint(word: &str, tone: Tone, colour: bool) -> String {
+    if !colour {
+        return word.to_string();
+    }
+    match tone {
+        Tone::Good => word.green().to_string(),
+        Tone::Pending => word.yellow().to_string(),
+        Tone::Bad => word.red().to_string(),
+        Tone::Warn => word.magenta().to_string(),
+        Tone::Plain => word.to_string(),
+    }
+}
+
+fn verdict_tone(s: Option<&str>) -> Tone {
+    match s {
+        Some("Compliant") | Some("Reference") => Tone::Good,
+        Some("Warning") => Tone::Warn,
+        Some("NonCompliant") | Some("Invalid") => Tone::Bad,
+        _ => Tone::Pending,
+    }
+}
+
+fn gate_tone(d: &Decision) -> Tone {
+    let (a, f) = (d.argo_outcome(), d.flux_outcome());
+    match a.max(f) {
+        Outcome::Fail => Tone::Bad,
+        Outcome::Hold => Tone::Pending,
+        Outcome::Pass if a == f => Tone::Good,
+        Outcome::Pass => Tone::Warn,
+        Outcome::None => Tone::Warn,
+    }
+}
+
+/// Legacy counts from the legacy operator's rule (`computeFinalContractStatus`): a non-True
+/// ServiceExists, WorkloadExists or ContractValid makes it NonCompliant (errors); any other
+/// non-True check is a warning.
+fn legacy_counts(v: &PactoView) -> (usize, usize) {
+    let failing = v.legacy_failing_checks();
+    let errors = failing
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.type_.as_str(),
+                "ServiceExists" | "WorkloadExists" | "ContractValid"
+            )
+        })
+        .count();
+    (errors, failing.len() - errors)
+}
+
+/// The FINDING column: the first error finding (`CODE: message`); for a pending verdict the first
+/// unknown finding; a legacy Pacto's first failing check; an Invalid contract's first validation
+/// error.
+fn headline(v: &PactoView) -> String {
+    let f = v.first_error().or_else(|| {
+        (v.contract_status.as_deref() == Some("Unknown"))
+            .then(|| v.findings.iter().find(|f| f.severity == "unknown"))
+            .flatten()
+    });
+    if let Some(f) = f {
+        return match &f.message {
+            Some(m) => format!("{}: {}", f.code, super::one_line(m)),
+            None => f.code.clone(),
+        };
+    }
+    if v.schema == Schema::Legacy {
+        if let Some(c) = v.legacy_failing_checks().first() {
+            return format!("{} {}: {}", c.type_, c.reason, super::one_line(&c.message));
+        }
+    }
+    if let Some(e) = v.validation_errors.first() {
+        return format!("{}: {}", e.code, super::one_line(&e.message));
+    }
+    String::new()
+}
+
+/// The `kubectl pacto get` table: [NAMESPACE] NAME STATUS SERVICE VERSION ERRORS WARNINGS GATE
+/// [ARGO FLUX] FRESH [RECONCILED INTERVAL SCHEMA] AGE FINDING. Missing values read `<none>` as in
+/// kubectl; status words are coloured only when `colour` is set.
+pub fn pacto_table(rows: &[PactoRow], o: TableOptions) -> String {
+    let mut headers: Vec<&str> = Vec::new();
+    if o.all_namespaces {
+        headers.push("NAMESPACE");
+    }
+    headers.extend([
+        "NAME", "STATUS", "SERVICE", "VERSION", "ERRORS", "WARNINGS", "GATE",
+    ]);
+    if o.wide {
+        headers.extend(["ARGO", "FLUX"]);
+    }
+    headers.push("FRESH");
+    if o.wide {
+        headers.extend(["RECONCILED", "INTERVAL", "SCHEMA"]);
+    }
+    headers.extend(["AGE", "FINDING"]);
+    let body = rows
+        .iter()
+        .map(|r| {
+            let v = r.view;
+            let d = r.decision;
+            let mut cells = Vec::new();
+            if o.all_namespaces {
+                cells.push(v.namespace.clone());
+            }
+            cells.push(v.name.clone());
+            let status = v.contract_status.as_deref();
+            cells.push(paint(
+                status.unwrap_or(NONE),
+                verdict_tone(status),
+                o.colour,
+            ));
+            cells.push(or_none(v.service_name.as_ref()));
+            cells.push(or_none(v.version.as_ref()));
+            let (errors, warnings) = if v.schema == Schema::Legacy {
+                let (e, w) = legacy_counts(v);
+                (e.to_string(), w.to_string())
+            } else {
+                (or_none(v.summary.errors), or_none(v.summary.warnings))
+            };
+            cells.push(errors);
+            cells.push(warnings);
+            cells.push(paint(&d.gate_word(), gate_tone(d), o.colour));
+            if o.wide {
+                let argo = match (&d.argo, &d.argo_load_error) {
+                    (_, Some(_)) => "Unknown".to_string(),
+                    (Some(a), None) => a
+                        .health
+                        .as_ref()
+                        .map(|h| h.status.clone())
+                        .unwrap_or_else(|| NONE.into()),
+                    (None, None) => NONE.into(),
+                };
+                cells.push(status_word(&argo, o.colour));
+                let flux: Vec<String> = d
+                    .flux
+                    .iter()
+                    .map(|f| match (&f.verdict, f.waits) {
+                        (Some(v), true) => v.status.as_str().to_string(),
+                        (Some(_), false) => "not-waited".to_string(),
+                        (None, _) => "invalid".to_string(),
+                    })
+                    .collect();
+                cells.push(status_word(&flux.join(","), o.colour));
+            }
+            cells.push(verdict::freshness(v, o.now).word().to_string());
+            if o.wide {
+                cells.push(
+                    v.last_reconciled_at
+                        .map(|t| human_duration(o.now.duration_since(t)))
+                        .unwrap_or_else(|| NONE.into()),
+                );
+                cells.push(human_duration(SignedDuration::from_secs(
+                    v.check_interval_seconds,
+                )));
+                cells.push(v.schema.as_str().to_string());
+            }
+            cells.push(
+                v.creation_timestamp
+                    .map(|t| human_duration(o.now.duration_since(t)))
+                    .unwrap_or_else(|| "<unknown>".into()),
+            );
+            cells.push(headline(v));
+            cells
+        })
+        .collect();
+    table(&headers, body)
+}
+
+/// The `explain` block: `Key:` then the value at one column, details indented by two spaces;
+/// the first word of a value is coloured by its tone when `colour` is set.
+pub fn explain_text(rows: &[Row], colour: bool) -> String {
+    let width = |indent: usize| {
+        rows.iter()
+            .filter(|r| r.indent == indent && !r.key.is_empty())
+            .map(|r| r.key.chars().count() + 1)
+            .max()
+            .unwrap_or(0)
+    };
+    let (w0, w1) = (width(0), width(1));
+    let column = w0.max(w1 + 2) + 2;
+    let mut out = String::new();
+    for r in rows {
+        let label = if r.key.is_empty() {
+            String::new()
+        } else {
+            format!("{}:", r.key)
+        };
+        let lead = format!("{}{label}", "  ".repeat(r.indent));
+        let pad = column.saturating_sub(lead.chars().count());
+        let value = match r.value.split_once(' ') {
+            Some((first, rest)) => format!("{} {rest}", paint(first, r.tone, colour)),
+            None => paint(&r.value, r.tone, colour),
+        };
+        out.push_str(&format!("{lead}{}{value}\n", " ".repeat(pad.max(1))));
+    }
+    out
+}
+
+/// A kubectl `List` of objects (`-o json|yaml` of `get`): `{"apiVersion":"v1","kind":"List",
+/// "metadata":{"resourceVersion":""},"items":[...]}`, items exactly as read.
+pub fn kube_list(items: Vec<Value>) -> Value {
+    json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items})
+}

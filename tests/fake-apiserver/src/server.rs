@@ -1,0 +1,115 @@
+//! Connections: the accept loop, one thread per connection serving
+//! keep-alive requests, fault injection and dispatch.
+
+use std::io::BufReader;
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::thread;
+
+use crate::fault::{self, Fault, FaultAction};
+use crate::http::{self, RawRequest, Response};
+use crate::route::{self, Query, Route};
+use crate::store::Store;
+use crate::{discovery, resource, status, Request};
+
+/// State shared by the server handle and all connection threads.
+pub(crate) struct Shared {
+    /// Resources and objects.
+    pub store: Mutex<Store>,
+    /// Every request received, in arrival order.
+    pub requests: Mutex<Vec<Request>>,
+    /// Fault rules, in insertion order.
+    pub faults: Mutex<Vec<Fault>>,
+    /// The listening address.
+    pub addr: SocketAddr,
+}
+
+/// Locks a mutex, recovering the data if a handler panicked while holding it.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Accepts connections until `stop` is set (and one more connection wakes
+/// the loop), serving each on its own thread.
+pub(crate) fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stop: Arc<AtomicBool>) {
+    for conn in listener.incoming() {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let Ok(stream) = conn else { continue };
+        let shared = Arc::clone(&shared);
+        let _ = thread::Builder::new()
+            .name("fake-apiserver-conn".into())
+            .spawn(move || serve(&shared, stream));
+    }
+}
+
+/// Serves requests on one connection until the peer closes it, a request
+/// asks for `Connection: close`, or a fault drops it.
+fn serve(shared: &Shared, stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let Ok(mut writer) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(stream);
+    loop {
+        let req = match http::read_request(&mut reader, &mut writer) {
+            Ok(Some(req)) => req,
+            Ok(None) => return,
+            Err(_) => {
+                let reply = status::bad_request("malformed HTTP request");
+                let _ = http::write_response(&mut writer, &reply, true, false);
+                let _ = writer.shutdown(Shutdown::Both);
+                return;
+            }
+        };
+        lock(&shared.requests).push(Request {
+            method: req.method.clone(),
+            path: req.path.clone(),
+            query: req.query.clone(),
+            content_type: req.header("content-type").map(str::to_string),
+            body: String::from_utf8_lossy(&req.body).into_owned(),
+        });
+        let action = fault::take(&mut lock(&shared.faults), &req.method, &req.path);
+        let response = match action {
+            Some(FaultAction::Drop) => {
+                let _ = writer.shutdown(Shutdown::Both);
+                return;
+            }
+            Some(FaultAction::Status(code)) => fault::status_response(code, &req),
+            Some(FaultAction::Delay(delay)) => {
+                thread::sleep(delay);
+                dispatch(shared, &req)
+            }
+            None => dispatch(shared, &req),
+        };
+        let close = req.wants_close() || response.close;
+        let written = http::write_response(&mut writer, &response, close, req.method == "HEAD");
+        if written.is_err() || close {
+            let _ = writer.shutdown(Shutdown::Write);
+            return;
+        }
+    }
+}
+
+/// Normal handling; a panic becomes a 500 instead of a dead connection.
+fn dispatch(shared: &Shared, req: &RawRequest) -> Response {
+    panic::catch_unwind(AssertUnwindSafe(|| route_request(shared, req)))
+        .unwrap_or_else(|_| status::internal_error("the fake API server panicked"))
+}
+
+fn route_request(shared: &Shared, req: &RawRequest) -> Response {
+    let query = Query::parse(&req.query);
+    let route = route::parse(&req.path);
+    let mut store = lock(&shared.store);
+    match route {
+        Route::Resource(path) => resource::handle(&mut store, req, &path, &query),
+        Route::Unknown => status::not_found_generic(),
+        other if matches!(req.method.as_str(), "GET" | "HEAD") => {
+            discovery::handle(store.resources(), &other, shared.addr)
+        }
+        _ => status::method_not_allowed(),
+    }
+}

@@ -1,0 +1,142 @@
+//! The object store: registered resources, objects keyed by namespace and
+//! name, their field ownership, and the global resourceVersion counter.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+use crate::managed::ManagedEntry;
+use crate::Resource;
+
+/// `(namespace, name)`; the namespace is `""` for cluster-scoped objects.
+/// Ordering by this key sorts lists by namespace, then name.
+pub(crate) type ObjKey = (String, String);
+
+/// `(group, version, plural)`.
+type ResKey = (String, String, String);
+
+/// One stored object and its field ownership.
+#[derive(Debug, Clone)]
+pub(crate) struct Stored {
+    /// The object as served (apiVersion, kind, metadata incl. managedFields).
+    pub object: Value,
+    /// Ownership behind `metadata.managedFields`.
+    pub managed: Vec<ManagedEntry>,
+}
+
+/// Everything the server knows.
+#[derive(Debug)]
+pub(crate) struct Store {
+    resources: Vec<Resource>,
+    objects: HashMap<ResKey, BTreeMap<ObjKey, Stored>>,
+    resource_version: u64,
+    uid_counter: u64,
+}
+
+fn res_key(res: &Resource) -> ResKey {
+    (res.group.clone(), res.version.clone(), res.plural.clone())
+}
+
+impl Store {
+    /// An empty store; resourceVersions start above 100.
+    pub(crate) fn new() -> Store {
+        Store {
+            resources: Vec::new(),
+            objects: HashMap::new(),
+            resource_version: 100,
+            uid_counter: 0,
+        }
+    }
+
+    /// Registers a resource, replacing one with the same group, version and
+    /// plural (its objects are kept).
+    pub(crate) fn register(&mut self, res: Resource) {
+        match self
+            .resources
+            .iter_mut()
+            .find(|r| r.group == res.group && r.version == res.version && r.plural == res.plural)
+        {
+            Some(existing) => *existing = res,
+            None => self.resources.push(res),
+        }
+    }
+
+    /// Registered resources, in registration order.
+    pub(crate) fn resources(&self) -> &[Resource] {
+        &self.resources
+    }
+
+    /// The resource served at `group/version/plural`.
+    pub(crate) fn resource(&self, group: &str, version: &str, plural: &str) -> Option<&Resource> {
+        self.resources
+            .iter()
+            .find(|r| r.group == group && r.version == version && r.plural == plural)
+    }
+
+    /// The resource for an `apiVersion` and `kind`.
+    pub(crate) fn resource_by_kind(&self, api_version: &str, kind: &str) -> Option<&Resource> {
+        self.resources
+            .iter()
+            .find(|r| r.api_version() == api_version && r.kind == kind)
+    }
+
+    /// Objects of a resource, sorted by namespace then name.
+    pub(crate) fn objects<'a>(
+        &'a self,
+        res: &Resource,
+    ) -> impl Iterator<Item = (&'a ObjKey, &'a Stored)> + 'a {
+        self.objects
+            .get(&res_key(res))
+            .into_iter()
+            .flat_map(|m| m.iter())
+    }
+
+    /// One object.
+    pub(crate) fn get(&self, res: &Resource, key: &ObjKey) -> Option<&Stored> {
+        self.objects.get(&res_key(res))?.get(key)
+    }
+
+    /// Stores an object, replacing any previous one.
+    pub(crate) fn put(&mut self, res: &Resource, key: ObjKey, stored: Stored) {
+        self.objects
+            .entry(res_key(res))
+            .or_default()
+            .insert(key, stored);
+    }
+
+    /// Removes an object.
+    pub(crate) fn remove(&mut self, res: &Resource, key: &ObjKey) -> Option<Stored> {
+        self.objects.get_mut(&res_key(res))?.remove(key)
+    }
+
+    /// The current global resourceVersion.
+    pub(crate) fn resource_version(&self) -> u64 {
+        self.resource_version
+    }
+
+    /// Advances the global resourceVersion and returns the new value.
+    pub(crate) fn next_resource_version(&mut self) -> u64 {
+        self.resource_version += 1;
+        self.resource_version
+    }
+
+    /// A fresh UUID-shaped uid.
+    pub(crate) fn next_uid(&mut self) -> String {
+        self.uid_counter += 1;
+        format!("00000000-0000-4000-8000-{:012x}", self.uid_counter)
+    }
+
+    /// A fresh five-character suffix for `metadata.generateName`.
+    pub(crate) fn name_suffix(&mut self) -> String {
+        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+        self.uid_counter += 1;
+        let mut n = self.uid_counter.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (0..5)
+            .map(|_| {
+                let c = ALPHABET[(n % ALPHABET.len() as u64) as usize] as char;
+                n /= ALPHABET.len() as u64;
+                c
+            })
+            .collect()
+    }
+}

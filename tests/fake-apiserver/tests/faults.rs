@@ -1,0 +1,212 @@
+//! Fault injection.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{call, get, merge_patch, server_with_widgets, Conn, WIDGETS};
+use fake_apiserver::{Fault, FaultAction};
+use serde_json::json;
+
+#[test]
+fn forbidden_names_verb_and_resource() {
+    let server = server_with_widgets();
+    server.fault(Fault::always("/widgets", FaultAction::Status(403)));
+    let user = "User \"system:serviceaccount:default:pacto\"";
+    let list = get(&server, WIDGETS);
+    assert_eq!(list.status, 403);
+    assert_eq!(
+        list.json(),
+        json!({
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": format!("widgets.example.com is forbidden: {user} cannot list resource \"widgets\" in API group \"example.com\" in the namespace \"default\""),
+            "reason": "Forbidden",
+            "details": {"group": "example.com", "kind": "widgets"},
+            "code": 403,
+        })
+    );
+    let cases = [
+        (
+            "GET",
+            format!("{WIDGETS}?watch=true"),
+            "cannot watch resource \"widgets\"",
+        ),
+        (
+            "GET",
+            format!("{WIDGETS}/w"),
+            "cannot get resource \"widgets\"",
+        ),
+        (
+            "POST",
+            WIDGETS.to_string(),
+            "cannot create resource \"widgets\"",
+        ),
+        (
+            "PUT",
+            format!("{WIDGETS}/w"),
+            "cannot update resource \"widgets\"",
+        ),
+        (
+            "PATCH",
+            format!("{WIDGETS}/w/status"),
+            "cannot patch resource \"widgets/status\"",
+        ),
+        (
+            "DELETE",
+            format!("{WIDGETS}/w"),
+            "cannot delete resource \"widgets\"",
+        ),
+        (
+            "GET",
+            "/apis/example.com/v1/widgets".to_string(),
+            "at the cluster scope",
+        ),
+    ];
+    for (method, path, needle) in cases {
+        let response = call(
+            &server,
+            method,
+            &path,
+            Some("application/merge-patch+json"),
+            "{}",
+        );
+        assert_eq!(response.status, 403, "{method} {path}");
+        let body = response.json();
+        let message = body["message"].as_str().unwrap();
+        assert!(message.contains(needle), "{method} {path}: {message}");
+        assert!(message.contains(user), "{message}");
+    }
+    let named = get(&server, &format!("{WIDGETS}/w")).json();
+    assert_eq!(
+        named["details"],
+        json!({"group": "example.com", "kind": "widgets", "name": "w"})
+    );
+    server.clear_faults();
+    server.fault(Fault::always("/api", FaultAction::Status(403)));
+    let core = get(&server, "/api/v1/namespaces/default/configmaps").json();
+    assert_eq!(
+        core["message"],
+        format!("configmaps is forbidden: {user} cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\"")
+    );
+    let discovery = get(&server, "/apis").json();
+    assert_eq!(discovery["reason"], "Forbidden");
+    assert_eq!(
+        discovery["message"],
+        format!("forbidden: {user} cannot get path \"/apis\"")
+    );
+}
+
+#[test]
+fn status_codes_from_the_standard_table() {
+    let server = server_with_widgets();
+    let path = format!("{WIDGETS}/w");
+    let cases = [
+        (404, "NotFound", "widgets.example.com \"w\" not found".to_string()),
+        (
+            409,
+            "Conflict",
+            "Operation cannot be fulfilled on widgets.example.com \"w\": the object has been modified; please apply your changes to the latest version and try again".to_string(),
+        ),
+        (500, "InternalError", "Internal error occurred: injected fault".to_string()),
+        (503, "ServiceUnavailable", "the server is currently unable to handle the request".to_string()),
+        (400, "BadRequest", "the server rejected our request for an unknown reason".to_string()),
+        (401, "Unauthorized", "Unauthorized".to_string()),
+        (504, "Timeout", "the server was unable to return a response in the time allotted, but may still be processing the request".to_string()),
+    ];
+    for (code, reason, message) in cases {
+        server.clear_faults();
+        server.fault(Fault::once("/widgets/w", FaultAction::Status(code)));
+        let response = get(&server, &path);
+        assert_eq!(response.status, code);
+        let body = response.json();
+        assert_eq!(body["kind"], "Status");
+        assert_eq!(body["code"], code);
+        assert_eq!(body["reason"], reason, "{code}");
+        assert_eq!(body["message"], message.as_str(), "{code}");
+    }
+}
+
+#[test]
+fn too_many_requests_carries_retry_after() {
+    let server = server_with_widgets();
+    server.fault(Fault::once("/widgets", FaultAction::Status(429)));
+    let response = get(&server, WIDGETS);
+    assert_eq!(response.status, 429);
+    assert_eq!(response.header("retry-after"), Some("1"));
+    let body = response.json();
+    assert_eq!(body["reason"], "TooManyRequests");
+    assert_eq!(
+        body["message"],
+        "the server has received too many requests and has asked us to try again later"
+    );
+    assert_eq!(body["details"]["retryAfterSeconds"], 1);
+    assert_eq!(get(&server, WIDGETS).status, 200, "once means once");
+}
+
+#[test]
+fn drop_closes_without_a_byte() {
+    let server = server_with_widgets();
+    server.fault(Fault::once("/widgets", FaultAction::Drop).on_method("PATCH"));
+    assert_eq!(get(&server, WIDGETS).status, 200, "method filter");
+    let mut conn = Conn::open(&server);
+    conn.send_raw(
+        format!("PATCH {WIDGETS}/w HTTP/1.1\r\nHost: x\r\nContent-Type: application/merge-patch+json\r\nContent-Length: 2\r\n\r\n{{}}")
+            .as_bytes(),
+    );
+    let rest = conn.read_to_end().unwrap_or_default();
+    assert!(rest.is_empty(), "got {:?}", String::from_utf8_lossy(&rest));
+    let recorded = server.requests();
+    let last = recorded.last().unwrap();
+    assert_eq!(last.method, "PATCH");
+    assert_eq!(last.body, "{}");
+    assert_eq!(
+        merge_patch(&server, &format!("{WIDGETS}/w"), &json!({})).status,
+        404
+    );
+}
+
+#[test]
+fn delay_then_normal_handling() {
+    let server = server_with_widgets();
+    server.fault(Fault::once(
+        "/version",
+        FaultAction::Delay(Duration::from_millis(250)),
+    ));
+    let start = Instant::now();
+    let response = get(&server, "/version");
+    assert!(start.elapsed() >= Duration::from_millis(250));
+    assert_eq!(response.status, 200);
+    assert_eq!(response.json()["gitVersion"], "v1.32.0");
+    let start = Instant::now();
+    get(&server, "/version");
+    assert!(
+        start.elapsed() < Duration::from_millis(250),
+        "the delay fired once only"
+    );
+}
+
+#[test]
+fn times_exhaust_and_order_decides() {
+    let server = server_with_widgets();
+    server.fault(Fault::limited("/widgets", FaultAction::Status(500), 2));
+    server.fault(Fault::always("/widgets", FaultAction::Status(503)));
+    let codes: Vec<u16> = (0..4).map(|_| get(&server, WIDGETS).status).collect();
+    assert_eq!(codes, [500, 500, 503, 503]);
+    server.clear_faults();
+    assert_eq!(get(&server, WIDGETS).status, 200);
+    assert_eq!(
+        server.requests().len(),
+        5,
+        "faulted requests are recorded too"
+    );
+    server.clear_requests();
+    assert!(server.requests().is_empty());
+    let custom = Fault {
+        method: Some("get".into()),
+        path_contains: "/api/v1".into(),
+        action: FaultAction::Status(418),
+        times: Some(0),
+    };
+    server.fault(custom);
+    assert_eq!(get(&server, "/api/v1").status, 200, "times 0 never fires");
+}

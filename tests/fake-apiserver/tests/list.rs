@@ -1,0 +1,223 @@
+//! Lists: label and field selectors, paging, scopes, watch.
+
+mod common;
+
+use common::{get, server_with_widgets, Conn, WIDGETS};
+use fake_apiserver::FakeApiServer;
+use serde_json::{json, Value};
+
+fn names(list: &Value) -> Vec<String> {
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|item| {
+            let ns = item["metadata"]["namespace"].as_str().unwrap_or("");
+            format!("{ns}/{}", item["metadata"]["name"].as_str().unwrap())
+        })
+        .collect()
+}
+
+fn widget(ns: &str, name: &str, labels: Value) -> Value {
+    json!({
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": name, "namespace": ns, "labels": labels},
+        "spec": {"size": 1},
+    })
+}
+
+fn seeded() -> FakeApiServer {
+    let server = server_with_widgets();
+    server.insert(widget(
+        "default",
+        "b",
+        json!({"app": "web", "tier": "front"}),
+    ));
+    server.insert(widget("default", "a", json!({"app": "db", "tier": "back"})));
+    server.insert(widget("default", "c", json!({"app": "cache"})));
+    server.insert(widget("other", "a", json!({"app": "web", "env": "prod"})));
+    server
+}
+
+fn select(server: &FakeApiServer, base: &str, selector: &str) -> Vec<String> {
+    let encoded = selector
+        .replace('%', "%25")
+        .replace(' ', "%20")
+        .replace('!', "%21")
+        .replace('=', "%3D")
+        .replace(',', "%2C")
+        .replace('(', "%28")
+        .replace(')', "%29");
+    let response = get(server, &format!("{base}?labelSelector={encoded}"));
+    assert_eq!(response.status, 200, "{selector}: {}", response.body);
+    names(&response.json())
+}
+
+#[test]
+fn list_shape_and_order() {
+    let server = seeded();
+    let list = get(&server, WIDGETS).json();
+    assert_eq!(list["apiVersion"], "example.com/v1");
+    assert_eq!(list["kind"], "WidgetList");
+    assert_eq!(
+        list["metadata"],
+        json!({"resourceVersion": server.resource_version().to_string()})
+    );
+    assert_eq!(names(&list), ["default/a", "default/b", "default/c"]);
+    assert_eq!(list["items"][0]["apiVersion"], "example.com/v1");
+    assert_eq!(list["items"][0]["kind"], "Widget");
+    let all = get(&server, "/apis/example.com/v1/widgets").json();
+    assert_eq!(
+        names(&all),
+        ["default/a", "default/b", "default/c", "other/a"]
+    );
+    let empty = get(
+        &server,
+        "/apis/example.com/v1/namespaces/nothing-here/widgets",
+    );
+    assert_eq!(empty.status, 200);
+    assert_eq!(empty.json()["items"], json!([]));
+}
+
+#[test]
+fn label_selector_forms() {
+    let server = seeded();
+    let all = "/apis/example.com/v1/widgets";
+    let cases: &[(&str, &[&str])] = &[
+        ("app=web", &["default/b", "other/a"]),
+        ("app==web", &["default/b", "other/a"]),
+        ("app!=web", &["default/a", "default/c"]),
+        ("app in (web,db)", &["default/a", "default/b", "other/a"]),
+        ("app notin (web)", &["default/a", "default/c"]),
+        ("tier", &["default/a", "default/b"]),
+        ("!tier", &["default/c", "other/a"]),
+        ("app=web, env", &["other/a"]),
+        ("app in (web), tier notin (back), !env", &["default/b"]),
+        ("tier notin (front,back)", &["default/c", "other/a"]),
+        ("", &["default/a", "default/b", "default/c", "other/a"]),
+    ];
+    for (selector, expected) in cases {
+        assert_eq!(
+            select(&server, all, selector),
+            *expected,
+            "selector {selector:?}"
+        );
+    }
+    // `+` for spaces, as form-encoding clients send it.
+    let response = get(&server, &format!("{all}?labelSelector=app+in+%28cache%29"));
+    assert_eq!(names(&response.json()), ["default/c"]);
+}
+
+#[test]
+fn malformed_label_selector_is_400() {
+    let server = seeded();
+    for selector in [
+        "app%3D%3D%3Dweb",
+        "app%20in%20%28web",
+        "app%3Dweb%2C",
+        "%28app%29",
+        "app%20web",
+    ] {
+        let response = get(&server, &format!("{WIDGETS}?labelSelector={selector}"));
+        assert_eq!(response.status, 400, "{selector}");
+        let body = response.json();
+        assert_eq!(body["kind"], "Status");
+        assert_eq!(body["reason"], "BadRequest");
+        assert_eq!(body["code"], 400);
+        assert!(!body["message"].as_str().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn field_selectors() {
+    let server = seeded();
+    let all = "/apis/example.com/v1/widgets";
+    let list = get(&server, &format!("{all}?fieldSelector=metadata.name%3Da")).json();
+    assert_eq!(names(&list), ["default/a", "other/a"]);
+    let list = get(
+        &server,
+        &format!("{all}?fieldSelector=metadata.name%3D%3Da,metadata.namespace%21%3Ddefault"),
+    )
+    .json();
+    assert_eq!(names(&list), ["other/a"]);
+    let list = get(
+        &server,
+        &format!("{all}?fieldSelector=metadata.namespace%3Dother"),
+    )
+    .json();
+    assert_eq!(names(&list), ["other/a"]);
+    let response = get(&server, &format!("{all}?fieldSelector=spec.size%3D1"));
+    assert_eq!(response.status, 400);
+    assert_eq!(response.json()["reason"], "BadRequest");
+}
+
+#[test]
+fn paging_with_limit_and_continue() {
+    let server = seeded();
+    let all = "/apis/example.com/v1/widgets";
+    let first = get(&server, &format!("{all}?limit=3")).json();
+    assert_eq!(names(&first), ["default/a", "default/b", "default/c"]);
+    let token = first["metadata"]["continue"]
+        .as_str()
+        .expect("continue")
+        .to_string();
+    assert_eq!(first["metadata"]["remainingItemCount"], 1);
+    let second = get(&server, &format!("{all}?limit=3&continue={token}")).json();
+    assert_eq!(names(&second), ["other/a"]);
+    assert!(second["metadata"].get("continue").is_none());
+    // Selectors apply within pages.
+    let page = get(&server, &format!("{all}?limit=1&labelSelector=app%3Dweb")).json();
+    assert_eq!(names(&page), ["default/b"]);
+    let token = page["metadata"]["continue"].as_str().unwrap().to_string();
+    let page = get(
+        &server,
+        &format!("{all}?limit=1&labelSelector=app%3Dweb&continue={token}"),
+    )
+    .json();
+    assert_eq!(names(&page), ["other/a"]);
+    assert!(page["metadata"].get("continue").is_none());
+    let exact = get(&server, &format!("{WIDGETS}?limit=3")).json();
+    assert!(exact["metadata"].get("continue").is_none());
+    assert_eq!(get(&server, &format!("{all}?continue=zz")).status, 400);
+}
+
+#[test]
+fn unknown_plural_is_404() {
+    let server = seeded();
+    let response = get(&server, "/apis/example.com/v1/namespaces/default/gizmos");
+    assert_eq!(response.status, 404);
+    assert_eq!(
+        response.json(),
+        json!({
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "the server could not find the requested resource",
+            "reason": "NotFound", "details": {}, "code": 404,
+        })
+    );
+}
+
+#[test]
+fn watch_streams_added_events_then_closes() {
+    let server = seeded();
+    let mut conn = Conn::open(&server);
+    let response = conn.request(
+        "GET",
+        &format!("{WIDGETS}?watch=true&labelSelector=tier"),
+        None,
+        "",
+        false,
+    );
+    assert_eq!(response.status, 200);
+    assert_eq!(response.header("connection"), Some("close"));
+    let events: Vec<Value> = response
+        .body
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0]["type"], "ADDED");
+    assert_eq!(events[0]["object"]["metadata"]["name"], "a");
+    assert_eq!(events[1]["object"]["metadata"]["name"], "b");
+    assert!(conn.read_to_end().unwrap().is_empty());
+}

@@ -1,0 +1,800 @@
+//! `get` and `explain`, offline (-f) and against the stateful fake API server of
+//! `tests/fake-apiserver`, reached by the built binary through a temporary kubeconfig, so the real
+//! kube-rs client path runs. Golden outputs live in `tests/fixtures/pacto/golden/`
+//! (`UPDATE_GOLDEN=1` rewrites them); the Argo CD and Flux verdicts inside them are checked
+//! against `tests/fixtures/pacto/expected.yaml`, which is transcribed from the Pacto domain
+//! reference (section 5), not from the binary.
+
+use crate::common::*;
+use fake_apiserver::{FakeApiServer, Fault, FaultAction, Resource};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The fixed clock of every fixture.
+pub const NOW: &str = "2026-11-29T12:00:00Z";
+
+fn pacto_dir() -> PathBuf {
+    fixture("pacto")
+}
+
+/// The fixture files of one directory (not expected.yaml), sorted.
+fn fixture_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml") && !p.ends_with("expected.yaml"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn read_yaml(p: &Path) -> Value {
+    serde_saphyr::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn is_pacto(v: &Value) -> bool {
+    v["kind"] == "Pacto"
+}
+
+/// Compares with (or, under UPDATE_GOLDEN=1, writes) `golden/<name>`.
+fn golden(name: &str, actual: &str) {
+    let path = pacto_dir().join("golden").join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
+            path.display()
+        )
+    });
+    assert!(
+        want == actual,
+        "{} differs (UPDATE_GOLDEN=1 rewrites it)\n--- want\n{want}\n--- got\n{actual}",
+        path.display()
+    );
+}
+
+/// `kubectl-pacto ARGS` with the fixed clock and no kubeconfig of the caller's.
+fn cmd(home: &Path, args: &[&str]) -> Command {
+    let mut c = pacto(args);
+    c.env("KUBECTL_PACTO_NOW", NOW)
+        .env("HOME", home)
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env_remove("KUBERNETES_SERVICE_PORT");
+    c
+}
+
+/// A fake cluster: the Pacto, CoderTemplateTest and Kustomization kinds registered, the given
+/// objects stored, and a kubeconfig whose context namespace is `namespace`.
+struct Cluster {
+    server: FakeApiServer,
+    dir: tempfile::TempDir,
+    kubeconfig: PathBuf,
+}
+
+impl Cluster {
+    fn new(namespace: &str) -> Cluster {
+        let server = FakeApiServer::start();
+        server.register(Resource::new(
+            "pacto.trianalab.io/v1alpha1",
+            "Pacto",
+            "pactos",
+            true,
+            true,
+        ));
+        server.register(Resource::new(
+            "coder.com/v1alpha1",
+            "CoderTemplateTest",
+            "codertemplatetests",
+            true,
+            true,
+        ));
+        server.register(Resource::new(
+            "kustomize.toolkit.fluxcd.io/v1",
+            "Kustomization",
+            "kustomizations",
+            true,
+            true,
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = server.write_kubeconfig(dir.path(), Some(namespace));
+        Cluster {
+            server,
+            dir,
+            kubeconfig,
+        }
+    }
+
+    fn without_pacto_crd() -> Cluster {
+        let server = FakeApiServer::start();
+        let dir = tempfile::tempdir().unwrap();
+        let kubeconfig = server.write_kubeconfig(dir.path(), Some("shop"));
+        Cluster {
+            server,
+            dir,
+            kubeconfig,
+        }
+    }
+
+    fn insert_files(&self, files: &[PathBuf]) {
+        for f in files {
+            self.server.insert(read_yaml(f));
+        }
+    }
+
+    /// The example argocd-cm (argocd/argocd-cm) and a Kustomization whose inventory holds `held`.
+    fn with_gates(&self, held: &[(&str, &str)]) {
+        self.server
+            .insert(read_yaml(&repo().join("examples/argocd-cm.yaml")));
+        let mut k = read_yaml(&repo().join("examples/flux/kustomization-gated.yaml"));
+        let entries: Vec<Value> = held
+            .iter()
+            .map(|(ns, name)| serde_json::json!({"id": format!("{ns}_{name}_pacto.trianalab.io_Pacto"), "v": "v1alpha1"}))
+            .collect();
+        k["status"] = serde_json::json!({"inventory": {"entries": entries}});
+        self.server.insert(k);
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        let mut all = args.to_vec();
+        all.extend(["--kubeconfig", s(&self.kubeconfig)]);
+        run_with(
+            &mut cmd(self.dir.path(), &all),
+            None,
+            Duration::from_secs(60),
+        )
+    }
+
+    /// Requests with this method whose path ends with `suffix`.
+    fn count(&self, method: &str, suffix: &str) -> usize {
+        self.server
+            .requests()
+            .iter()
+            .filter(|r| r.method == method && r.path.ends_with(suffix))
+            .count()
+    }
+}
+
+/// The value of the first report line `Key: value` (indentation ignored).
+fn field<'a>(report: &'a str, key: &str) -> Option<&'a str> {
+    report.lines().find_map(|l| {
+        l.trim_start()
+            .strip_prefix(&format!("{key}:"))
+            .map(str::trim)
+    })
+}
+
+#[test]
+fn explain_of_every_fixture_matches_its_golden_and_the_reference_verdicts() {
+    let expected: Vec<Value> = serde_saphyr::from_str(
+        &std::fs::read_to_string(pacto_dir().join("expected.yaml")).unwrap(),
+    )
+    .unwrap();
+    let files = fixture_files(&pacto_dir());
+    assert!(files.len() >= 25, "{} fixtures", files.len());
+    let home = tempfile::tempdir().unwrap();
+    for f in &files {
+        let file = f.file_name().unwrap().to_str().unwrap();
+        let e = expected
+            .iter()
+            .find(|e| e["file"] == file)
+            .unwrap_or_else(|| panic!("{file} has no entry in expected.yaml"));
+        let mut args = vec!["explain", "-f", s(f)];
+        if e["gate"] == "warning-blocks" {
+            args.push("--warning-blocks");
+        }
+        let r = run(&mut cmd(home.path(), &args));
+        r.assert_code(0).assert_no_panic();
+        let argo = format!(
+            "{}: {}",
+            e["argo"]["status"].as_str().unwrap(),
+            e["argo"]["message"].as_str().unwrap()
+        );
+        assert_eq!(
+            field(&r.stdout, "Argo CD"),
+            Some(argo.as_str()),
+            "{file}:\n{}",
+            r.stdout
+        );
+        let flux = field(&r.stdout, "Flux").unwrap_or_default();
+        assert_eq!(
+            flux.split(':').next(),
+            e["flux"].as_str(),
+            "{file}:\n{}",
+            r.stdout
+        );
+        if e["schema"] != "n/a" {
+            let shape = field(&r.stdout, "Status shape").unwrap();
+            assert!(
+                shape.starts_with(e["schema"].as_str().unwrap()),
+                "{file}: shape {shape}"
+            );
+            let verdict = field(&r.stdout, "Verdict").unwrap();
+            let want = e["verdict"].as_str().unwrap();
+            assert_eq!(
+                verdict,
+                if want.is_empty() { "(none)" } else { want },
+                "{file}"
+            );
+        }
+        golden(
+            &format!("explain/{}.txt", file.trim_end_matches(".yaml")),
+            &r.stdout,
+        );
+    }
+}
+
+#[test]
+fn get_lists_every_pacto_fixture_from_a_live_cluster() {
+    let c = Cluster::new("shop");
+    let files: Vec<PathBuf> = fixture_files(&pacto_dir())
+        .into_iter()
+        .filter(|f| is_pacto(&read_yaml(f)))
+        .collect();
+    c.insert_files(&files);
+    // The Kustomization holds every Pacto but `orders` (situation 3), which the recommended
+    // gate judges.
+    let held: Vec<(String, String)> = files
+        .iter()
+        .map(|f| read_yaml(f))
+        .map(|v| {
+            (
+                v["metadata"]["namespace"].as_str().unwrap().to_string(),
+                v["metadata"]["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .filter(|(_, n)| n != "orders")
+        .collect();
+    let held_refs: Vec<(&str, &str)> = held.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    c.with_gates(&held_refs);
+    let r = c.run(&["get"]);
+    r.assert_code(0).assert_no_panic();
+    assert_eq!(r.stdout.lines().count(), files.len() + 1, "{}", r.stdout);
+    golden("get/shop.txt", &r.stdout);
+    let wide = c.run(&["get", "pactos", "-o", "wide"]);
+    wide.assert_code(0);
+    golden("get/shop-wide.txt", &wide.stdout);
+}
+
+#[test]
+fn get_all_namespaces_lists_three_namespaces_with_a_namespace_column() {
+    let c = Cluster::new("default");
+    c.insert_files(&fixture_files(&pacto_dir().join("namespaces")));
+    c.with_gates(&[]);
+    let r = c.run(&["get", "-A"]);
+    r.assert_code(0).assert_no_panic();
+    let namespaces: std::collections::BTreeSet<&str> = r
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        namespaces.into_iter().collect::<Vec<_>>(),
+        ["payments", "search", "shop"]
+    );
+    assert!(r.stdout.starts_with("NAMESPACE "), "{}", r.stdout);
+    golden("get/all-namespaces.txt", &r.stdout);
+    // The context namespace (default) holds none.
+    let empty = c.run(&["get"]);
+    empty.assert_code(0);
+    assert_eq!(empty.stdout, "");
+    assert_eq!(
+        empty.stderr,
+        "No resources found in the current namespace.\n"
+    );
+}
+
+/// A cluster holding the `shop` Pacto fixtures and the example gates.
+fn shop() -> Cluster {
+    let c = Cluster::new("shop");
+    let files: Vec<PathBuf> = fixture_files(&pacto_dir())
+        .into_iter()
+        .filter(|f| is_pacto(&read_yaml(f)))
+        .collect();
+    c.insert_files(&files);
+    c.with_gates(&[("shop", "gift-cards"), ("shop", "fulfillment-worker")]);
+    c
+}
+
+#[test]
+fn get_one_pacto_by_name_either_spelling() {
+    let c = shop();
+    let a = c.run(&["get", "pactos", "orders"]);
+    let b = c.run(&["get", "pacto/orders"]);
+    a.assert_code(0);
+    assert_eq!(a.stdout, b.stdout);
+    let rows: Vec<&str> = a.stdout.lines().collect();
+    assert_eq!(rows.len(), 2, "{}", a.stdout);
+    assert!(
+        rows[1].starts_with("orders ") && rows[1].contains(" Compliant "),
+        "{}",
+        a.stdout
+    );
+    // One GET of the object, no list.
+    assert_eq!(c.count("GET", "/namespaces/shop/pactos/orders"), 2);
+    assert_eq!(c.count("GET", "/namespaces/shop/pactos"), 0);
+}
+
+#[test]
+fn a_missing_pacto_is_an_error_naming_it() {
+    let c = shop();
+    let r = c.run(&["get", "pactos", "nope"]);
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        "error: pactos.pacto.trianalab.io \"nope\" not found in namespace \"shop\"\n"
+    );
+    let r = c.run(&["explain", "pacto/nope", "-n", "payments"]);
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: pactos.pacto.trianalab.io \"nope\" not found in namespace \"payments\"\n"
+    );
+}
+
+#[test]
+fn a_cluster_without_the_crd_says_so() {
+    let c = Cluster::without_pacto_crd();
+    for args in [&["get"][..], &["explain", "pacto/orders"][..]] {
+        let r = c.run(args);
+        r.assert_code(1).assert_no_panic();
+        assert_eq!(
+            r.stderr,
+            "error: the Pacto CRD is not installed in this cluster (the API server serves no Pacto in pacto.trianalab.io/v1alpha1)\n"
+        );
+    }
+}
+
+#[test]
+fn machine_output_is_a_kubectl_list_of_the_objects_as_stored() {
+    let c = shop();
+    let r = c.run(&["get", "-o", "json"]);
+    r.assert_code(0);
+    assert!(!r.stdout.contains('\u{1b}'));
+    let list: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(list["apiVersion"], "v1");
+    assert_eq!(list["kind"], "List");
+    let items = list["items"].as_array().unwrap();
+    let stored = c.server.list("pacto.trianalab.io/v1alpha1", "Pacto");
+    assert_eq!(items.len(), stored.len());
+    for item in items {
+        let name = item["metadata"]["name"].as_str().unwrap();
+        let want = c
+            .server
+            .get("pacto.trianalab.io/v1alpha1", "Pacto", Some("shop"), name)
+            .unwrap();
+        assert_eq!(item, &want, "{name}");
+    }
+    let y = c.run(&["get", "-o", "yaml"]);
+    y.assert_code(0);
+    let from_yaml: Value = serde_saphyr::from_str(&y.stdout).unwrap();
+    assert_eq!(from_yaml, list);
+    let n = c.run(&["get", "-o", "name"]);
+    n.assert_code(0);
+    assert_eq!(n.stdout.lines().count(), stored.len());
+    assert!(
+        n.stdout
+            .lines()
+            .all(|l| l.starts_with("pacto.pacto.trianalab.io/")),
+        "{}",
+        n.stdout
+    );
+    assert!(n.stdout.contains("pacto.pacto.trianalab.io/orders\n"));
+    // Machine output needs no gates: one discovery, one list.
+    assert_eq!(c.count("GET", "/configmaps/argocd-cm"), 0);
+}
+
+#[test]
+fn the_label_selector_is_sent_to_the_server() {
+    let c = Cluster::new("shop");
+    for (name, team) in [("a", "blue"), ("b", "red"), ("c", "blue")] {
+        c.server.insert(serde_json::json!({
+            "apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+            "metadata": {"name": name, "namespace": "shop", "labels": {"team": team}},
+            "spec": {"target": {"serviceName": name}},
+            "status": {"contractStatus": "Compliant", "observedGeneration": 1}
+        }));
+    }
+    let r = c.run(&["get", "-l", "team=blue", "-o", "name"]);
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout,
+        "pacto.pacto.trianalab.io/a\npacto.pacto.trianalab.io/c\n"
+    );
+    let list = c
+        .server
+        .requests()
+        .into_iter()
+        .find(|q| q.path.ends_with("/pactos"))
+        .unwrap();
+    assert_eq!(
+        list.query_param("labelSelector").as_deref(),
+        Some("team=blue")
+    );
+    let bad = c.run(&["get", "-l", "team in (blue"]);
+    bad.assert_code(1).assert_no_panic();
+    assert!(bad.stderr.starts_with("error: the API server answered 400 BadRequest to list pactos.pacto.trianalab.io in namespace \"shop\": "), "{}", bad.stderr);
+}
+
+#[test]
+fn every_injected_fault_gives_a_clear_message_and_exit_1() {
+    let port_free = |c: &Cluster| c.server.url();
+    let cases: Vec<(FaultAction, &str, String)> = vec![
+        (
+            FaultAction::Status(403),
+            "/pactos",
+            "error: forbidden: you may not list pactos.pacto.trianalab.io in namespace \"shop\": pactos.pacto.trianalab.io is forbidden: User \"system:serviceaccount:default:pacto\" cannot list resource \"pactos\" in API group \"pacto.trianalab.io\" in the namespace \"shop\"\n".into(),
+        ),
+        (
+            FaultAction::Status(403),
+            "/apis/pacto.trianalab.io/v1alpha1",
+            "error: forbidden: you may not discover the API group pacto.trianalab.io/v1alpha1: ".into(),
+        ),
+        (
+            FaultAction::Status(404),
+            "/pactos",
+            "error: the API server answered 404 NotFound to list pactos.pacto.trianalab.io in namespace \"shop\": the server does not serve pactos.pacto.trianalab.io (was the CRD removed?)\n".into(),
+        ),
+        (
+            FaultAction::Status(409),
+            "/pactos",
+            "error: the API server answered 409 Conflict to list pactos.pacto.trianalab.io in namespace \"shop\": ".into(),
+        ),
+        (
+            FaultAction::Status(429),
+            "/pactos",
+            "error: the API server kept refusing to list pactos.pacto.trianalab.io in namespace \"shop\" with 429 Too Many Requests (4 attempts): the server has received too many requests and has asked us to try again later; try again later\n".into(),
+        ),
+        (
+            FaultAction::Status(500),
+            "/pactos",
+            "error: the API server answered 500 InternalError to list pactos.pacto.trianalab.io in namespace \"shop\": Internal error occurred: injected fault\n".into(),
+        ),
+        (FaultAction::Drop, "/pactos", String::new()),
+    ];
+    for (action, path, want) in cases {
+        let c = shop();
+        c.server.fault(Fault::always(path, action.clone()));
+        let r = c.run(&["get"]);
+        r.assert_code(1).assert_no_panic();
+        assert_eq!(r.stdout, "", "{action:?}");
+        if want.is_empty() {
+            // A dropped connection: the message names the server and the request.
+            let head = format!(
+                "error: cannot list pactos.pacto.trianalab.io in namespace \"shop\": the connection to the API server at {} failed: ",
+                port_free(&c)
+            );
+            assert!(r.stderr.starts_with(&head), "{action:?}: {}", r.stderr);
+        } else {
+            assert!(
+                r.stderr.starts_with(&want),
+                "{action:?}:\n want {want}\n got  {}",
+                r.stderr
+            );
+        }
+        assert_eq!(r.stderr.lines().count(), 1, "{action:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn one_429_is_retried_and_the_listing_succeeds() {
+    let c = shop();
+    c.server
+        .fault(Fault::once("/pactos", FaultAction::Status(429)));
+    let r = c.run(&["get", "-o", "name"]);
+    r.assert_code(0);
+    assert!(r.stdout.contains("pacto.pacto.trianalab.io/orders\n"));
+    assert_eq!(c.count("GET", "/namespaces/shop/pactos"), 2);
+}
+
+#[test]
+fn a_slow_api_server_is_cut_off_by_request_timeout() {
+    let c = shop();
+    // Without the timeout this answer would come, correct, after 30 s.
+    c.server.fault(Fault::always(
+        "/pactos",
+        FaultAction::Delay(Duration::from_secs(30)),
+    ));
+    for t in ["1s", "1"] {
+        let r = c.run(&["get", "-o", "name", "--request-timeout", t]);
+        r.assert_code(1).assert_no_panic();
+        assert_eq!(
+            r.stderr,
+            format!(
+                "error: no answer from the API server at {} within 1s (--request-timeout) to list pactos.pacto.trianalab.io in namespace \"shop\"\n",
+                c.server.url()
+            )
+        );
+    }
+    let bad = c.run(&["get", "--request-timeout", "soon"]);
+    bad.assert_code(1);
+    assert!(
+        bad.stderr
+            .starts_with("error: --request-timeout \"soon\": expected a duration"),
+        "{}",
+        bad.stderr
+    );
+}
+
+#[test]
+fn get_on_1000_pactos_makes_one_list_call_per_kind() {
+    let c = Cluster::new("default");
+    let verdicts = ["Compliant", "NonCompliant", "Unknown", "Warning"];
+    for i in 0..1000 {
+        c.server.insert(serde_json::json!({
+            "apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+            "metadata": {"name": format!("svc-{i:04}"), "namespace": format!("team-{}", i % 10), "generation": 1},
+            "spec": {"target": {"serviceName": format!("svc-{i:04}")}},
+            "status": {"contractStatus": verdicts[i % 4], "observedGeneration": 1,
+                "findings": [{"code": "WORKLOAD_MISMATCH", "severity": "error", "message": "declared job, observed Deployment"}]}
+        }));
+    }
+    c.with_gates(&[("team-1", "svc-0001")]);
+    c.server.clear_requests();
+    let r = c.run(&["get", "-A"]);
+    r.assert_code(0);
+    assert_eq!(r.stdout.lines().count(), 1001);
+    let reqs: Vec<String> = c
+        .server
+        .requests()
+        .iter()
+        .map(|q| format!("{} {}", q.method, q.path))
+        .collect();
+    assert_eq!(
+        reqs,
+        [
+            "GET /apis/pacto.trianalab.io/v1alpha1",
+            "GET /apis/pacto.trianalab.io/v1alpha1/pactos",
+            "GET /api/v1/namespaces/argocd/configmaps/argocd-cm",
+            "GET /apis/kustomize.toolkit.fluxcd.io/v1",
+            "GET /apis/kustomize.toolkit.fluxcd.io/v1/kustomizations",
+        ]
+    );
+}
+
+#[test]
+fn explain_from_the_cluster_uses_its_argocd_cm_and_the_kustomization_holding_the_pacto() {
+    let c = shop();
+    for name in ["gift-cards", "orders", "fulfillment-worker"] {
+        let r = c.run(&["explain", &format!("pacto/{name}")]);
+        r.assert_code(0).assert_no_panic();
+        golden(&format!("explain-live/{name}.txt"), &r.stdout);
+    }
+    let r = c.run(&["explain", "pacto/gift-cards"]);
+    assert_eq!(
+        field(&r.stdout, "Rule"),
+        Some("health script for pacto.trianalab.io/Pacto from argocd-cm argocd/argocd-cm")
+    );
+    assert!(
+        r.stdout.contains(
+            "Rule:             healthCheckExprs of Kustomization flux-system/shop-staging\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    // orders is in no inventory: Flux's side is the recommended gate, and says why.
+    let r = c.run(&["explain", "pacto/orders"]);
+    assert!(
+        r.stdout.contains(
+            "healthCheckExprs from recommended gate (no Kustomization's inventory holds it)"
+        ),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn explain_warns_when_no_gate_is_configured() {
+    let c = Cluster::new("shop");
+    c.insert_files(&[pacto_dir().join("09-noncompliant-warning-before-error.yaml")]);
+    c.server.insert(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "argocd-cm", "namespace": "argocd"},
+        "data": {"resource.customizations.health.pacto.trianalab.io_pacto": "return {status = 'Healthy'}"}}));
+    c.server.insert(serde_json::json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+        "metadata": {"name": "apps", "namespace": "flux-system"},
+        "spec": {"wait": true, "interval": "1m", "timeout": "5m"},
+        "status": {"inventory": {"entries": [{"id": "shop_fulfillment-worker_pacto.trianalab.io_Pacto", "v": "v1alpha1"}]}}}));
+    let r = c.run(&["explain", "pacto/fulfillment-worker"]);
+    r.assert_code(0);
+    assert_eq!(
+        field(&r.stdout, "Argo CD"),
+        Some("no health check for pacto.trianalab.io/Pacto")
+    );
+    assert_eq!(
+        field(&r.stdout, "Flux"),
+        Some("Current: Resource is current")
+    );
+    assert_eq!(
+        field(&r.stdout, "Warning"),
+        Some("no gate is configured for this object: Argo CD has no health check for it and Flux does not evaluate its verdict; the gate gates nothing")
+    );
+    let g = c.run(&["get"]);
+    assert!(
+        g.stdout.lines().nth(1).unwrap().contains(" none "),
+        "{}",
+        g.stdout
+    );
+}
+
+#[test]
+fn an_unreadable_argocd_cm_falls_back_to_the_recommended_gate_and_says_why() {
+    let c = shop();
+    c.server.fault(Fault::always(
+        "/configmaps/argocd-cm",
+        FaultAction::Status(403),
+    ));
+    let r = c.run(&["explain", "pacto/gift-cards"]);
+    r.assert_code(0);
+    let rule = field(&r.stdout, "Rule").unwrap();
+    assert!(
+        rule.starts_with("health script for pacto.trianalab.io/Pacto from recommended gate (argocd-cm not readable: forbidden: you may not get configmaps in namespace \"argocd\": "),
+        "{rule}"
+    );
+}
+
+#[test]
+fn explain_reads_a_codertemplatetest_from_the_cluster() {
+    let c = shop();
+    c.insert_files(&[pacto_dir().join("25-ctt-failed-deadline-exceeded.yaml")]);
+    let name = read_yaml(&pacto_dir().join("25-ctt-failed-deadline-exceeded.yaml"))["metadata"]
+        ["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = c.run(&["explain", &format!("codertemplatetest/{name}")]);
+    r.assert_code(0);
+    assert!(
+        field(&r.stdout, "Argo CD")
+            .unwrap()
+            .starts_with("Degraded: DeadlineExceeded: "),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(field(&r.stdout, "Flux"), Some("Failed"));
+}
+
+#[test]
+fn kubeconfig_files_merge_and_the_context_namespace_is_the_default() {
+    let c = shop();
+    let dir = c.dir.path();
+    // Cluster and user in one file; two contexts in another.
+    std::fs::write(
+        dir.join("a.yaml"),
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster: {{server: \"{}\"}}\nusers:\n- name: fake\n  user: {{token: t}}\n", c.server.url()),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.yaml"),
+        "apiVersion: v1\nkind: Config\ncurrent-context: shop\ncontexts:\n- name: shop\n  context: {cluster: fake, user: fake, namespace: shop}\n- name: payments\n  context: {cluster: fake, user: fake, namespace: payments}\n",
+    )
+    .unwrap();
+    let merged = format!("{}:{}", s(&dir.join("a.yaml")), s(&dir.join("b.yaml")));
+    let env_run = |args: &[&str]| {
+        let mut k = cmd(dir, args);
+        k.env("KUBECONFIG", &merged);
+        run(&mut k)
+    };
+    let r = env_run(&["get", "-o", "name"]);
+    r.assert_code(0);
+    assert!(r.stdout.contains("pacto.pacto.trianalab.io/orders\n"));
+    let r = env_run(&["get", "--context", "payments"]);
+    r.assert_code(0);
+    assert_eq!(r.stderr, "No resources found in the current namespace.\n");
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .any(|q| q.path == "/apis/pacto.trianalab.io/v1alpha1/namespaces/payments/pactos"));
+    let r = env_run(&["get", "--context", "nope"]);
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        format!("error: KUBECONFIG={merged}: context \"nope\" not found in the kubeconfig\n")
+    );
+    // No configuration at all, outside a cluster.
+    let r = run(&mut cmd(dir, &["get"]));
+    r.assert_code(1);
+    assert!(r.stderr.starts_with("error: no kubeconfig (KUBECONFIG is unset and ~/.kube/config does not exist) and not running in a cluster: "), "{}", r.stderr);
+    let r = run(&mut cmd(
+        dir,
+        &["get", "--kubeconfig", "/nonexistent/kubeconfig"],
+    ));
+    r.assert_code(1);
+    assert!(
+        r.stderr.starts_with("error: /nonexistent/kubeconfig: "),
+        "{}",
+        r.stderr
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn kubectl_runs_get_through_plugin_discovery() {
+    let Some(k) = crate::kubectl_plugin::kubectl() else {
+        return;
+    };
+    let c = shop();
+    let bin = Path::new(PACTO).parent().unwrap().to_path_buf();
+    let mut kc = crate::kubectl_plugin::kubectl_cmd(
+        &k,
+        c.dir.path(),
+        &[&bin, Path::new("/usr/bin"), Path::new("/bin")],
+        &["pacto", "get", "--kubeconfig", s(&c.kubeconfig)],
+    );
+    kc.env("KUBECTL_PACTO_NOW", NOW);
+    let through_kubectl = run(&mut kc);
+    through_kubectl.assert_code(0).assert_no_panic();
+    let direct = c.run(&["get"]);
+    assert_eq!(through_kubectl.stdout, direct.stdout);
+    assert_eq!(
+        through_kubectl.stdout.lines().count(),
+        27,
+        "{}",
+        through_kubectl.stdout
+    );
+    // Errors come through with kubectl's exit code convention.
+    let mut kc = crate::kubectl_plugin::kubectl_cmd(
+        &k,
+        c.dir.path(),
+        &[&bin, Path::new("/usr/bin")],
+        &[
+            "pacto",
+            "get",
+            "pactos",
+            "nope",
+            "--kubeconfig",
+            s(&c.kubeconfig),
+        ],
+    );
+    let r = run(&mut kc);
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: pactos.pacto.trianalab.io \"nope\" not found in namespace \"shop\"\n"
+    );
+}
+
+/// Runs under a pseudo-terminal (util-linux `script`), so stdout is a terminal.
+#[cfg(unix)]
+fn on_a_terminal(c: &Cluster, args: &str, no_color: bool) -> Option<String> {
+    if !Path::new("/usr/bin/script").exists() {
+        eprintln!("NOTE: util-linux script is not installed: terminal colour test SKIPPED");
+        return None;
+    }
+    let line = format!("{PACTO} {args} --kubeconfig {}", s(&c.kubeconfig));
+    let mut k = Command::new("/usr/bin/script");
+    k.args(["-qec", &line, "/dev/null"])
+        .env("KUBECTL_PACTO_NOW", NOW)
+        .env("TERM", "xterm")
+        .env_remove("NO_COLOR");
+    if no_color {
+        k.env("NO_COLOR", "1");
+    }
+    let r = run(&mut k);
+    r.assert_code(0);
+    Some(r.stdout)
+}
+
+#[cfg(unix)]
+#[test]
+fn colour_only_on_a_terminal_and_never_with_no_color_or_machine_output() {
+    let c = shop();
+    let Some(tty) = on_a_terminal(&c, "get", false) else {
+        return;
+    };
+    assert!(tty.contains("\u{1b}["), "{tty}");
+    // The words stay when coloured.
+    assert!(tty.contains("NonCompliant") && tty.contains("Compliant"));
+    assert!(!on_a_terminal(&c, "get", true).unwrap().contains('\u{1b}'));
+    assert!(!on_a_terminal(&c, "get -o json", false)
+        .unwrap()
+        .contains('\u{1b}'));
+    assert!(!c.run(&["get"]).stdout.contains('\u{1b}'));
+}
