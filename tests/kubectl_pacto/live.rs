@@ -2,7 +2,7 @@
 //! `tests/fake-apiserver`, reached by the built binary through a temporary kubeconfig, so the real
 //! kube-rs client path runs. Golden outputs live in `tests/fixtures/pacto/golden/`
 //! (`UPDATE_GOLDEN=1` rewrites them); the Argo CD and Flux verdicts inside them are checked
-//! against `tests/fixtures/pacto/expected.yaml`, which is transcribed from the Pacto domain
+//! against `tests/fixtures/pacto-expected.yaml`, which is transcribed from the Pacto domain
 //! reference (section 5), not from the binary.
 
 use crate::common::*;
@@ -19,12 +19,12 @@ fn pacto_dir() -> PathBuf {
     fixture("pacto")
 }
 
-/// The fixture files of one directory (not expected.yaml), sorted.
+/// The YAML fixture files of one directory, sorted.
 fn fixture_files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml") && !p.ends_with("expected.yaml"))
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
     v.sort();
     v
@@ -173,7 +173,7 @@ fn field<'a>(report: &'a str, key: &str) -> Option<&'a str> {
 #[test]
 fn explain_of_every_fixture_matches_its_golden_and_the_reference_verdicts() {
     let expected: Vec<Value> = serde_saphyr::from_str(
-        &std::fs::read_to_string(pacto_dir().join("expected.yaml")).unwrap(),
+        &std::fs::read_to_string(fixture("pacto-expected.yaml")).unwrap(),
     )
     .unwrap();
     let files = fixture_files(&pacto_dir());
@@ -797,4 +797,137 @@ fn colour_only_on_a_terminal_and_never_with_no_color_or_machine_output() {
         .unwrap()
         .contains('\u{1b}'));
     assert!(!c.run(&["get"]).stdout.contains('\u{1b}'));
+}
+
+#[test]
+fn get_reads_files_without_a_cluster() {
+    let home = tempfile::tempdir().unwrap();
+    let r = run(&mut cmd(
+        home.path(),
+        &["get", "-f", "tests/fixtures/pacto"],
+    ));
+    r.assert_code(0).assert_no_panic();
+    // Only the Pactos of the directory (not the CoderTemplateTests), namespaces/ included.
+    assert_eq!(r.stdout.lines().count(), 1 + 26 + 6, "{}", r.stdout);
+    golden("get/files.txt", &r.stdout);
+    let one = run(&mut cmd(
+        home.path(),
+        &[
+            "get",
+            "pacto/orders",
+            "-f",
+            "tests/fixtures/pacto",
+            "-o",
+            "name",
+        ],
+    ));
+    one.assert_code(0);
+    assert_eq!(one.stdout, "pacto.pacto.trianalab.io/orders\n");
+}
+
+#[test]
+fn bad_input_to_get_and_explain_is_a_clear_error() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path();
+    std::fs::write(dir.join("broken.yaml"), "apiVersion: v1\nkind: [unclosed\n").unwrap();
+    std::fs::write(dir.join("cm-list.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n").unwrap();
+    std::fs::write(
+        dir.join("bad-openlibs.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n  resource.customizations.useOpenLibs.pacto.trianalab.io_Pacto: \"yes please\"\n",
+    )
+    .unwrap();
+    let broken = s(&dir.join("broken.yaml")).to_string();
+    let cm_list = s(&dir.join("cm-list.yaml")).to_string();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (vec!["explain", "-f", &broken], format!("error: {broken}")),
+        (vec!["get", "-f", &broken], format!("error: {broken}")),
+        (vec!["explain", "orders"], "error: orders: expected KIND/NAME, for example pacto/orders\n".into()),
+        (vec!["explain", "pacto/"], "error: pacto/: a name is needed after the slash\n".into()),
+        (vec!["explain", "deployment/web"], "error: deployment/web: kubectl pacto explain knows pacto/NAME and codertemplatetest/NAME\n".into()),
+        (vec!["get", "deployments"], "error: the server doesn't have a resource type \"deployments\" here: kubectl pacto get lists pactos\n".into()),
+        (vec!["get", "pacto/orders", "orders"], "error: give the name once: pacto/ORDERS or pactos NAME\n".replace("ORDERS", "NAME")),
+        (
+            vec!["explain", "-f", "tests/fixtures/pacto/03-compliant.yaml", "--stabilization-window", "soon"],
+            "error: --stabilization-window \"soon\": expected a duration such as 2m\n".into(),
+        ),
+        (
+            vec!["explain", "-f", "tests/fixtures/pacto/03-compliant.yaml", "--argocd-cm", &cm_list],
+            format!("error: {cm_list}: expected one argocd-cm ConfigMap, found 2 objects\n"),
+        ),
+        (
+            vec!["explain", "-f", "tests/fixtures/pacto/03-compliant.yaml", "--kustomization", "tests/fixtures/pacto/03-compliant.yaml"],
+            "error: tests/fixtures/pacto/03-compliant.yaml: expected a Flux Kustomization (kustomize.toolkit.fluxcd.io) or HelmRelease (helm.toolkit.fluxcd.io), found pacto.trianalab.io/v1alpha1 Pacto\n".into(),
+        ),
+    ];
+    for (args, want) in cases {
+        let r = run(&mut cmd(dir, &args));
+        r.assert_code(1).assert_no_panic();
+        assert!(
+            r.stderr.starts_with(&want),
+            "{args:?}:\n want {want}\n got  {}",
+            r.stderr
+        );
+        assert_eq!(r.stdout, "", "{args:?}");
+    }
+    // A bad clock override is refused rather than silently replaced.
+    let mut c = cmd(
+        dir,
+        &["explain", "-f", "tests/fixtures/pacto/03-compliant.yaml"],
+    );
+    c.env("KUBECTL_PACTO_NOW", "yesterday");
+    let r = run(&mut c);
+    r.assert_code(1);
+    assert!(
+        r.stderr
+            .starts_with("error: KUBECTL_PACTO_NOW=\"yesterday\": not an RFC 3339 time"),
+        "{}",
+        r.stderr
+    );
+    // An argocd-cm Argo CD refuses: the report says every application's health is Unknown.
+    let r = run(&mut cmd(
+        dir,
+        &[
+            "explain",
+            "-f",
+            "tests/fixtures/pacto/03-compliant.yaml",
+            "--argocd-cm",
+            s(&dir.join("bad-openlibs.yaml")),
+        ],
+    ));
+    r.assert_code(0);
+    let argo = field(&r.stdout, "Argo CD").unwrap();
+    assert!(
+        argo.starts_with("Unknown: the configuration cannot be loaded: "),
+        "{argo}"
+    );
+    assert!(argo.contains("yes please"), "{argo}");
+}
+
+#[test]
+fn a_broken_argocd_cm_in_the_cluster_is_reported_not_hidden() {
+    let c = Cluster::new("shop");
+    c.insert_files(&[pacto_dir().join("03-compliant.yaml")]);
+    c.server
+        .insert(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "argocd-cm", "namespace": "argocd"},
+        "data": {"resource.customizations.useOpenLibs.pacto.trianalab.io_Pacto": "maybe"}}));
+    let r = c.run(&["explain", "pacto/orders"]);
+    r.assert_code(0);
+    assert!(
+        field(&r.stdout, "Argo CD")
+            .unwrap()
+            .starts_with("Unknown: the configuration cannot be loaded: "),
+        "{}",
+        r.stdout
+    );
+    let g = c.run(&["get"]);
+    assert!(
+        g.stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .contains(" argo:hold flux:pass "),
+        "{}",
+        g.stdout
+    );
 }

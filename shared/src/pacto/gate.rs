@@ -139,6 +139,8 @@ pub struct FluxKustomization {
     /// None when its expressions do not compile (`error`).
     pub engine: Option<FluxHealth>,
     pub error: Option<String>,
+    /// Which `healthCheckExprs` entry covers which GroupKind (empty when they do not compile).
+    pub selector: kustomization::Selector,
     /// `status.inventory.entries[].id`; None: treat as holding every object (a file given with
     /// `--kustomization`, or the recommended gate).
     pub inventory: Option<HashSet<String>>,
@@ -173,10 +175,12 @@ impl FluxKustomization {
                 })
                 .unwrap_or_default()
         });
+        let k_exprs = k.exprs.clone();
         Ok(FluxKustomization {
             kustomization: k,
             engine,
             error,
+            selector: kustomization::Selector::new(&k_exprs).unwrap_or_default(),
             inventory,
         })
     }
@@ -228,6 +232,7 @@ fn recommended_flux(warning_blocks: bool, now_unix: i64) -> FluxKustomization {
     let engine = FluxHealth::new(&kustomization.exprs, JobOrder::JobReaderFirst, now_unix)
         .expect("the recommended expressions compile (a test checks it)");
     FluxKustomization {
+        selector: kustomization::Selector::new(&kustomization.exprs).unwrap_or_default(),
         kustomization,
         engine: Some(engine),
         error: None,
@@ -344,9 +349,7 @@ pub fn decide(argo: &ArgoGate, flux: &FluxGate, obj: &Value) -> Decision {
     let (ns, name) = (meta("namespace"), meta("name"));
     let judge = |fk: &FluxKustomization, label: String, source: Source| {
         let k = &fk.kustomization;
-        let has_expression = kustomization::Selector::new(&k.exprs)
-            .map(|s| s.select(&gvk.group, &gvk.kind).is_some())
-            .unwrap_or(false);
+        let has_expression = fk.selector.select(&gvk.group, &gvk.kind).is_some();
         FluxDecision {
             kustomization: label,
             source,
