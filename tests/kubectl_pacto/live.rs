@@ -172,10 +172,9 @@ fn field<'a>(report: &'a str, key: &str) -> Option<&'a str> {
 
 #[test]
 fn explain_of_every_fixture_matches_its_golden_and_the_reference_verdicts() {
-    let expected: Vec<Value> = serde_saphyr::from_str(
-        &std::fs::read_to_string(fixture("pacto-expected.yaml")).unwrap(),
-    )
-    .unwrap();
+    let expected: Vec<Value> =
+        serde_saphyr::from_str(&std::fs::read_to_string(fixture("pacto-expected.yaml")).unwrap())
+            .unwrap();
     let files = fixture_files(&pacto_dir());
     assert!(files.len() >= 25, "{} fixtures", files.len());
     let home = tempfile::tempdir().unwrap();

@@ -15,6 +15,7 @@ mod krew;
 mod kubectl_plugin;
 mod live;
 mod man_pages;
+mod readme;
 mod scripts;
 mod suites;
 

@@ -244,7 +244,9 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
             render::pacto_table(
                 &rows,
                 TableOptions {
-                    all_namespaces: args.all_namespaces,
+                    // Files may mix namespaces: then the column is needed to tell rows apart.
+                    all_namespaces: args.all_namespaces
+                        || views.iter().any(|v| v.namespace != views[0].namespace),
                     wide: args.output == Some(GetOutput::Wide),
                     colour: colour(),
                     now,

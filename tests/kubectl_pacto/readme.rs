@@ -1,0 +1,64 @@
+//! The README shows real output: every ```console block's `$ kubectl pacto ...` command is run
+//! from the repository root and must print exactly what the block shows; the cluster examples
+//! (```text blocks) must be the golden outputs of the end-to-end tests that produce them.
+
+use crate::common::*;
+
+fn readme() -> String {
+    std::fs::read_to_string(repo().join("README.md")).unwrap()
+}
+
+/// (command, shown output) of every fenced block of this language that starts with `$ `.
+fn blocks(text: &str, lang: &str) -> Vec<(String, String)> {
+    let fence = format!("```{lang}\n");
+    text.split(&fence)
+        .skip(1)
+        .filter_map(|b| {
+            let body = b.split("```").next()?;
+            let (first, rest) = body.split_once('\n')?;
+            Some((first.strip_prefix("$ ")?.to_string(), rest.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn console_blocks_show_what_the_commands_print() {
+    let text = readme();
+    let shown = blocks(&text, "console");
+    assert!(
+        shown
+            .iter()
+            .any(|(c, _)| c.starts_with("kubectl pacto get")),
+        "no get example"
+    );
+    for (command, output) in shown {
+        let args: Vec<&str> = command
+            .strip_prefix("kubectl pacto ")
+            .unwrap_or_else(|| panic!("{command}"))
+            .split_whitespace()
+            .collect();
+        let r = run(&mut pacto(&args));
+        r.assert_code(0);
+        assert_eq!(r.stdout, output, "README block `{command}`");
+    }
+}
+
+#[test]
+fn cluster_examples_are_the_golden_outputs_of_the_tests() {
+    let text = readme();
+    let shown = blocks(&text, "text");
+    for (command, golden) in [
+        ("kubectl pacto get -A", "get/all-namespaces.txt"),
+        (
+            "kubectl pacto explain pacto/gift-cards -n shop",
+            "explain-live/gift-cards.txt",
+        ),
+    ] {
+        let want = std::fs::read_to_string(fixture("pacto/golden").join(golden)).unwrap();
+        let (_, output) = shown
+            .iter()
+            .find(|(c, _)| c == command)
+            .unwrap_or_else(|| panic!("README has no `{command}` block"));
+        assert_eq!(output, &want, "README block `{command}` vs {golden}");
+    }
+}
