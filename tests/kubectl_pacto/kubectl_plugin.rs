@@ -263,3 +263,22 @@ fn the_shim_and_the_hidden_complete_subcommand_agree() {
     assert_eq!(shim.stdout, sub.stdout);
     assert!(shim.stdout.lines().last().unwrap_or("").starts_with(':'));
 }
+
+#[test]
+fn completion_of_get_and_explain_through_kubectl() {
+    let Some(k) = kubectl() else { return };
+    let (lines, _, _) = complete(&k, &repo(), &["get", ""]);
+    let v = values(&lines);
+    assert_eq!(v[0], "pactos", "{lines:?}");
+    assert!(
+        v.contains(&"--all-namespaces") && v.contains(&"--selector"),
+        "{lines:?}"
+    );
+    let (lines, directive, _) = complete(&k, &repo(), &["get", "-o", ""]);
+    assert_eq!(values(&lines), vec!["wide", "name", "json", "yaml"]);
+    assert_eq!(directive, ":4");
+    // `pacto/` waits for a name: no space after it, no file names (NoSpace | NoFileComp).
+    let (lines, directive, _) = complete(&k, &repo(), &["explain", "pa"]);
+    assert_eq!(values(&lines), vec!["pacto/"]);
+    assert_eq!(directive, ":6");
+}

@@ -1,6 +1,7 @@
 //! The command line of `kubectl pacto` (clap definitions only).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
 use std::path::PathBuf;
 
 /// Inspect and test the health gates Argo CD and Flux apply to Pacto contracts and other custom
@@ -146,7 +147,7 @@ pub struct GateArgs {
 #[derive(Debug, Args)]
 pub struct GetArgs {
     /// What to list: pactos (also pacto, pacto.pacto.trianalab.io, or pacto/NAME).
-    #[arg(value_name = "RESOURCE", default_value = "pactos")]
+    #[arg(value_name = "RESOURCE", default_value = "pactos", add = ArgValueCandidates::new(resources))]
     pub resource: String,
     /// One Pacto by name.
     #[arg(value_name = "NAME")]
@@ -176,7 +177,8 @@ pub struct ExplainArgs {
     #[arg(
         value_name = "KIND/NAME",
         required_unless_present = "files",
-        conflicts_with = "files"
+        conflicts_with = "files",
+        add = ArgValueCandidates::new(explain_kinds)
     )]
     pub target: Option<String>,
     /// Explain the objects of files instead (YAML or JSON, directories, - for stdin).
@@ -223,4 +225,18 @@ pub enum Shell {
     Bash,
     Zsh,
     Fish,
+}
+
+/// What `get` lists (completion candidates).
+fn resources() -> Vec<CompletionCandidate> {
+    vec![CompletionCandidate::new("pactos")
+        .help(Some("Pacto contracts (pacto.trianalab.io)".into()))]
+}
+
+/// The kinds `explain` takes from a cluster (completion candidates; the name follows the slash).
+fn explain_kinds() -> Vec<CompletionCandidate> {
+    vec![
+        CompletionCandidate::new("pacto/").help(Some("pacto/NAME".into())),
+        CompletionCandidate::new("codertemplatetest/").help(Some("codertemplatetest/NAME".into())),
+    ]
 }
