@@ -284,10 +284,7 @@ fn get_all_namespaces_lists_three_namespaces_with_a_namespace_column() {
     let empty = c.run(&["get"]);
     empty.assert_code(0);
     assert_eq!(empty.stdout, "");
-    assert_eq!(
-        empty.stderr,
-        "No resources found in the current namespace.\n"
-    );
+    assert_eq!(empty.stderr, "No resources found in default namespace.\n");
 }
 
 /// A cluster holding the `shop` Pacto fixtures and the example gates.
@@ -685,7 +682,7 @@ fn kubeconfig_files_merge_and_the_context_namespace_is_the_default() {
     assert!(r.stdout.contains("pacto.pacto.trianalab.io/orders\n"));
     let r = env_run(&["get", "--context", "payments"]);
     r.assert_code(0);
-    assert_eq!(r.stderr, "No resources found in the current namespace.\n");
+    assert_eq!(r.stderr, "No resources found in payments namespace.\n");
     assert!(c
         .server
         .requests()

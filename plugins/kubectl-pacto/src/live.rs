@@ -160,8 +160,8 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
         Some(GetOutput::Json | GetOutput::Yaml | GetOutput::Name)
     );
     let rt = runtime()?;
-    let (objects, gates) = rt.block_on(async {
-        let (objects, cluster) = if !args.files.is_empty() {
+    let (objects, gates, namespace) = rt.block_on(async {
+        let (objects, cluster, namespace) = if !args.files.is_empty() {
             let objs: Vec<Value> = object::read_paths(&args.files)?
                 .into_iter()
                 .map(|o| o.value)
@@ -172,7 +172,10 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
                     })
                 })
                 .collect();
-            (objs, None)
+            if let (Some(n), true) = (&name, objs.is_empty()) {
+                bail!("pacto \"{n}\" not found in the files given");
+            }
+            (objs, None, None)
         } else {
             let cluster = connect(&args.cluster).await?;
             let kind = cluster.discover(GROUP, VERSION, KIND).await?;
@@ -192,14 +195,14 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
                     cluster.list(&kind, scope, args.selector.as_deref()).await?
                 }
             };
-            (objs, Some(cluster))
+            (objs, Some(cluster), Some(ns))
         };
         let gates = if machine || objects.is_empty() {
             None
         } else {
             Some(load_gates(&args.gates, cluster.as_ref(), now).await?)
         };
-        Ok::<_, anyhow::Error>((objects, gates))
+        Ok::<_, anyhow::Error>((objects, gates, namespace))
     })?;
     let out = match args.output {
         Some(GetOutput::Json) => serde_json::to_string_pretty(&render::kube_list(objects))? + "\n",
@@ -219,13 +222,10 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
             .collect(),
         None | Some(GetOutput::Wide) => {
             if objects.is_empty() {
-                let place = if args.all_namespaces || !args.files.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        " in {} namespace",
-                        args.cluster.namespace.as_deref().unwrap_or("the current")
-                    )
+                // kubectl's wording.
+                let place = match (&namespace, args.all_namespaces) {
+                    (Some(ns), false) => format!(" in {ns} namespace"),
+                    _ => String::new(),
                 };
                 eprintln!("No resources found{place}.");
                 return Ok(ExitCode::SUCCESS);
