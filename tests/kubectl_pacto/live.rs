@@ -218,7 +218,7 @@ fn explain_of_every_fixture_matches_its_golden_and_the_reference_verdicts() {
             let want = e["verdict"].as_str().unwrap();
             assert_eq!(
                 verdict,
-                if want.is_empty() { "(none)" } else { want },
+                if want.is_empty() { "<none>" } else { want },
                 "{file}"
             );
         }
@@ -840,11 +840,11 @@ fn bad_input_to_get_and_explain_is_a_clear_error() {
         (vec!["explain", "orders"], "error: orders: expected KIND/NAME, for example pacto/orders\n".into()),
         (vec!["explain", "pacto/"], "error: pacto/: a name is needed after the slash\n".into()),
         (vec!["explain", "deployment/web"], "error: deployment/web: kubectl pacto explain knows pacto/NAME and codertemplatetest/NAME\n".into()),
-        (vec!["get", "deployments"], "error: the server doesn't have a resource type \"deployments\" here: kubectl pacto get lists pactos\n".into()),
+        (vec!["get", "deployments"], "error: \"deployments\" is not a resource type kubectl pacto get knows: it lists pactos (for one Pacto: kubectl pacto get pactos deployments)\n".into()),
         (vec!["get", "pacto/orders", "orders"], "error: give the name once: pacto/ORDERS or pactos NAME\n".replace("ORDERS", "NAME")),
         (
             vec!["explain", "-f", "tests/fixtures/pacto/03-compliant.yaml", "--stabilization-window", "soon"],
-            "error: --stabilization-window \"soon\": expected a duration such as 2m\n".into(),
+            "error: --stabilization-window \"soon\": expected a duration such as 2m or 90 (seconds)\n".into(),
         ),
         (
             vec!["explain", "-f", "tests/fixtures/pacto/03-compliant.yaml", "--argocd-cm", &cm_list],
@@ -925,5 +925,133 @@ fn a_broken_argocd_cm_in_the_cluster_is_reported_not_hidden() {
             .contains(" argo:hold flux:pass "),
         "{}",
         g.stdout
+    );
+}
+
+#[test]
+fn files_honour_the_namespace_and_a_named_object() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = "tests/fixtures/pacto/namespaces";
+    let r = run(&mut cmd(
+        home.path(),
+        &["get", "-f", dir, "-n", "payments", "-o", "name"],
+    ));
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout,
+        "pacto.pacto.trianalab.io/ledger\npacto.pacto.trianalab.io/payments-api\n"
+    );
+    let r = run(&mut cmd(home.path(), &["get", "-f", dir, "-l", "team=x"]));
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: -l/--selector selects on the API server: it cannot be used with -f\n"
+    );
+    let r = run(&mut cmd(
+        home.path(),
+        &["explain", "pacto/indexer", "-f", dir],
+    ));
+    r.assert_code(0);
+    assert_eq!(field(&r.stdout, "Pacto"), Some("search/indexer"));
+    assert_eq!(r.stdout.matches("Pacto:").count(), 1);
+    let r = run(&mut cmd(home.path(), &["explain", "pacto/nope", "-f", dir]));
+    r.assert_code(1);
+    assert_eq!(r.stderr, "error: pacto/nope is not in the files given\n");
+}
+
+#[test]
+fn get_says_on_stderr_when_the_recommended_gate_decides() {
+    let home = tempfile::tempdir().unwrap();
+    let r = run(&mut cmd(home.path(), &["get", "-f", "examples/objects"]));
+    r.assert_code(0);
+    assert_eq!(
+        r.stderr,
+        "note: the Argo CD side of GATE is the recommended gate: no --argocd-cm given\nnote: the Flux side of GATE is the recommended gate: no --kustomization given\n"
+    );
+    // From a cluster with no Argo CD and no Flux: the reasons name what was missing.
+    let c = Cluster::new("shop");
+    c.insert_files(&[pacto_dir().join("03-compliant.yaml")]);
+    let r = c.run(&["get"]);
+    r.assert_code(0);
+    assert_eq!(
+        r.stderr,
+        "note: the Argo CD side of GATE is the recommended gate: argocd-cm not readable: configmaps \"argocd-cm\" not found in namespace \"argocd\"\n\
+         note: the Flux side of GATE is the recommended gate: no Kustomization's inventory holds it\n"
+    );
+    // Flux not installed at all.
+    let bare = Cluster::without_pacto_crd();
+    bare.server.register(Resource::new(
+        "pacto.trianalab.io/v1alpha1",
+        "Pacto",
+        "pactos",
+        true,
+        true,
+    ));
+    bare.insert_files(&[pacto_dir().join("03-compliant.yaml")]);
+    let r = bare.run(&["get"]);
+    r.assert_code(0);
+    assert!(
+        r.stderr.ends_with("note: the Flux side of GATE is the recommended gate: Kustomizations not readable: the Kustomization CRD is not installed in this cluster (the API server serves no Kustomization in kustomize.toolkit.fluxcd.io/v1)\n"),
+        "{}",
+        r.stderr
+    );
+    // With the cluster's own gates for every Pacto there is nothing to say.
+    let c2 = Cluster::new("shop");
+    c2.insert_files(&[pacto_dir().join("03-compliant.yaml")]);
+    c2.with_gates(&[("shop", "orders")]);
+    let r = c2.run(&["get"]);
+    assert_eq!(r.stderr, "");
+}
+
+#[test]
+fn a_pacto_flux_does_not_read_still_holds_on_an_unobserved_generation() {
+    // Kustomization without an expression for Pacto: kstatus decides. It never reads the
+    // verdict, but it does wait for the operator to observe the generation.
+    let c = Cluster::new("shop");
+    c.insert_files(&[pacto_dir().join("20-noncompliant-stale-generation.yaml")]);
+    c.server.insert(serde_json::json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+        "metadata": {"name": "apps", "namespace": "flux-system"},
+        "spec": {"wait": true, "interval": "1m"},
+        "status": {"inventory": {"entries": [{"id": "shop_billing_pacto.trianalab.io_Pacto", "v": "v1alpha1"}]}}}));
+    let r = c.run(&["explain", "pacto/billing"]);
+    r.assert_code(0);
+    let flux = field(&r.stdout, "Flux").unwrap();
+    assert!(
+        flux.starts_with("InProgress: Pacto generation is 5, but latest observed generation is 4"),
+        "{flux}"
+    );
+    let gate = r
+        .stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("Gate:"))
+        .nth(1)
+        .unwrap();
+    assert!(gate.contains("hold (Kustomization flux-system/apps waits until the operator observes this generation"), "{gate}");
+}
+
+#[test]
+fn a_silent_api_server_is_given_up_on_after_the_discovery_timeout() {
+    // kubectl's discovery client gives up after 32 s when no --request-timeout is set
+    // (client-go discovery_client.go setDiscoveryDefaults); without a limit this would hang.
+    let c = shop();
+    c.server.fault(Fault::always(
+        "/apis/pacto.trianalab.io",
+        FaultAction::Delay(Duration::from_secs(120)),
+    ));
+    let r = run_with(
+        &mut {
+            let mut k = cmd(c.dir.path(), &["get", "--kubeconfig", s(&c.kubeconfig)]);
+            k
+        },
+        None,
+        Duration::from_secs(90),
+    );
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: no answer from the API server at {} within 32s (kubectl's discovery timeout; --request-timeout sets another) to discover the API group pacto.trianalab.io/v1alpha1\n",
+            c.server.url()
+        )
     );
 }

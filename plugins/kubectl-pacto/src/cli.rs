@@ -41,17 +41,27 @@ pub enum Command {
     Health(HealthArgs),
     /// List Pactos with their verdict and what the Argo CD and Flux gates decide.
     ///
-    /// Reads the cluster (kubeconfig or in-cluster) with one list call, or files with -f. The GATE
-    /// column says what the gates do with the next rollout step: pass, hold, fail, or none (no
-    /// gate judges the Pacto); `argo:X flux:Y` when they differ. The gates are the cluster's own
-    /// (argocd-cm, and the Flux Kustomizations whose inventory holds the Pacto) when readable,
-    /// else the recommended gate. FRESH: yes, no (generation not observed), late (no reconcile for
-    /// two check intervals), - (never evaluated).
+    /// Reads the cluster (kubeconfig or in-cluster) with one list call, or files with -f.
+    /// Columns: STATUS is status.contractStatus as written (unknown values shown, read as
+    /// pending); ERRORS and WARNINGS the summary counts (legacy operator: failed checks that make
+    /// it NonCompliant, and the others); GATE what the gates do with the next rollout step: pass,
+    /// hold, fail, none (no gate reads the verdict), or argo:X flux:Y when they differ; FRESH yes,
+    /// no (generation not observed), late (no reconcile for two check intervals) or - (never
+    /// evaluated); AGE since creation; FINDING the first error finding (for an Unknown verdict the
+    /// first unknown one). -o wide adds ARGO, FLUX, RECONCILED, INTERVAL (checkIntervalSeconds,
+    /// default 300) and SCHEMA (current, legacy, none: no status, undetermined: a status with
+    /// neither shape's fields).
+    ///
+    /// The gates are the cluster's own (argocd-cm, and the Flux Kustomizations whose inventory
+    /// holds the Pacto) when readable, else the recommended gate; a note on stderr says when.
+    /// KUBECTL_PACTO_NOW (RFC 3339) fixes the clock for reproducible output.
     Get(GetArgs),
     /// Explain one Pacto's verdict: findings, conditions, freshness, what Argo CD and Flux decide
     /// and why, and when it will change.
     ///
-    /// Takes pacto/NAME (or codertemplatetest/NAME) from the cluster, or the objects of -f files.
+    /// Takes pacto/NAME (or codertemplatetest/NAME) from the cluster, or the objects of -f
+    /// files (all of them, or the one KIND/NAME names). KUBECTL_PACTO_NOW (RFC 3339) fixes the
+    /// clock for reproducible output.
     Explain(ExplainArgs),
     /// Print a shell completion script (bash, zsh or fish) for kubectl-pacto.
     Completion {
@@ -173,11 +183,10 @@ pub struct GetArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// pacto/NAME or codertemplatetest/NAME.
+    /// pacto/NAME or codertemplatetest/NAME (with -f: pick that object of the files).
     #[arg(
         value_name = "KIND/NAME",
         required_unless_present = "files",
-        conflicts_with = "files",
         add = ArgValueCandidates::new(explain_kinds)
     )]
     pub target: Option<String>,

@@ -26,18 +26,20 @@ pub fn now() -> Result<Timestamp> {
     }
 }
 
-/// kubectl's `--request-timeout`: `0` none, a bare number of seconds, or a Go duration.
-fn request_timeout(s: &str) -> Result<Option<std::time::Duration>> {
+/// A duration flag as kubectl reads `--request-timeout`: a bare number of seconds or a Go
+/// duration (`1s`, `2m`, `1h30m`).
+fn duration_flag(flag: &str, s: &str, hint: &str) -> Result<std::time::Duration> {
     if let Ok(n) = s.parse::<u64>() {
-        return Ok((n > 0).then(|| std::time::Duration::from_secs(n)));
+        return Ok(std::time::Duration::from_secs(n));
     }
     pacto_gates::flux::wait::parse_go_duration(s)
-        .map(|d| (!d.is_zero()).then_some(d))
-        .ok_or_else(|| {
-            anyhow!(
-                "--request-timeout {s:?}: expected a duration such as 1s, 2m or 3h (0: no timeout)"
-            )
-        })
+        .ok_or_else(|| anyhow!("{flag} {s:?}: expected a duration such as {hint}"))
+}
+
+/// kubectl's `--request-timeout`: `0` none, a bare number of seconds, or a Go duration.
+fn request_timeout(s: &str) -> Result<Option<std::time::Duration>> {
+    let d = duration_flag("--request-timeout", s, "1s, 2m or 3h (0: no timeout)")?;
+    Ok((!d.is_zero()).then_some(d))
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -85,6 +87,9 @@ async fn load_gates(
     now: Timestamp,
 ) -> Result<(ArgoGate, FluxGate)> {
     let now_unix = now.as_second();
+    if g.warning_blocks && g.argocd_cm.is_some() && g.kustomization.is_some() {
+        eprintln!("note: --warning-blocks changes only the recommended gate; --argocd-cm and --kustomization decide here");
+    }
     let (cluster_argo, cluster_flux) = match cluster {
         Some(c) if g.argocd_cm.is_none() || g.kustomization.is_none() => {
             let (a, f) = pacto_gates::cluster::cluster_gates(
@@ -122,6 +127,36 @@ async fn load_gates(
     Ok((argo, flux))
 }
 
+/// Where the GATE column did not come from the configured gates: one line per side, for stderr.
+fn gate_notes(decisions: &[gate::Decision]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(gate::Source::Recommended(why)) = decisions.first().map(|d| &d.argo_source) {
+        notes.push(format!(
+            "the Argo CD side of GATE is the recommended gate: {why}"
+        ));
+    }
+    let recommended: Vec<&str> = decisions
+        .iter()
+        .filter_map(|d| match d.flux.first().map(|f| &f.source) {
+            Some(gate::Source::Recommended(why)) => Some(why.as_str()),
+            _ => None,
+        })
+        .collect();
+    if let Some(why) = recommended.first() {
+        let which = if recommended.len() == decisions.len() {
+            "the Flux side of GATE is the recommended gate".to_string()
+        } else {
+            format!(
+                "for {} of {} Pactos the Flux side of GATE is the recommended gate",
+                recommended.len(),
+                decisions.len()
+            )
+        };
+        notes.push(format!("{which}: {why}"));
+    }
+    notes
+}
+
 /// `pactos`, `pacto`, `pacto.pacto.trianalab.io` (and `/NAME` forms) → the name, if any.
 fn pacto_resource(arg: &str) -> Result<Option<String>> {
     let (res, name) = match arg.split_once('/') {
@@ -135,12 +170,22 @@ fn pacto_resource(arg: &str) -> Result<Option<String>> {
         "pacto.pacto.trianalab.io",
     ];
     if !known.contains(&res.to_ascii_lowercase().as_str()) {
-        bail!("the server doesn't have a resource type \"{res}\" here: kubectl pacto get lists pactos");
+        bail!("\"{res}\" is not a resource type kubectl pacto get knows: it lists pactos (for one Pacto: kubectl pacto get pactos {res})");
     }
     if name.as_deref() == Some("") {
         bail!("{arg}: a name is needed after the slash");
     }
     Ok(name)
+}
+
+/// With `-n`, only the objects of that namespace (kubectl would refuse the others).
+fn in_namespace(o: &Value, namespace: Option<&str>) -> bool {
+    namespace.is_none_or(|ns| {
+        o.pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or("default")
+            == ns
+    })
 }
 
 fn is_pacto(o: &Value) -> bool {
@@ -162,10 +207,14 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
     let rt = runtime()?;
     let (objects, gates, namespace) = rt.block_on(async {
         let (objects, cluster, namespace) = if !args.files.is_empty() {
+            if args.selector.is_some() {
+                bail!("-l/--selector selects on the API server: it cannot be used with -f");
+            }
             let objs: Vec<Value> = object::read_paths(&args.files)?
                 .into_iter()
                 .map(|o| o.value)
                 .filter(is_pacto)
+                .filter(|o| in_namespace(o, args.cluster.namespace.as_deref()))
                 .filter(|o| {
                     name.as_deref().is_none_or(|n| {
                         o.pointer("/metadata/name").and_then(Value::as_str) == Some(n)
@@ -236,6 +285,9 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
                 .iter()
                 .map(|o| gate::decide(&argo, &flux, o))
                 .collect();
+            for n in gate_notes(&decisions) {
+                eprintln!("note: {n}");
+            }
             let rows: Vec<PactoRow> = views
                 .iter()
                 .zip(&decisions)
@@ -283,25 +335,36 @@ fn explain_target(t: &str) -> Result<((&'static str, &'static str, &'static str)
 /// `kubectl pacto explain`.
 pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
     let now = now()?;
-    let window = pacto_gates::flux::wait::parse_go_duration(&args.stabilization_window)
-        .ok_or_else(|| {
-            anyhow!(
-                "--stabilization-window {:?}: expected a duration such as 2m",
-                args.stabilization_window
-            )
-        })?;
+    let window = duration_flag(
+        "--stabilization-window",
+        &args.stabilization_window,
+        "2m or 90 (seconds)",
+    )?;
     let opts = Options {
         stabilization_window_seconds: window.as_secs() as i64,
     };
     let rt = runtime()?;
     let (objects, (argo, flux)) = rt.block_on(async {
         if !args.files.is_empty() {
+            let wanted = args.target.as_deref().map(explain_target).transpose()?;
             let objs: Vec<Value> = object::read_paths(&args.files)?
                 .into_iter()
                 .map(|o| o.value)
+                .filter(|o| in_namespace(o, args.cluster.namespace.as_deref()))
+                .filter(|o| {
+                    wanted.as_ref().is_none_or(|((group, _, kind), name)| {
+                        let gvk = pacto_gates::argo::health::gvk_of(o);
+                        gvk.group == *group
+                            && gvk.kind == *kind
+                            && o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+                    })
+                })
                 .collect();
             if objs.is_empty() {
-                bail!("no objects in the files given");
+                match &args.target {
+                    Some(t) => bail!("{t} is not in the files given"),
+                    None => bail!("no objects in the files given"),
+                }
             }
             let gates = load_gates(&args.gates, None, now).await?;
             return Ok((objs, gates));

@@ -51,13 +51,15 @@ pub enum ClusterError {
         message: String,
     },
     /// No complete answer within `--request-timeout`.
-    #[error("no answer from the API server at {server} within {} (--request-timeout) to {verb} {resource}{scope}", humantime(*after))]
+    #[error("no answer from the API server at {server} within {} ({limit}) to {verb} {resource}{scope}", humantime(*after))]
     Timeout {
         verb: String,
         resource: String,
         scope: String,
         server: String,
         after: Duration,
+        /// Which limit: `--request-timeout`, or the discovery default.
+        limit: String,
     },
     /// The connection failed or was dropped.
     #[error("cannot {verb} {resource}{scope}: the connection to the API server at {server} failed: {detail}")]
@@ -105,6 +107,16 @@ pub fn reason_phrase(code: u16) -> &'static str {
         504 => "Gateway Timeout",
         _ => "Error",
     }
+}
+
+/// The innermost cause of an error (`Connection refused (os error 111)`), without the layers of
+/// client wrapping above it.
+pub fn root_cause(e: &dyn std::error::Error) -> String {
+    let mut cur = e;
+    while let Some(c) = cur.source() {
+        cur = c;
+    }
+    cur.to_string()
 }
 
 /// An error and its causes, joined with `: `, each cause once.

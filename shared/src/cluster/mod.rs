@@ -13,7 +13,7 @@ mod gates;
 
 pub use gates::cluster_gates;
 
-pub use error::{chain, reason_phrase, ClusterError};
+pub use error::{chain, reason_phrase, root_cause, ClusterError};
 
 use kube::api::ListParams;
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
@@ -100,6 +100,10 @@ pub struct Cluster {
 }
 
 const MAX_RETRIES: u32 = 3;
+/// client-go's discovery client timeout when none is set (`discovery_client.go`
+/// `setDiscoveryDefaults`: `defaultTimeout = 32 * time.Second`): kubectl gives up on a silent
+/// API server after it, and so do we.
+pub const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(32);
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(5);
 
 /// What a request was, for error messages.
@@ -156,9 +160,13 @@ impl Cluster {
             ));
         } else {
             Config::incluster().map_err(|e| {
+                let detail = if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() {
+                    format!(" ({})", root_cause(&e))
+                } else {
+                    String::new()
+                };
                 ClusterError::Config(format!(
-                    "no kubeconfig (KUBECONFIG is unset and ~/.kube/config does not exist) and not running in a cluster: {}",
-                    chain(&e)
+                    "no kubeconfig (KUBECONFIG is unset and ~/.kube/config does not exist) and not running in a cluster{detail}: give --kubeconfig, set KUBECONFIG, or read files with -f"
                 ))
             })?
         };
@@ -357,6 +365,26 @@ impl Cluster {
     where
         F: Fn() -> Result<http::Request<Vec<u8>>, http::Error>,
     {
+        let limit = match self.timeout {
+            Some(t) => Some((t, "--request-timeout".to_string())),
+            None if op.verb == "discover" => Some((
+                DISCOVERY_TIMEOUT,
+                "kubectl's discovery timeout; --request-timeout sets another".to_string(),
+            )),
+            None => None,
+        };
+        self.call_within(op, build, limit).await
+    }
+
+    async fn call_within<F>(
+        &self,
+        op: &Op<'_>,
+        build: F,
+        limit: Option<(Duration, String)>,
+    ) -> Result<Value, ClusterError>
+    where
+        F: Fn() -> Result<http::Request<Vec<u8>>, http::Error>,
+    {
         let attempt_all = async {
             let mut attempt = 0u32;
             loop {
@@ -399,22 +427,23 @@ impl Cluster {
                 }
             }
         };
-        match self.timeout {
+        match limit {
             None => attempt_all.await,
-            Some(t) => match tokio::time::timeout(t, attempt_all).await {
+            Some((t, why)) => match tokio::time::timeout(t, attempt_all).await {
                 Ok(r) => r,
-                Err(_) => Err(self.timed_out(op, t)),
+                Err(_) => Err(self.timed_out(op, t, &why)),
             },
         }
     }
 
-    fn timed_out(&self, op: &Op<'_>, after: Duration) -> ClusterError {
+    fn timed_out(&self, op: &Op<'_>, after: Duration, limit: &str) -> ClusterError {
         ClusterError::Timeout {
             verb: op.verb.into(),
             resource: op.resource.clone(),
             scope: op.scope.clone(),
             server: self.server.clone(),
             after,
+            limit: limit.to_string(),
         }
     }
 
@@ -457,12 +486,12 @@ impl Cluster {
                 detail: e.to_string(),
             },
             other => {
-                let detail = chain(&other);
+                let detail = root_cause(&other);
                 if let Some(t) = self
                     .timeout
                     .filter(|_| detail.contains("timed out") || detail.contains("deadline"))
                 {
-                    return self.timed_out(op, t);
+                    return self.timed_out(op, t, "--request-timeout");
                 }
                 ClusterError::Connection {
                     verb,

@@ -149,7 +149,7 @@ fn explain_pacto(obj: &Value, decision: &Decision, now: Timestamp, opts: Options
     r.add(
         0,
         "Verdict",
-        status.unwrap_or("(none)"),
+        status.unwrap_or("<none>"),
         verdict_tone(status),
     );
     r.add(1, "Meaning", verdict::meaning(status), Tone::Plain);
@@ -314,7 +314,7 @@ fn conditions(r: &mut Rows, p: &PactoView) {
 fn freshness(r: &mut Rows, p: &PactoView, now: Timestamp) {
     let g = |v: Option<i64>| {
         v.map(|v| v.to_string())
-            .unwrap_or_else(|| "(absent)".to_string())
+            .unwrap_or_else(|| "<none>".to_string())
     };
     match verdict::freshness(p, now) {
         Freshness::NeverEvaluated => r.add(
@@ -348,9 +348,14 @@ fn freshness(r: &mut Rows, p: &PactoView, now: Timestamp) {
         ),
     }
     let every = format!(
-        "every {} (checkIntervalSeconds {})",
+        "every {} (checkIntervalSeconds {}{})",
         seconds(p.check_interval_seconds),
-        p.check_interval_seconds
+        p.check_interval_seconds,
+        if p.check_interval_explicit {
+            ""
+        } else {
+            ", the default"
+        }
     );
     match (p.last_reconciled_at, verdict::freshness(p, now)) {
         (_, Freshness::Late { age, interval_seconds }) => r.add(
@@ -411,7 +416,11 @@ fn argo_meaning(o: Outcome) -> &'static str {
 
 fn gates(r: &mut Rows, d: &Decision, obj: &Value) {
     let gvk = crate::argo::health::gvk_of(obj);
-    let gk = format!("{}/{}", gvk.group, gvk.kind);
+    let gk = if gvk.group.is_empty() {
+        gvk.kind.clone()
+    } else {
+        format!("{}/{}", gvk.group, gvk.kind)
+    };
     match (&d.argo, &d.argo_load_error) {
         (_, Some(e)) => {
             r.add(
@@ -477,16 +486,7 @@ fn gates(r: &mut Rows, d: &Decision, obj: &Value) {
 }
 
 fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
-    let o = match (&f.verdict, f.waits) {
-        (_, false) => Outcome::None,
-        _ if f.verdict_blind => Outcome::None,
-        (None, true) => Outcome::Hold,
-        (Some(v), true) => match v.status {
-            crate::flux::KStatus::Current => Outcome::Pass,
-            crate::flux::KStatus::Failed => Outcome::Fail,
-            _ => Outcome::Hold,
-        },
-    };
+    let o = f.outcome();
     let who = if f.kustomization == "recommended" {
         "the Kustomization".to_string()
     } else {
@@ -524,8 +524,9 @@ fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
     let meaning = match o {
         Outcome::Pass => format!("{who} counts it ready"),
         Outcome::Fail => format!("{who} fails its health check early, without waiting for the timeout"),
+        Outcome::Hold if f.verdict_blind => format!("{who} waits until the operator observes this generation, then reads it as Current whatever its contractStatus"),
         Outcome::Hold => format!("{who} waits, then fails with a timeout after {timeout}"),
-        Outcome::None if f.waits => format!("{who} waits for it, but its verdict is never read: kstatus reads a Pacto as Current whatever the verdict"),
+        Outcome::None if f.waits => format!("{who} waits for it, but never reads its verdict: kstatus reads a Pacto as Current whatever its contractStatus"),
         Outcome::None => format!("{who} does not wait for it (spec.wait is false and spec.healthChecks does not list it)"),
     };
     r.add(
@@ -538,10 +539,14 @@ fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
         .pointer("/status/observedGeneration")
         .and_then(Value::as_i64);
     let g = obj.pointer("/metadata/generation").and_then(Value::as_i64);
-    let why = if !f.has_expression {
+    let why = if !f.has_expression && f.verdict_blind {
         format!(
-            "no healthCheckExprs entry for {gk}: kstatus decides, and it reads an object without Ready/Reconciling/Stalled conditions as Current"
+            "no healthCheckExprs entry for {gk}: kstatus decides; it never reads contractStatus (it waits only for an unobserved generation, and reads an object without Ready/Reconciling/Stalled conditions as Current)"
         )
+    } else if !f.has_expression {
+        format!("no healthCheckExprs entry for {gk}: kstatus's own rules for it decide")
+    } else if v.error.is_some() && obj.get("status").is_none_or(Value::is_null) {
+        "the expressions cannot be evaluated before the object has a status: Flux counts it not ready and keeps polling until its timeout".to_string()
     } else if v.error.is_some() {
         "an expression failed to evaluate: Flux counts the object not ready and keeps polling until its timeout".to_string()
     } else if matches!((og, g), (Some(a), Some(b)) if a != b) {
@@ -620,7 +625,15 @@ fn timing(r: &mut Rows, p: &PactoView, d: &Decision, now: Timestamp, opts: Optio
                     .map(|c| format!("NonCompliant ({c})"))
                     .unwrap_or_else(|| "NonCompliant".to_string());
                 let window = seconds(opts.stabilization_window_seconds);
-                if e.window_ends <= now {
+                if e.latest < now {
+                    lines.push((
+                        format!(
+                            "{} {}: its {window} window and one check interval were over by {}, yet the verdict is still Unknown: the last reconcile did not confirm the absence (it may have recovered, or the operator runs with another --stabilization-window)",
+                            e.kind, e.subject, when(e.latest, now)
+                        ),
+                        Tone::Warn,
+                    ));
+                } else if e.window_ends <= now {
                     lines.push((
                         format!(
                             "{} {}: the {window} window ended at {}; if still absent it turns {becomes} at the next reconcile, by {}",
@@ -656,8 +669,28 @@ fn timing(r: &mut Rows, p: &PactoView, d: &Decision, now: Timestamp, opts: Optio
     });
     if flux_holds {
         if let Some(t) = d.flux.iter().find_map(|f| f.timeout.clone()) {
+            let entry = d
+                .flux
+                .iter()
+                .find_map(|f| f.verdict.as_ref())
+                .map(|v| {
+                    crate::flux::wait::Checked {
+                        kind: super::KIND.to_string(),
+                        namespace: p.namespace.clone(),
+                        name: p.name.clone(),
+                        status: v.status,
+                        error: v.error.clone(),
+                    }
+                    .entry()
+                })
+                .unwrap_or_default();
+            let after = crate::flux::wait::parse_go_duration(&t)
+                .map(crate::flux::wait::go_duration)
+                .unwrap_or(t);
             lines.push((
-                format!("Flux gives up after its timeout ({t}) and reports `timeout waiting for`"),
+                format!(
+                    "if nothing changes, Flux fails the Kustomization with `health check failed after {after}: timeout waiting for: [{entry}]`"
+                ),
                 Tone::Plain,
             ));
         }
@@ -674,7 +707,7 @@ fn no_gate_warning(r: &mut Rows, d: &Decision) {
         .iter()
         .all(|f| matches!(f.source, Source::Configured(_)));
     let argo_none = d.argo_outcome() == Outcome::None;
-    let flux_none = d.flux.iter().all(|f| !f.waits || !f.has_expression);
+    let flux_none = d.flux.iter().all(|f| f.outcome() == Outcome::None);
     if configured_argo && configured_flux && argo_none && flux_none {
         r.add(
             0,
@@ -710,6 +743,7 @@ fn explain_other(obj: &Value, d: &Decision, now: Timestamp) -> Vec<Row> {
         Tone::Plain,
     );
     let status = obj.get("status").filter(|v| !v.is_null());
+    let is_test = gvk.group == "coder.com" && gvk.kind == "CoderTemplateTest";
     match s("/status/phase") {
         Some(phase) => r.add(
             0,
@@ -721,16 +755,17 @@ fn explain_other(obj: &Value, d: &Decision, now: Timestamp) -> Vec<Row> {
                 _ => Tone::Pending,
             },
         ),
-        None => r.add(
+        None if is_test || status.is_some() => r.add(
             0,
             "Phase",
             if status.is_some() {
-                "(none)"
+                "<none>"
             } else {
-                "(no status yet)"
+                "<none> (no status yet)"
             },
             Tone::Pending,
         ),
+        None => {}
     }
     if let Some(reason) = s("/status/reason") {
         let msg = s("/status/message")
@@ -757,26 +792,25 @@ fn explain_other(obj: &Value, d: &Decision, now: Timestamp) -> Vec<Row> {
         }
     }
     let (og, gen) = (i("/status/observedGeneration"), i("/metadata/generation"));
-    let show = |v: Option<i64>| {
-        v.map(|v| v.to_string())
-            .unwrap_or_else(|| "(absent)".into())
-    };
+    let show = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_else(|| "<none>".into());
     let fresh = og.is_some() && og == gen;
-    r.add(
-        0,
-        "Generation",
-        format!(
-            "{}, observed {}: {}",
-            show(gen),
-            show(og),
-            if fresh {
-                "the status is for the current spec"
-            } else {
-                "the status is not for the current spec"
-            }
-        ),
-        if fresh { Tone::Good } else { Tone::Pending },
-    );
+    if gen.is_some() && (is_test || status.is_some()) {
+        r.add(
+            0,
+            "Generation",
+            format!(
+                "{}, observed {}: {}",
+                show(gen),
+                show(og),
+                if fresh {
+                    "the status is for the current spec"
+                } else {
+                    "the status is not for the current spec"
+                }
+            ),
+            if fresh { Tone::Good } else { Tone::Pending },
+        );
+    }
     if let Some(t) = s("/metadata/deletionTimestamp") {
         r.add(0, "Deleting", format!("since {t}"), Tone::Pending);
     }

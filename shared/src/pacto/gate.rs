@@ -252,12 +252,28 @@ pub struct FluxDecision {
     pub waits: bool,
     /// Has a `healthCheckExprs` entry for the object's kind.
     pub has_expression: bool,
-    /// Flux waits for the object but never reads its verdict: a Pacto without a
-    /// `healthCheckExprs` entry is judged by kstatus, which ignores contractStatus and reads it
-    /// Current (seed 000).
+    /// Flux never reads the object's verdict: a Pacto without a `healthCheckExprs` entry is
+    /// judged by kstatus, which ignores contractStatus (it only waits for an unobserved
+    /// generation) and otherwise reads it Current (seed 000). Such a Current counts as no gate.
     pub verdict_blind: bool,
     pub timeout: Option<String>,
     pub error: Option<String>,
+}
+
+impl FluxDecision {
+    /// What this Kustomization does with the next step: none when it does not wait for the
+    /// object or never reads its verdict (a kstatus Current), hold when its expressions do not
+    /// compile (the Kustomization stalls), else pass / hold / fail from the status.
+    pub fn outcome(&self) -> Outcome {
+        match (&self.verdict, self.waits) {
+            (_, false) => Outcome::None,
+            (Some(v), true) if self.verdict_blind && v.status == crate::flux::KStatus::Current => {
+                Outcome::None
+            }
+            (None, true) => Outcome::Hold,
+            (Some(v), true) => outcome(flux_gate(v)),
+        }
+    }
 }
 
 /// What the gates decide about one object.
@@ -316,12 +332,7 @@ impl Decision {
     pub fn flux_outcome(&self) -> Outcome {
         self.flux
             .iter()
-            .map(|d| match (&d.verdict, d.waits) {
-                (_, false) => Outcome::None,
-                _ if d.verdict_blind => Outcome::None,
-                (None, true) => Outcome::Hold,
-                (Some(v), true) => outcome(flux_gate(v)),
-            })
+            .map(FluxDecision::outcome)
             .max()
             .unwrap_or(Outcome::None)
     }

@@ -125,6 +125,8 @@ pub struct PactoView {
     pub contract_ref: Option<String>,
     /// `spec.checkIntervalSeconds`, default 300 s.
     pub check_interval_seconds: i64,
+    /// Whether `spec.checkIntervalSeconds` is set (else the CRD default applies).
+    pub check_interval_explicit: bool,
     pub has_status: bool,
     pub schema: Schema,
     /// `status.contractStatus` as written; `None` when absent.
@@ -320,6 +322,8 @@ impl PactoView {
             check_interval_seconds: int(path(obj, &["spec", "checkIntervalSeconds"]))
                 .filter(|s| *s > 0)
                 .unwrap_or(DEFAULT_CHECK_INTERVAL_SECONDS),
+            check_interval_explicit: int(path(obj, &["spec", "checkIntervalSeconds"]))
+                .is_some_and(|s| s > 0),
             has_status,
             schema,
             contract_status,

@@ -221,10 +221,13 @@ pub fn explain_text(rows: &[Row], colour: bool) -> String {
         };
         let lead = format!("{}{label}", "  ".repeat(r.indent));
         let pad = column.saturating_sub(lead.chars().count());
-        let value = match r.value.split_once(' ') {
-            Some((first, rest)) => format!("{} {rest}", paint(first, r.tone, colour)),
-            None => paint(&r.value, r.tone, colour),
-        };
+        // Colour the leading word only, not the punctuation after it.
+        let word_end = r
+            .value
+            .find(|c: char| !(c.is_alphanumeric() || c == '<' || c == '>' || c == '-'))
+            .unwrap_or(r.value.len());
+        let (word, rest) = r.value.split_at(word_end);
+        let value = format!("{}{rest}", paint(word, r.tone, colour));
         out.push_str(&format!("{lead}{}{value}\n", " ".repeat(pad.max(1))));
     }
     out
