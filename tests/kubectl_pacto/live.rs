@@ -1026,7 +1026,37 @@ fn a_pacto_flux_does_not_read_still_holds_on_an_unobserved_generation() {
         .filter(|l| l.trim_start().starts_with("Gate:"))
         .nth(1)
         .unwrap();
-    assert!(gate.contains("hold (Kustomization flux-system/apps waits until the operator observes this generation"), "{gate}");
+    assert!(
+        gate.contains("hold (Kustomization flux-system/apps waits, then fails with a timeout"),
+        "{gate}"
+    );
+    let why = r
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("Why:"))
+        .unwrap();
+    assert!(why.contains("never from contractStatus"), "{why}");
+    // A Pacto carrying a Stalled condition: kstatus reads that (not the verdict) and fails it.
+    let mut stalled = read_yaml(&pacto_dir().join("03-compliant.yaml"));
+    stalled["status"]["conditions"] = serde_json::json!([{"type": "Stalled", "status": "True", "reason": "Broken", "message": "bad"}]);
+    let c = Cluster::new("shop");
+    c.server.insert(stalled);
+    c.server.insert(serde_json::json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+        "metadata": {"name": "apps", "namespace": "flux-system"},
+        "spec": {"wait": true, "interval": "1m"},
+        "status": {"inventory": {"entries": [{"id": "shop_orders_pacto.trianalab.io_Pacto", "v": "v1alpha1"}]}}}));
+    let r = c.run(&["explain", "pacto/orders"]);
+    assert_eq!(
+        field(&r.stdout, "Flux"),
+        Some("Failed: bad"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        field(&r.stdout, "Warning").is_none_or(|w| !w.contains("Flux")),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -1053,5 +1083,298 @@ fn a_silent_api_server_is_given_up_on_after_the_discovery_timeout() {
             "error: no answer from the API server at {} within 32s (kubectl's discovery timeout; --request-timeout sets another) to discover the API group pacto.trianalab.io/v1alpha1\n",
             c.server.url()
         )
+    );
+}
+
+#[test]
+fn names_and_namespaces_never_reach_the_url_unchecked() {
+    let c = shop();
+    c.server.clear_requests();
+    for (args, want) in [
+        (vec!["get", "pacto/orders/status"], "error: \"orders/status\" is not a valid Pacto name (lowercase letters, digits, '-' and '.', at most 253 characters)\n"),
+        (vec!["get", "pacto/orders?x=1"], "error: \"orders?x=1\" is not a valid Pacto name (lowercase letters, digits, '-' and '.', at most 253 characters)\n"),
+        (vec!["get", "-n", "shop?x=1"], "error: \"shop?x=1\" is not a valid namespace (lowercase letters, digits and '-', at most 63 characters)\n"),
+        (vec!["get", "-n", "../../api"], "error: \"../../api\" is not a valid namespace (lowercase letters, digits and '-', at most 63 characters)\n"),
+        (vec!["explain", "pacto/.."], "error: \"..\" is not a valid name (lowercase letters, digits, '-' and '.', at most 253 characters)\n"),
+        (vec!["get", "pactos", "orders", "-A"], "error: a resource cannot be retrieved by name across all namespaces\n"),
+        (vec!["get", "pactos", "orders", "-l", "a=b"], "error: name cannot be provided when a selector is specified\n"),
+    ] {
+        let r = c.run(&args);
+        r.assert_code(1).assert_no_panic();
+        assert_eq!(r.stderr, want, "{args:?}");
+    }
+    assert!(c.server.requests().is_empty(), "{:?}", c.server.requests());
+    // An empty -n is the context's namespace, as in kubectl.
+    let r = c.run(&["get", "-n", "", "-o", "name"]);
+    r.assert_code(0);
+    assert!(r.stdout.contains("pacto.pacto.trianalab.io/orders\n"));
+}
+
+#[test]
+fn control_characters_in_objects_are_escaped_not_sent_to_the_terminal() {
+    let c = Cluster::new("shop");
+    c.server.insert(
+        serde_json::json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+        "metadata": {"name": "orders", "namespace": "shop", "generation": 1},
+        "spec": {"target": {"serviceName": "svc\u{1b}]0;pwned\u{7}\r\u{202e}x"}},
+        "status": {"contractStatus": "Compliant\u{1b}[31m", "observedGeneration": 1,
+            "findings": [{"code": "X\u{1b}[2J", "severity": "error", "message": "line\nbreak"}]}}),
+    );
+    for args in [
+        &["get"][..],
+        &["get", "-o", "wide"][..],
+        &["explain", "pacto/orders"][..],
+    ] {
+        let r = c.run(args);
+        r.assert_code(0);
+        assert!(
+            !r.stdout.contains('\u{1b}')
+                && !r.stdout.contains('\r')
+                && !r.stdout.contains('\u{202e}'),
+            "{args:?}: {:?}",
+            r.stdout
+        );
+        assert!(
+            r.stdout.contains("svc\\x1b]0;pwned\\x07\\r\\u{202e}x"),
+            "{args:?}: {}",
+            r.stdout
+        );
+    }
+    // The server's own error text is escaped too.
+    c.server
+        .fault(Fault::always("/pactos", FaultAction::Status(500)));
+    let r = c.run(&["get"]);
+    assert!(!r.stderr.contains('\u{1b}'));
+}
+
+#[test]
+fn out_of_range_numbers_and_durations_are_refused_or_saturated() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path();
+    std::fs::write(
+        dir.join("huge.yaml"),
+        "apiVersion: pacto.trianalab.io/v1alpha1\nkind: Pacto\nmetadata: {name: a, namespace: shop, generation: 1}\nspec: {checkIntervalSeconds: 9223372036854775807}\nstatus: {contractStatus: Compliant, observedGeneration: 1, lastReconciledAt: \"2026-11-29T11:00:00Z\"}\n",
+    )
+    .unwrap();
+    let f = s(&dir.join("huge.yaml")).to_string();
+    for args in [vec!["get", "-f", &f], vec!["explain", "-f", &f]] {
+        let r = run(&mut cmd(dir, &args));
+        r.assert_code(0).assert_no_panic();
+    }
+    for (args, want) in [
+        (vec!["get", "--request-timeout", "9223372036854775807"], "error: --request-timeout \"9223372036854775807\": longer than the longest duration (2562047h)\n"),
+        (vec!["get", "--request-timeout", "18446744073709551616s"], "error: --request-timeout \"18446744073709551616s\": expected a duration such as 1s, 2m or 3h (0: no timeout)\n"),
+        (vec!["explain", "-f", &f, "--stabilization-window", "99999999999999999h"], "error: --stabilization-window \"99999999999999999h\": expected a duration such as 2m or 90 (seconds)\n"),
+    ] {
+        let r = run(&mut cmd(dir, &args));
+        r.assert_code(1).assert_no_panic();
+        assert_eq!(r.stderr, want, "{args:?}");
+    }
+}
+
+#[test]
+fn kubeconfig_edge_cases_behave_like_kubectl() {
+    let c = shop();
+    let dir = c.dir.path();
+    // A missing file in KUBECONFIG is skipped.
+    let list = format!("/nonexistent/kubeconfig:{}", s(&c.kubeconfig));
+    let mut k = cmd(dir, &["get", "-o", "name"]);
+    k.env("KUBECONFIG", &list);
+    let r = run(&mut k);
+    r.assert_code(0);
+    assert!(r.stdout.contains("pacto.pacto.trianalab.io/orders\n"));
+    // None of them exists.
+    let mut k = cmd(dir, &["get"]);
+    k.env("KUBECONFIG", "/nonexistent/a:/nonexistent/b");
+    let r = run(&mut k);
+    r.assert_code(1);
+    assert_eq!(r.stderr, "error: KUBECONFIG=/nonexistent/a:/nonexistent/b: none of these files exists: give --kubeconfig, fix KUBECONFIG, or read files with -f\n");
+    // A context whose user is not defined: refused, not sent without credentials.
+    std::fs::write(
+        dir.join("nouser.yaml"),
+        format!("apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: fake\n  cluster: {{server: \"{}\"}}\ncontexts:\n- name: x\n  context: {{cluster: fake, user: missing}}\n", c.server.url()),
+    )
+    .unwrap();
+    c.server.clear_requests();
+    let r = run(&mut cmd(
+        dir,
+        &["get", "--kubeconfig", s(&dir.join("nouser.yaml"))],
+    ));
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}: user \"missing\" was not found for context \"x\"\n",
+            s(&dir.join("nouser.yaml"))
+        )
+    );
+    assert!(c.server.requests().is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_stuck_exec_credential_plugin_is_cut_off_by_request_timeout() {
+    let c = shop();
+    let dir = c.dir.path();
+    std::fs::write(
+        dir.join("exec.yaml"),
+        format!("apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: fake\n  cluster: {{server: \"{}\"}}\nusers:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sleep\n      args: [\"60\"]\n      interactiveMode: Never\ncontexts:\n- name: x\n  context: {{cluster: fake, user: u}}\n", c.server.url()),
+    )
+    .unwrap();
+    let r = run_with(
+        &mut cmd(
+            dir,
+            &[
+                "get",
+                "--kubeconfig",
+                s(&dir.join("exec.yaml")),
+                "--request-timeout",
+                "1s",
+            ],
+        ),
+        None,
+        Duration::from_secs(30),
+    );
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        format!("error: the kubeconfig's credentials for {} were not ready within 1s (--request-timeout): is its exec plugin stuck?\n", c.server.url())
+    );
+}
+
+/// A minimal HTTP server with scripted answers, for what the fake API server cannot say: a
+/// discovery document for Pacto, then `list` answers taken in order (status, extra headers,
+/// body); every answer closes its connection.
+struct Scripted {
+    url: String,
+    lists: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+fn scripted(lists: Vec<(u16, &'static str, String)>) -> Scripted {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut first = String::new();
+            if reader.read_line(&mut first).is_err() {
+                continue;
+            }
+            loop {
+                let mut h = String::new();
+                if reader.read_line(&mut h).is_err() || h == "\r\n" || h.is_empty() {
+                    break;
+                }
+            }
+            let path = first.split_whitespace().nth(1).unwrap_or("").to_string();
+            let (code, headers, body) = if path == "/apis/pacto.trianalab.io/v1alpha1" {
+                (200, "", r#"{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"pacto.trianalab.io/v1alpha1","resources":[{"name":"pactos","singularName":"pacto","namespaced":true,"kind":"Pacto","verbs":["get","list"]}]}"#.to_string())
+            } else if path.contains("/pactos") {
+                let i = counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                lists
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| lists.last().cloned().unwrap())
+            } else {
+                (404, "", r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404,"message":"not here"}"#.to_string())
+            };
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{headers}\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    Scripted { url, lists: count }
+}
+
+impl Scripted {
+    fn run(&self, args: &[&str]) -> Run {
+        let dir = tempfile::tempdir().unwrap();
+        let kc = dir.path().join("kubeconfig");
+        std::fs::write(
+            &kc,
+            format!("apiVersion: v1\nkind: Config\ncurrent-context: s\nclusters:\n- name: s\n  cluster: {{server: \"{}\"}}\nusers:\n- name: u\n  user: {{token: t}}\ncontexts:\n- name: s\n  context: {{cluster: s, user: u, namespace: shop}}\n", self.url),
+        )
+        .unwrap();
+        let mut all = args.to_vec();
+        all.extend(["--kubeconfig", s(&kc)]);
+        run_with(&mut cmd(dir.path(), &all), None, Duration::from_secs(60))
+    }
+}
+
+fn pacto_json(name: &str) -> String {
+    format!(
+        r#"{{"apiVersion":"pacto.trianalab.io/v1alpha1","kind":"Pacto","metadata":{{"name":"{name}","namespace":"shop","generation":1}},"status":{{"contractStatus":"Compliant","observedGeneration":1}}}}"#
+    )
+}
+
+#[test]
+fn odd_but_legal_answers_of_an_api_server() {
+    // A throttling proxy's plain-text 429 with Retry-After, then the list.
+    let ok = format!(
+        r#"{{"kind":"PactoList","apiVersion":"pacto.trianalab.io/v1alpha1","metadata":{{}},"items":[{}]}}"#,
+        pacto_json("orders")
+    );
+    let srv = scripted(vec![
+        (
+            429,
+            "Retry-After: 1\r\n",
+            "Too many requests, please slow down".into(),
+        ),
+        (200, "", ok.clone()),
+    ]);
+    let r = srv.run(&["get", "-o", "name"]);
+    r.assert_code(0);
+    assert_eq!(r.stdout, "pacto.pacto.trianalab.io/orders\n");
+    assert_eq!(srv.lists.load(std::sync::atomic::Ordering::SeqCst), 2);
+    // Go's encoding of an empty list.
+    let srv = scripted(vec![(200, "", r#"{"kind":"PactoList","apiVersion":"pacto.trianalab.io/v1alpha1","metadata":{},"items":null}"#.into())]);
+    let r = srv.run(&["get"]);
+    r.assert_code(0);
+    assert_eq!(r.stderr, "No resources found in shop namespace.\n");
+    // A deeply nested object (the API server accepts it; a JSON parser's default depth would not).
+    let mut deep = String::from("0");
+    for _ in 0..300 {
+        deep = format!("{{\"a\":{deep}}}");
+    }
+    let obj = format!(
+        r#"{{"apiVersion":"pacto.trianalab.io/v1alpha1","kind":"Pacto","metadata":{{"name":"deep","namespace":"shop","generation":1}},"spec":{{"x":{deep}}},"status":{{"contractStatus":"Compliant","observedGeneration":1}}}}"#
+    );
+    let list = format!(
+        r#"{{"kind":"PactoList","apiVersion":"pacto.trianalab.io/v1alpha1","metadata":{{}},"items":[{obj},{{"apiVersion":"v1","kind":"Secret","metadata":{{"name":"token","namespace":"shop"}}}},7]}}"#
+    );
+    let srv = scripted(vec![(200, "", list)]);
+    let r = srv.run(&["get", "-o", "name"]);
+    r.assert_code(0).assert_no_panic();
+    // Only the Pacto: the Secret and the number in the list are not shown.
+    assert_eq!(r.stdout, "pacto.pacto.trianalab.io/deep\n", "{}", r.stderr);
+    // A redirect names where it points.
+    let srv = scripted(vec![(
+        302,
+        "Location: https://elsewhere.example/\r\n",
+        String::new(),
+    )]);
+    let r = srv.run(&["get"]);
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: the API server answered 302 Found to list pactos.pacto.trianalab.io in namespace \"shop\": redirected to https://elsewhere.example/: API servers do not redirect; is the server URL of the kubeconfig right?\n"
+    );
+    // An HTML error page from a proxy.
+    let srv = scripted(vec![(
+        502,
+        "",
+        "<html><body>Bad gateway</body></html>".into(),
+    )]);
+    let r = srv.run(&["get"]);
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: the API server answered 502 Bad Gateway to list pactos.pacto.trianalab.io in namespace \"shop\": <html><body>Bad gateway</body></html>\n"
     );
 }

@@ -30,6 +30,9 @@ pub fn now() -> Result<Timestamp> {
 /// duration (`1s`, `2m`, `1h30m`).
 fn duration_flag(flag: &str, s: &str, hint: &str) -> Result<std::time::Duration> {
     if let Ok(n) = s.parse::<u64>() {
+        if n as f64 > pacto_gates::flux::wait::MAX_GO_DURATION_SECONDS {
+            bail!("{flag} {s:?}: longer than the longest duration (2562047h)");
+        }
         return Ok(std::time::Duration::from_secs(n));
     }
     pacto_gates::flux::wait::parse_go_duration(s)
@@ -42,11 +45,16 @@ fn request_timeout(s: &str) -> Result<Option<std::time::Duration>> {
     Ok((!d.is_zero()).then_some(d))
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
+/// Runs the I/O of one command. The runtime is then shut down without waiting for blocking
+/// work that may still run (a stuck kubeconfig exec plugin after a timeout).
+fn block_on<T>(fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .context("cannot start the I/O runtime")
+        .context("cannot start the I/O runtime")?;
+    let out = rt.block_on(fut);
+    rt.shutdown_background();
+    out
 }
 
 async fn connect(c: &ClusterArgs) -> Result<Cluster> {
@@ -178,6 +186,45 @@ fn pacto_resource(arg: &str) -> Result<Option<String>> {
     Ok(name)
 }
 
+/// A name the API server could hold: an RFC 1123 subdomain (custom resource names, 253
+/// characters at most). Checked before it goes into a request path, so `a/b`, `a?x=1` or `..`
+/// never reach the server as something else.
+fn check_name(name: &str, what: &str) -> Result<()> {
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if name.len() <= 253 && name.split('.').all(label_ok) {
+        return Ok(());
+    }
+    bail!(
+        "{:?} is not a valid {what} (lowercase letters, digits, '-' and '.', at most 253 characters)",
+        name
+    )
+}
+
+/// A namespace the API server could hold: an RFC 1123 label (63 characters at most).
+fn check_namespace(ns: &str) -> Result<()> {
+    if ns.len() <= 63 && !ns.contains('.') && check_name(ns, "namespace").is_ok() {
+        return Ok(());
+    }
+    bail!("{ns:?} is not a valid namespace (lowercase letters, digits and '-', at most 63 characters)")
+}
+
+/// `-n` as given: an empty value means the context's namespace, as in kubectl.
+fn namespace_flag(c: &ClusterArgs) -> Result<Option<String>> {
+    match c.namespace.as_deref() {
+        None | Some("") => Ok(None),
+        Some(ns) => {
+            check_namespace(ns)?;
+            Ok(Some(ns.to_string()))
+        }
+    }
+}
+
 /// With `-n`, only the objects of that namespace (kubectl would refuse the others).
 fn in_namespace(o: &Value, namespace: Option<&str>) -> bool {
     namespace.is_none_or(|ns| {
@@ -200,12 +247,21 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
         (Some(_), Some(_)) => bail!("give the name once: pacto/NAME or pactos NAME"),
         (a, b) => a.or(b.clone()),
     };
+    if let Some(n) = &name {
+        check_name(n, "Pacto name")?;
+        if args.selector.is_some() {
+            bail!("name cannot be provided when a selector is specified");
+        }
+        if args.all_namespaces {
+            bail!("a resource cannot be retrieved by name across all namespaces");
+        }
+    }
+    let namespace_given = namespace_flag(&args.cluster)?;
     let machine = matches!(
         args.output,
         Some(GetOutput::Json | GetOutput::Yaml | GetOutput::Name)
     );
-    let rt = runtime()?;
-    let (objects, gates, namespace) = rt.block_on(async {
+    let (objects, gates, namespace) = block_on(async {
         let (objects, cluster, namespace) = if !args.files.is_empty() {
             if args.selector.is_some() {
                 bail!("-l/--selector selects on the API server: it cannot be used with -f");
@@ -214,7 +270,7 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
                 .into_iter()
                 .map(|o| o.value)
                 .filter(is_pacto)
-                .filter(|o| in_namespace(o, args.cluster.namespace.as_deref()))
+                .filter(|o| in_namespace(o, namespace_given.as_deref()))
                 .filter(|o| {
                     name.as_deref().is_none_or(|n| {
                         o.pointer("/metadata/name").and_then(Value::as_str) == Some(n)
@@ -228,9 +284,7 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
         } else {
             let cluster = connect(&args.cluster).await?;
             let kind = cluster.discover(GROUP, VERSION, KIND).await?;
-            let ns = args
-                .cluster
-                .namespace
+            let ns = namespace_given
                 .clone()
                 .unwrap_or_else(|| cluster.default_namespace.clone());
             let objs = match &name {
@@ -263,9 +317,7 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
             .map(|o| {
                 format!(
                     "pacto.pacto.trianalab.io/{}\n",
-                    o.pointer("/metadata/name")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
+                    pacto_gates::render::one_line(&PactoView::new(o).name)
                 )
             })
             .collect(),
@@ -318,6 +370,7 @@ fn explain_target(t: &str) -> Result<((&'static str, &'static str, &'static str)
     if name.is_empty() {
         bail!("{t}: a name is needed after the slash");
     }
+    check_name(name, "name")?;
     let k = kind.to_ascii_lowercase();
     let gvk = match k.as_str() {
         "pacto" | "pactos" | "pacto.pacto.trianalab.io" | "pactos.pacto.trianalab.io" => {
@@ -343,14 +396,16 @@ pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
     let opts = Options {
         stabilization_window_seconds: window.as_secs() as i64,
     };
-    let rt = runtime()?;
-    let (objects, (argo, flux)) = rt.block_on(async {
+    namespace_flag(&args.cluster)?;
+    let (objects, (argo, flux)) = block_on(async {
         if !args.files.is_empty() {
             let wanted = args.target.as_deref().map(explain_target).transpose()?;
             let objs: Vec<Value> = object::read_paths(&args.files)?
                 .into_iter()
                 .map(|o| o.value)
-                .filter(|o| in_namespace(o, args.cluster.namespace.as_deref()))
+                .filter(|o| {
+                    in_namespace(o, namespace_flag(&args.cluster).ok().flatten().as_deref())
+                })
                 .filter(|o| {
                     wanted.as_ref().is_none_or(|((group, _, kind), name)| {
                         let gvk = pacto_gates::argo::health::gvk_of(o);
@@ -373,11 +428,8 @@ pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
         let ((group, version, kind), name) = explain_target(target)?;
         let cluster = connect(&args.cluster).await?;
         let kind = cluster.discover(group, version, kind).await?;
-        let ns = args
-            .cluster
-            .namespace
-            .clone()
-            .unwrap_or_else(|| cluster.default_namespace.clone());
+        let ns =
+            namespace_flag(&args.cluster)?.unwrap_or_else(|| cluster.default_namespace.clone());
         let obj = cluster.get(&kind, &ns, &name).await?;
         let gates = load_gates(&args.gates, Some(&cluster), now).await?;
         Ok::<_, anyhow::Error>((vec![obj], gates))

@@ -47,7 +47,10 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Server and file texts end up here: no terminal control sequences reach stderr.
+            let text = format!("{e:#}");
+            let lines: Vec<String> = text.lines().map(pacto_gates::render::one_line).collect();
+            eprintln!("error: {}", lines.join("\n"));
             ExitCode::from(1)
         }
     }

@@ -89,24 +89,12 @@ fn humantime(d: Duration) -> String {
     }
 }
 
-/// The reason phrase of an HTTP status the API server uses.
+/// The reason phrase of an HTTP status (`Too Many Requests`), `Error` for a code without one.
 pub fn reason_phrase(code: u16) -> &'static str {
-    match code {
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        409 => "Conflict",
-        410 => "Gone",
-        422 => "Unprocessable Entity",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "Error",
-    }
+    http::StatusCode::from_u16(code)
+        .ok()
+        .and_then(|c| c.canonical_reason())
+        .unwrap_or("Error")
 }
 
 /// The innermost cause of an error (`Connection refused (os error 111)`), without the layers of

@@ -15,6 +15,7 @@ pub use gates::cluster_gates;
 
 pub use error::{chain, reason_phrase, root_cause, ClusterError};
 
+use http_body_util::BodyExt;
 use kube::api::ListParams;
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::core::{ApiResource, DynamicObject, GroupVersionKind, Request};
@@ -113,6 +114,34 @@ struct Op<'a> {
     scope: String,
 }
 
+/// The context in use must name a cluster and a user the kubeconfig defines (kubectl refuses
+/// otherwise; kube would connect without credentials).
+fn check_context(kc: &Kubeconfig, context: Option<&str>) -> Result<(), String> {
+    let Some(name) = context.or(kc.current_context.as_deref()) else {
+        return Ok(()); // kube's own error names the missing current-context
+    };
+    let Some(ctx) = kc.contexts.iter().find(|c| c.name == name) else {
+        return Err(format!("context \"{name}\" not found in the kubeconfig"));
+    };
+    let Some(ctx) = &ctx.context else {
+        return Ok(());
+    };
+    if let Some(user) = ctx.user.as_deref().filter(|u| !u.is_empty()) {
+        if !kc.auth_infos.iter().any(|a| a.name == user) {
+            return Err(format!(
+                "user \"{user}\" was not found for context \"{name}\""
+            ));
+        }
+    }
+    if !kc.clusters.iter().any(|c| c.name == ctx.cluster) {
+        return Err(format!(
+            "cluster \"{}\" was not found for context \"{name}\"",
+            ctx.cluster
+        ));
+    }
+    Ok(())
+}
+
 fn config_error(source: &str, e: KubeconfigError) -> ClusterError {
     let text = match &e {
         KubeconfigError::LoadContext(ctx) => {
@@ -136,22 +165,57 @@ impl Cluster {
             cluster: None,
             user: None,
         };
-        let env_files = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty());
+        let env_files: Vec<PathBuf> = std::env::var_os("KUBECONFIG")
+            .map(|v| {
+                std::env::split_paths(&v)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
         let home_file = std::env::var_os("HOME")
             .map(|h| PathBuf::from(h).join(".kube/config"))
             .filter(|p| p.exists());
-        let mut config = if let Some(path) = &o.kubeconfig {
+        let loaded = if let Some(path) = &o.kubeconfig {
             let source = path.display().to_string();
             let kc = Kubeconfig::read_from(path).map_err(|e| config_error(&source, e))?;
+            Some((kc, source))
+        } else if !env_files.is_empty() {
+            // kubectl's merge: the files of KUBECONFIG in order, missing ones skipped, the first
+            // file to set a value wins.
+            let source = format!(
+                "KUBECONFIG={}",
+                std::env::var_os("KUBECONFIG")
+                    .unwrap_or_default()
+                    .to_string_lossy()
+            );
+            let mut merged: Option<Kubeconfig> = None;
+            for f in env_files.iter().filter(|f| f.exists()) {
+                let kc = Kubeconfig::read_from(f)
+                    .map_err(|e| config_error(&f.display().to_string(), e))?;
+                merged = Some(match merged {
+                    None => kc,
+                    Some(m) => m.merge(kc).map_err(|e| config_error(&source, e))?,
+                });
+            }
+            match merged {
+                Some(kc) => Some((kc, source)),
+                None => {
+                    return Err(ClusterError::Config(format!(
+                        "{source}: none of these files exists: give --kubeconfig, fix KUBECONFIG, or read files with -f"
+                    )))
+                }
+            }
+        } else if let Some(home) = &home_file {
+            let source = home.display().to_string();
+            let kc = Kubeconfig::read_from(home).map_err(|e| config_error(&source, e))?;
+            Some((kc, source))
+        } else {
+            None
+        };
+        let mut config = if let Some((kc, source)) = loaded {
+            check_context(&kc, o.context.as_deref())
+                .map_err(|e| ClusterError::Config(format!("{source}: {e}")))?;
             Config::from_custom_kubeconfig(kc, &opts)
-                .await
-                .map_err(|e| config_error(&source, e))?
-        } else if env_files.is_some() || home_file.is_some() {
-            let source = match &env_files {
-                Some(v) => format!("KUBECONFIG={}", v.to_string_lossy()),
-                None => home_file.unwrap_or_default().display().to_string(),
-            };
-            Config::from_kubeconfig(&opts)
                 .await
                 .map_err(|e| config_error(&source, e))?
         } else if o.context.is_some() {
@@ -173,6 +237,9 @@ impl Cluster {
         config.default_retry = false;
         let timeout = o.request_timeout.filter(|t| !t.is_zero());
         if let Some(t) = timeout {
+            // The transport's own timers add the duration to an Instant: keep them in range
+            // (the overall limit below has no such bound).
+            let t = t.min(Duration::from_secs(86_400));
             config.read_timeout = Some(t);
             config.reset_reader_on_write = true;
             config.connect_timeout = Some(config.connect_timeout.map_or(t, |c| c.min(t)));
@@ -183,9 +250,23 @@ impl Cluster {
             .trim_end_matches('/')
             .to_string();
         let default_namespace = config.default_namespace.clone();
-        let client = Client::try_from(config).map_err(|e| {
-            ClusterError::Config(format!("cannot build a client for {server}: {}", chain(&e)))
-        })?;
+        // Building the client runs a kubeconfig exec credential plugin, a blocking child
+        // process: off the runtime's thread, within the request timeout.
+        let build = tokio::task::spawn_blocking(move || Client::try_from(config));
+        let built = match timeout {
+            None => build.await,
+            Some(t) => tokio::time::timeout(t, build).await.map_err(|_| {
+                ClusterError::Config(format!(
+                    "the kubeconfig's credentials for {server} were not ready within {} (--request-timeout): is its exec plugin stuck?",
+                    crate::flux::wait::go_duration(t)
+                ))
+            })?,
+        };
+        let client = built
+            .map_err(|e| ClusterError::Config(format!("cannot build a client for {server}: {e}")))?
+            .map_err(|e| {
+                ClusterError::Config(format!("cannot build a client for {server}: {}", chain(&e)))
+            })?;
         Ok(Cluster {
             client,
             default_namespace,
@@ -310,16 +391,26 @@ impl Cluster {
                 },
                 e => e,
             })?;
-        let items =
-            list.get("items")
-                .and_then(Value::as_array)
-                .ok_or_else(|| ClusterError::Malformed {
+        let items = match list.get("items") {
+            // Go encodes an empty slice as null: no objects.
+            Some(Value::Null) => return Ok(Vec::new()),
+            Some(Value::Array(a)) => a,
+            _ => {
+                return Err(ClusterError::Malformed {
                     verb: op.verb.into(),
                     resource: op.resource.clone(),
                     scope: op.scope.clone(),
                     detail: "the answer has no items list".into(),
-                })?;
-        Ok(items.iter().map(|o| with_type(o.clone(), kind)).collect())
+                })
+            }
+        };
+        // Only objects of the kind asked for: anything else in a list is not ours to show.
+        Ok(items
+            .iter()
+            .filter(|o| o.is_object())
+            .map(|o| with_type(o.clone(), kind))
+            .filter(|o| o.get("kind").and_then(Value::as_str) == Some(kind.kind.as_str()))
+            .collect())
     }
 
     /// Reads one object. Errors: [`ClusterError::NotFound`] when it does not exist.
@@ -357,7 +448,17 @@ impl Cluster {
                 },
                 e => e,
             })?;
-        Ok(with_type(obj, kind))
+        let obj = with_type(obj, kind);
+        let got = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+        if got != kind.kind {
+            return Err(ClusterError::Malformed {
+                verb: "get".into(),
+                resource: kind.resource(),
+                scope: String::new(),
+                detail: format!("asked for a {}, the answer is a {got:?}", kind.kind),
+            });
+        }
+        Ok(obj)
     }
 
     /// One request with retries and the timeout; the answer parsed as JSON.
@@ -385,53 +486,75 @@ impl Cluster {
     where
         F: Fn() -> Result<http::Request<Vec<u8>>, http::Error>,
     {
+        // The last throttling answer, so that a timeout during retries says what happened.
+        let throttled: std::cell::RefCell<Option<ClusterError>> = std::cell::RefCell::new(None);
         let attempt_all = async {
             let mut attempt = 0u32;
             loop {
                 let req = build()
                     .map_err(|e| ClusterError::Config(format!("cannot build the request: {e}")))?;
-                match self.client.request_text(req).await {
-                    Ok(text) => {
-                        return serde_json::from_str::<Value>(&text)
-                            .map(crate::object::kube_numbers)
-                            .map_err(|e| ClusterError::Malformed {
-                                verb: op.verb.into(),
-                                resource: op.resource.clone(),
-                                scope: op.scope.clone(),
-                                detail: e.to_string(),
-                            })
-                    }
-                    Err(kube::Error::Api(s)) if matches!(s.code, 429 | 503 | 504) => {
-                        attempt += 1;
-                        if attempt > MAX_RETRIES {
-                            return Err(ClusterError::Throttled {
-                                verb: op.verb.into(),
-                                resource: op.resource.clone(),
-                                scope: op.scope.clone(),
-                                code: s.code,
-                                reason: reason_phrase(s.code).into(),
-                                attempts: attempt,
-                                message: s.message.clone(),
-                            });
-                        }
-                        let server_says = s
-                            .details
-                            .as_ref()
-                            .map(|d| Duration::from_secs(d.retry_after_seconds.into()))
-                            .filter(|d| !d.is_zero());
-                        let backoff = Duration::from_millis(200 << (attempt - 1));
-                        tokio::time::sleep(server_says.unwrap_or(backoff).min(MAX_RETRY_AFTER))
-                            .await;
-                    }
-                    Err(e) => return Err(self.classify(op, e)),
+                let res = self
+                    .client
+                    .send(req.map(kube::client::Body::from))
+                    .await
+                    .map_err(|e| self.classify(op, e))?;
+                let code = res.status().as_u16();
+                let header = |name: &str| {
+                    res.headers()
+                        .get(name)
+                        .and_then(|v| v.to_str().ok())
+                        .map(|v| v.trim().to_string())
+                };
+                let retry_after = header("Retry-After").and_then(|v| v.parse::<u64>().ok());
+                let location = header("Location");
+                let body = res
+                    .into_body()
+                    .collect()
+                    .await
+                    .map_err(|e| self.classify(op, e))?
+                    .to_bytes();
+                if (200..300).contains(&code) {
+                    return parse_json(&body).map_err(|detail| ClusterError::Malformed {
+                        verb: op.verb.into(),
+                        resource: op.resource.clone(),
+                        scope: op.scope.clone(),
+                        detail,
+                    });
                 }
+                let (reason, message) = status_text(code, &body, location.as_deref());
+                if matches!(code, 429 | 503 | 504) {
+                    attempt += 1;
+                    let err = ClusterError::Throttled {
+                        verb: op.verb.into(),
+                        resource: op.resource.clone(),
+                        scope: op.scope.clone(),
+                        code,
+                        reason: reason_phrase(code).into(),
+                        attempts: attempt,
+                        message: message.clone(),
+                    };
+                    if attempt > MAX_RETRIES {
+                        return Err(err);
+                    }
+                    *throttled.borrow_mut() = Some(err);
+                    let backoff = Duration::from_millis(200 << (attempt - 1));
+                    let wait = retry_after
+                        .filter(|s| *s > 0)
+                        .map(Duration::from_secs)
+                        .unwrap_or(backoff);
+                    tokio::time::sleep(wait.min(MAX_RETRY_AFTER)).await;
+                    continue;
+                }
+                return Err(api_error(op, code, reason, message));
             }
         };
         match limit {
             None => attempt_all.await,
             Some((t, why)) => match tokio::time::timeout(t, attempt_all).await {
                 Ok(r) => r,
-                Err(_) => Err(self.timed_out(op, t, &why)),
+                Err(_) => Err(throttled
+                    .into_inner()
+                    .unwrap_or_else(|| self.timed_out(op, t, &why))),
             },
         }
     }
@@ -503,6 +626,84 @@ impl Cluster {
             }
         }
     }
+}
+
+/// An error answer as the API server words it: the `Status` object's reason and message when the
+/// body is one, else the HTTP reason phrase and the body text (a proxy's HTML page, say).
+fn status_text(code: u16, body: &[u8], location: Option<&str>) -> (String, String) {
+    if (300..400).contains(&code) {
+        return (
+            reason_phrase(code).to_string(),
+            format!(
+                "redirected to {}: API servers do not redirect; is the server URL of the kubeconfig right?",
+                location.unwrap_or("(no Location)")
+            ),
+        );
+    }
+    if let Ok(s) = serde_json::from_slice::<kube::core::Status>(body) {
+        let reason = if s.reason.is_empty() {
+            reason_phrase(code).to_string()
+        } else {
+            s.reason
+        };
+        let message = if s.message.is_empty() {
+            "(no message)".to_string()
+        } else {
+            s.message
+        };
+        return (reason, message);
+    }
+    let text = String::from_utf8_lossy(body);
+    let text = crate::render::one_line(text.trim());
+    let text: String = text.chars().take(300).collect();
+    (
+        reason_phrase(code).to_string(),
+        if text.is_empty() {
+            "(empty answer)".to_string()
+        } else {
+            text
+        },
+    )
+}
+
+/// The error for a final error answer.
+fn api_error(op: &Op<'_>, code: u16, reason: String, message: String) -> ClusterError {
+    let (verb, resource, scope) = (op.verb.to_string(), op.resource.clone(), op.scope.clone());
+    match code {
+        403 => ClusterError::Forbidden {
+            verb,
+            resource,
+            scope,
+            message,
+        },
+        404 => ClusterError::NotFound {
+            resource,
+            name: String::new(),
+            scope,
+        },
+        _ => ClusterError::Api {
+            verb,
+            resource,
+            scope,
+            code,
+            reason,
+            message,
+        },
+    }
+}
+
+/// Parses an answer: JSON of any depth (the API server accepts deeply nested objects), numbers
+/// typed as Kubernetes types them. Errors: not UTF-8, not JSON.
+fn parse_json(body: &[u8]) -> Result<Value, String> {
+    if std::str::from_utf8(body).is_err() {
+        return Err("the answer is not UTF-8".to_string());
+    }
+    let mut de = serde_json::Deserializer::from_slice(body);
+    de.disable_recursion_limit();
+    let v =
+        serde::Deserialize::deserialize(&mut de).map_err(|e: serde_json::Error| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(crate::object::kube_numbers(v))
 }
 
 fn to_http_error(e: kube::core::request::Error) -> http::Error {

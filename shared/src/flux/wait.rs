@@ -122,6 +122,9 @@ pub fn timeout(k: &Kustomization) -> Duration {
     d.max(floor)
 }
 
+/// The longest Go duration, in seconds (`math.MaxInt64` nanoseconds, 2562047h47m16.854775807s).
+pub const MAX_GO_DURATION_SECONDS: f64 = 9_223_372_036.854_775;
+
 /// Go's `time.ParseDuration` for non-negative durations: decimal numbers with optional fractions,
 /// each followed by a unit (`ns`, `us`, `µs`, `ms`, `s`, `m`, `h`), e.g. `1h30m`, `1.5s`.
 pub fn parse_go_duration(s: &str) -> Option<Duration> {
@@ -157,6 +160,10 @@ pub fn parse_go_duration(s: &str) -> Option<Duration> {
         };
         rest = &rest[unit_len..];
         total += value * scale;
+    }
+    // Go's Duration is int64 nanoseconds: longer is "invalid duration" there too.
+    if !total.is_finite() || total > MAX_GO_DURATION_SECONDS {
+        return None;
     }
     Some(Duration::from_secs_f64(total))
 }

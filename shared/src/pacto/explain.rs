@@ -304,7 +304,11 @@ fn conditions(r: &mut Rows, p: &PactoView) {
         };
         r.add(
             1,
-            &c.type_,
+            if c.type_.is_empty() {
+                "<none>"
+            } else {
+                &c.type_
+            },
             format!("{} {}{message}{stale}", c.status, c.reason),
             if stale.is_empty() { tone } else { Tone::Warn },
         );
@@ -365,7 +369,7 @@ fn freshness(r: &mut Rows, p: &PactoView, now: Timestamp) {
                 "{} ago, {every}: more than {} intervals ({}) without a reconcile, is the operator running?",
                 verdict::human_duration(age),
                 verdict::LATE_AFTER_INTERVALS,
-                seconds(verdict::LATE_AFTER_INTERVALS * interval_seconds)
+                seconds(verdict::LATE_AFTER_INTERVALS.saturating_mul(interval_seconds))
             ),
             Tone::Warn,
         ),
@@ -451,7 +455,16 @@ fn gates(r: &mut Rows, d: &Decision, obj: &Value) {
                     } else {
                         format!(": {}", one_line(&h.message))
                     };
-                    r.add(0, "Argo CD", format!("{}{msg}", h.status), outcome_tone(o));
+                    if h.status.is_empty() {
+                        r.add(
+                            0,
+                            "Argo CD",
+                            format!("<empty>: the health script returned no status{msg}"),
+                            outcome_tone(o),
+                        );
+                    } else {
+                        r.add(0, "Argo CD", format!("{}{msg}", h.status), outcome_tone(o));
+                    }
                 }
             }
             r.add(
@@ -524,7 +537,6 @@ fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
     let meaning = match o {
         Outcome::Pass => format!("{who} counts it ready"),
         Outcome::Fail => format!("{who} fails its health check early, without waiting for the timeout"),
-        Outcome::Hold if f.verdict_blind => format!("{who} waits until the operator observes this generation, then reads it as Current whatever its contractStatus"),
         Outcome::Hold => format!("{who} waits, then fails with a timeout after {timeout}"),
         Outcome::None if f.waits => format!("{who} waits for it, but never reads its verdict: kstatus reads a Pacto as Current whatever its contractStatus"),
         Outcome::None => format!("{who} does not wait for it (spec.wait is false and spec.healthChecks does not list it)"),
@@ -541,7 +553,7 @@ fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
     let g = obj.pointer("/metadata/generation").and_then(Value::as_i64);
     let why = if !f.has_expression && f.verdict_blind {
         format!(
-            "no healthCheckExprs entry for {gk}: kstatus decides; it never reads contractStatus (it waits only for an unobserved generation, and reads an object without Ready/Reconciling/Stalled conditions as Current)"
+            "no healthCheckExprs entry for {gk}: kstatus decides from the generation and any Ready/Reconciling/Stalled conditions, never from contractStatus; with neither it reads the object as Current"
         )
     } else if !f.has_expression {
         format!("no healthCheckExprs entry for {gk}: kstatus's own rules for it decide")
@@ -576,7 +588,8 @@ fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
 
 fn divergence(r: &mut Rows, p: &PactoView, d: &Decision) {
     let (a, f) = (d.argo_outcome(), d.flux_outcome());
-    if a == f || a == Outcome::None || f == Outcome::None {
+    let unusable = d.argo_load_error.is_some() || d.flux.iter().any(|f| f.verdict.is_none());
+    if a == f || a == Outcome::None || f == Outcome::None || unusable {
         return;
     }
     let why = if p.deletion_timestamp.is_some() {

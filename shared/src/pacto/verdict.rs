@@ -96,7 +96,7 @@ pub fn freshness(p: &PactoView, now: Timestamp) -> Freshness {
     }
     let age = p.last_reconciled_at.map(|t| now.duration_since(t));
     match age {
-        Some(a) if a.as_secs() > LATE_AFTER_INTERVALS * p.check_interval_seconds => {
+        Some(a) if a.as_secs() > LATE_AFTER_INTERVALS.saturating_mul(p.check_interval_seconds) => {
             Freshness::Late {
                 age: a,
                 interval_seconds: p.check_interval_seconds,

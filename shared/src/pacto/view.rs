@@ -181,6 +181,22 @@ fn string(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str).map(str::to_string)
 }
 
+/// A string field; a number or boolean in its place (YAML `name: 5`) is kept as written and
+/// reported, so that no row goes nameless.
+fn scalar(v: Option<&Value>, field: &str, anomalies: &mut Vec<String>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => {
+            anomalies.push(format!(
+                "{field} is a {}, not a string",
+                crate::object::json_type(other)
+            ));
+            other.to_string()
+        }
+    }
+}
+
 /// Parses an RFC 3339 time as Kubernetes writes it (`2026-11-29T12:00:00Z`).
 pub fn timestamp(v: Option<&Value>) -> Option<Timestamp> {
     v.and_then(Value::as_str)?.parse().ok()
@@ -306,9 +322,15 @@ impl PactoView {
             path(obj, &["spec", "contractRef", "inline"]).map(|_| "inline".to_string())
         });
         PactoView {
-            namespace: string(meta("namespace")).unwrap_or_default(),
-            name: string(meta("name")).unwrap_or_default(),
-            generation: int(meta("generation")),
+            namespace: scalar(meta("namespace"), "metadata.namespace", &mut anomalies),
+            name: scalar(meta("name"), "metadata.name", &mut anomalies),
+            generation: {
+                let g = int(meta("generation"));
+                if g.is_none() && meta("generation").is_some_and(|v| !v.is_null()) {
+                    anomalies.push("metadata.generation is not an integer".to_string());
+                }
+                g
+            },
             creation_timestamp: timestamp(meta("creationTimestamp")),
             deletion_timestamp: string(meta("deletionTimestamp")),
             finalizers: meta("finalizers")

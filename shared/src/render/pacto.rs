@@ -1,6 +1,6 @@
 //! The `get` table of Pactos, the `explain` block, and the kubectl `List` of `-o json|yaml`.
 
-use super::{status_word, table};
+use super::{one_line, status_word, table};
 use crate::pacto::explain::{Row, Tone};
 use crate::pacto::gate::{Decision, Outcome};
 use crate::pacto::verdict::{self, human_duration};
@@ -82,6 +82,19 @@ fn legacy_counts(v: &PactoView) -> (usize, usize) {
     (errors, failing.len() - errors)
 }
 
+/// The widest FINDING cell, in characters (the whole text is in `explain` and `-o json`): the
+/// table's layout cost grows with the square of a cell's length.
+const MAX_CELL: usize = 400;
+
+fn clip(s: &str) -> String {
+    if s.chars().count() <= MAX_CELL {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(MAX_CELL - 1).collect();
+    out.push('…');
+    out
+}
+
 /// The FINDING column: the first error finding (`CODE: message`); for a pending verdict the first
 /// unknown finding; a legacy Pacto's first failing check; an Invalid contract's first validation
 /// error.
@@ -134,17 +147,17 @@ pub fn pacto_table(rows: &[PactoRow], o: TableOptions) -> String {
             let d = r.decision;
             let mut cells = Vec::new();
             if o.all_namespaces {
-                cells.push(v.namespace.clone());
+                cells.push(one_line(&v.namespace));
             }
-            cells.push(v.name.clone());
+            cells.push(one_line(&v.name));
             let status = v.contract_status.as_deref();
             cells.push(paint(
-                status.unwrap_or(NONE),
+                &one_line(status.unwrap_or(NONE)),
                 verdict_tone(status),
                 o.colour,
             ));
-            cells.push(or_none(v.service_name.as_ref()));
-            cells.push(or_none(v.version.as_ref()));
+            cells.push(one_line(&or_none(v.service_name.as_ref())));
+            cells.push(one_line(&or_none(v.version.as_ref())));
             let (errors, warnings) = if v.schema == Schema::Legacy {
                 let (e, w) = legacy_counts(v);
                 (e.to_string(), w.to_string())
@@ -157,11 +170,11 @@ pub fn pacto_table(rows: &[PactoRow], o: TableOptions) -> String {
             if o.wide {
                 let argo = match (&d.argo, &d.argo_load_error) {
                     (_, Some(_)) => "Unknown".to_string(),
-                    (Some(a), None) => a
-                        .health
-                        .as_ref()
-                        .map(|h| h.status.clone())
-                        .unwrap_or_else(|| NONE.into()),
+                    (Some(a), None) => match a.health.as_ref().map(|h| h.status.as_str()) {
+                        None => NONE.into(),
+                        Some("") => "<empty>".into(),
+                        Some(st) => st.to_string(),
+                    },
                     (None, None) => NONE.into(),
                 };
                 cells.push(status_word(&argo, o.colour));
@@ -193,7 +206,7 @@ pub fn pacto_table(rows: &[PactoRow], o: TableOptions) -> String {
                     .map(|t| human_duration(o.now.duration_since(t)))
                     .unwrap_or_else(|| "<unknown>".into()),
             );
-            cells.push(headline(v));
+            cells.push(clip(&one_line(&headline(v))));
             cells
         })
         .collect();
@@ -217,16 +230,16 @@ pub fn explain_text(rows: &[Row], colour: bool) -> String {
         let label = if r.key.is_empty() {
             String::new()
         } else {
-            format!("{}:", r.key)
+            format!("{}:", one_line(&r.key))
         };
+        let escaped = one_line(&r.value);
         let lead = format!("{}{label}", "  ".repeat(r.indent));
         let pad = column.saturating_sub(lead.chars().count());
         // Colour the leading word only, not the punctuation after it.
-        let word_end = r
-            .value
+        let word_end = escaped
             .find(|c: char| !(c.is_alphanumeric() || c == '<' || c == '>' || c == '-'))
-            .unwrap_or(r.value.len());
-        let (word, rest) = r.value.split_at(word_end);
+            .unwrap_or(escaped.len());
+        let (word, rest) = escaped.split_at(word_end);
         let value = format!("{}{rest}", paint(word, r.tone, colour));
         out.push_str(&format!("{lead}{}{value}\n", " ".repeat(pad.max(1))));
     }
