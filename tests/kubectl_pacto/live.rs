@@ -264,8 +264,25 @@ fn get_lists_every_pacto_fixture_from_a_live_cluster() {
 #[test]
 fn get_all_namespaces_lists_three_namespaces_with_a_namespace_column() {
     let c = Cluster::new("default");
-    c.insert_files(&fixture_files(&pacto_dir().join("namespaces")));
-    c.with_gates(&[]);
+    let files = fixture_files(&pacto_dir().join("namespaces"));
+    c.insert_files(&files);
+    // The example Kustomization applies all six.
+    let held: Vec<(String, String)> = files
+        .iter()
+        .map(|f| read_yaml(f))
+        .map(|v| {
+            (
+                v["metadata"]["namespace"].as_str().unwrap().to_string(),
+                v["metadata"]["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    c.with_gates(
+        &held
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect::<Vec<_>>(),
+    );
     let r = c.run(&["get", "-A"]);
     r.assert_code(0).assert_no_panic();
     let namespaces: std::collections::BTreeSet<&str> = r
@@ -575,12 +592,15 @@ fn explain_from_the_cluster_uses_its_argocd_cm_and_the_kustomization_holding_the
         "{}",
         r.stdout
     );
-    // orders is in no inventory: Flux's side is the recommended gate, and says why.
+    // orders is in no inventory: Flux gates nothing for it, and says what the recommended gate
+    // would decide.
     let r = c.run(&["explain", "pacto/orders"]);
+    assert_eq!(
+        field(&r.stdout, "Flux"),
+        Some("no Kustomization of the cluster applies it")
+    );
     assert!(
-        r.stdout.contains(
-            "healthCheckExprs from recommended gate (no Kustomization's inventory holds it)"
-        ),
+        r.stdout.contains("Gate:             none (Flux gates nothing here; the recommended gate would read it Current)"),
         "{}",
         r.stdout
     );
@@ -653,7 +673,17 @@ fn explain_reads_a_codertemplatetest_from_the_cluster() {
         "{}",
         r.stdout
     );
-    assert_eq!(field(&r.stdout, "Flux"), Some("Failed"));
+    // No Kustomization applies it in this cluster.
+    assert_eq!(
+        field(&r.stdout, "Flux"),
+        Some("no Kustomization of the cluster applies it")
+    );
+    assert!(
+        r.stdout
+            .contains("the recommended gate would read it Failed)"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -893,7 +923,7 @@ fn bad_input_to_get_and_explain_is_a_clear_error() {
     r.assert_code(0);
     let argo = field(&r.stdout, "Argo CD").unwrap();
     assert!(
-        argo.starts_with("Unknown: the configuration cannot be loaded: "),
+        argo.starts_with("the configuration cannot be loaded: "),
         "{argo}"
     );
     assert!(argo.contains("yes please"), "{argo}");
@@ -912,7 +942,7 @@ fn a_broken_argocd_cm_in_the_cluster_is_reported_not_hidden() {
     assert!(
         field(&r.stdout, "Argo CD")
             .unwrap()
-            .starts_with("Unknown: the configuration cannot be loaded: "),
+            .starts_with("the configuration cannot be loaded: "),
         "{}",
         r.stdout
     );
@@ -922,7 +952,7 @@ fn a_broken_argocd_cm_in_the_cluster_is_reported_not_hidden() {
             .lines()
             .nth(1)
             .unwrap()
-            .contains(" argo:hold flux:pass "),
+            .contains(" argo:fail flux:none "),
         "{}",
         g.stdout
     );
@@ -976,7 +1006,7 @@ fn get_says_on_stderr_when_the_recommended_gate_decides() {
     assert_eq!(
         r.stderr,
         "note: the Argo CD side of GATE is the recommended gate: argocd-cm not readable: configmaps \"argocd-cm\" not found in namespace \"argocd\"\n\
-         note: the Flux side of GATE is the recommended gate: no Kustomization's inventory holds it\n"
+         note: 1 of 1 Pactos are in no Kustomization's inventory: Flux gates nothing for them\n"
     );
     // Flux not installed at all.
     let bare = Cluster::without_pacto_crd();

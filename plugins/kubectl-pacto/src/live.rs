@@ -143,10 +143,24 @@ fn gate_notes(decisions: &[gate::Decision]) -> Vec<String> {
             "the Argo CD side of GATE is the recommended gate: {why}"
         ));
     }
+    let unapplied = decisions
+        .iter()
+        .filter(|d| d.flux.first().is_some_and(|f| f.unapplied))
+        .count();
+    if unapplied > 0 {
+        notes.push(format!(
+            "{unapplied} of {} Pactos are in no Kustomization's inventory: Flux gates nothing for them",
+            decisions.len()
+        ));
+    }
     let recommended: Vec<&str> = decisions
         .iter()
-        .filter_map(|d| match d.flux.first().map(|f| &f.source) {
-            Some(gate::Source::Recommended(why)) => Some(why.as_str()),
+        .filter_map(|d| match d.flux.first() {
+            Some(f) if f.unapplied => None,
+            Some(gate::FluxDecision {
+                source: gate::Source::Recommended(why),
+                ..
+            }) => Some(why.as_str()),
             _ => None,
         })
         .collect();

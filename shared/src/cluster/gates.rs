@@ -41,6 +41,7 @@ pub async fn cluster_gates(
                 .iter()
                 .filter_map(|k| FluxKustomization::new(k, true, now_unix).ok())
                 .collect(),
+            complete: true,
             ..FluxGate::recommended(
                 "no Kustomization's inventory holds it",
                 warning_blocks,

@@ -81,10 +81,7 @@ pub fn verdict(k: &Kustomization, objects: &[Checked]) -> WaitVerdict {
         .collect();
     if !failed.is_empty() {
         return WaitVerdict::FailsEarly {
-            message: format!(
-                "failed early due to stalled resources: [{}]",
-                failed.join(", ")
-            ),
+            message: fails_early_message(&failed),
         };
     }
     if aggregate(objects) == KStatus::Current {
@@ -98,12 +95,27 @@ pub fn verdict(k: &Kustomization, objects: &[Checked]) -> WaitVerdict {
         .collect();
     WaitVerdict::TimesOut {
         timeout,
-        message: format!(
-            "health check failed after {}: timeout waiting for: [{}]",
-            go_duration(timeout),
-            waiting.join(", ")
-        ),
+        message: timeout_message(timeout, &waiting),
     }
+}
+
+/// ssa's fail-fast text: `failed early due to stalled resources: [<entries>]`.
+pub fn fails_early_message(entries: &[String]) -> String {
+    format!(
+        "failed early due to stalled resources: [{}]",
+        entries.join(", ")
+    )
+}
+
+/// kustomize-controller's health check failure after the timeout: `health check failed after
+/// <d>: timeout waiting for: [<entries>]` (Flux prints the measured elapsed time, which is the
+/// timeout plus a little).
+pub fn timeout_message(timeout: Duration, entries: &[String]) -> String {
+    format!(
+        "health check failed after {}: timeout waiting for: [{}]",
+        go_duration(timeout),
+        entries.join(", ")
+    )
 }
 
 /// kustomize-controller `GetTimeout`: `spec.timeout`, else `spec.interval` − 30 s, never below

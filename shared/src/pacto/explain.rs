@@ -122,6 +122,9 @@ fn explain_pacto(obj: &Value, decision: &Decision, now: Timestamp, opts: Options
         if let Some((name, kind)) = &p.workload_ref {
             parts.push(match kind {
                 Some(k) => format!("workload {k}/{name}"),
+                None if p.schema == Schema::Legacy => {
+                    format!("workload Deployment/{name} (no kind: the legacy operator assumes Deployment)")
+                }
                 None => {
                     format!("workload {name} (no kind: the operator cannot confirm a mismatch)")
                 }
@@ -152,7 +155,7 @@ fn explain_pacto(obj: &Value, decision: &Decision, now: Timestamp, opts: Options
         status.unwrap_or("<none>"),
         verdict_tone(status),
     );
-    r.add(1, "Meaning", verdict::meaning(status), Tone::Plain);
+    r.add(1, "Meaning", verdict::meaning_of(&p), Tone::Plain);
     if let Some(v) = &p.version {
         r.add(1, "Version", v.clone(), Tone::Plain);
     }
@@ -333,11 +336,18 @@ fn freshness(r: &mut Rows, p: &PactoView, now: Timestamp) {
         } => r.add(
             0,
             "Generation",
-            format!(
-                "{}, observed {}: the verdict is not for the current spec",
-                g(generation),
-                g(observed)
-            ),
+            match (observed, &p.contract_status) {
+                (Some(_), _) => format!(
+                    "{}, observed {}: the verdict is for an older spec",
+                    g(generation),
+                    g(observed)
+                ),
+                (None, Some(_)) => format!(
+                    "{}, observed <none>: the status does not say which spec its verdict is for",
+                    g(generation)
+                ),
+                (None, None) => format!("{}, observed <none>: no verdict yet", g(generation)),
+            },
             Tone::Pending,
         ),
         Freshness::Late { .. } | Freshness::Fresh { .. } => r.add(
@@ -366,7 +376,7 @@ fn freshness(r: &mut Rows, p: &PactoView, now: Timestamp) {
             0,
             "Reconciled",
             format!(
-                "{} ago, {every}: more than {} intervals ({}) without a reconcile, is the operator running?",
+                "{} ago, {every}: more than {} intervals ({}) without a reconcile (this tool's rule of thumb): is the operator running?",
                 verdict::human_duration(age),
                 verdict::LATE_AFTER_INTERVALS,
                 seconds(verdict::LATE_AFTER_INTERVALS.saturating_mul(interval_seconds))
@@ -409,12 +419,20 @@ fn freshness(r: &mut Rows, p: &PactoView, now: Timestamp) {
     }
 }
 
-fn argo_meaning(o: Outcome) -> &'static str {
+fn argo_meaning(o: Outcome, status: &str) -> String {
+    // gitops-engine pkg/sync/sync_context.go: a synced resource is waited on only when later
+    // sync waves (or hooks) follow; in the last wave the sync ends whatever its health.
     match o {
-        Outcome::Pass => "lets the sync go on",
-        Outcome::Hold => "holds the sync until the health changes",
-        Outcome::Fail => "fails the sync",
-        Outcome::None => "does not wait for it: a sync goes on whatever the verdict",
+        Outcome::Pass => "a later sync wave goes on".to_string(),
+        Outcome::Hold => format!(
+            "a later sync wave waits for it; in the last wave the sync ends and the application shows {status}"
+        ),
+        Outcome::Fail => {
+            "a sync with later waves fails here; in the last wave the application shows Degraded".to_string()
+        }
+        Outcome::None => {
+            "Argo CD assesses no health: sync waves do not wait for it whatever the verdict".to_string()
+        }
     }
 }
 
@@ -430,13 +448,13 @@ fn gates(r: &mut Rows, d: &Decision, obj: &Value) {
             r.add(
                 0,
                 "Argo CD",
-                format!("Unknown: the configuration cannot be loaded: {e}"),
+                format!("the configuration cannot be loaded: {e}"),
                 Tone::Bad,
             );
             r.add(
                 1,
                 "Gate",
-                "every application's health is Unknown: holds every sync",
+                "fail (every sync operation errors: \"Failed to load resource overrides\")",
                 Tone::Bad,
             );
         }
@@ -470,7 +488,11 @@ fn gates(r: &mut Rows, d: &Decision, obj: &Value) {
             r.add(
                 1,
                 "Gate",
-                format!("{} ({})", o.as_str(), argo_meaning(o)),
+                format!(
+                    "{} ({})",
+                    o.as_str(),
+                    argo_meaning(o, v.health.as_ref().map_or("", |h| h.status.as_str()))
+                ),
                 outcome_tone(o),
             );
             let rule = match v.decider.name() {
@@ -518,7 +540,7 @@ fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
         r.add(
             1,
             "Gate",
-            "hold (the Kustomization stalls: InvalidCELExpression)",
+            "hold (the Kustomization stalls: InvalidCELExpression, whatever spec.wait says)",
             Tone::Bad,
         );
         return;
@@ -529,17 +551,33 @@ fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
         None if !v.message.is_empty() => format!("{status}: {}", one_line(&v.message)),
         None => status.to_string(),
     };
+    if f.unapplied {
+        r.add(
+            0,
+            "Flux",
+            "no Kustomization of the cluster applies it",
+            Tone::Warn,
+        );
+        r.add(
+            1,
+            "Gate",
+            format!("none (Flux gates nothing here; the recommended gate would read it {head})"),
+            Tone::Warn,
+        );
+        return;
+    }
     r.add(0, "Flux", head, outcome_tone(o));
-    let timeout = f
-        .timeout
-        .clone()
-        .unwrap_or_else(|| "its interval".to_string());
+    let timeout = &f.timeout;
     let meaning = match o {
         Outcome::Pass => format!("{who} counts it ready"),
         Outcome::Fail => format!("{who} fails its health check early, without waiting for the timeout"),
         Outcome::Hold => format!("{who} waits, then fails with a timeout after {timeout}"),
-        Outcome::None if f.waits => format!("{who} waits for it, but never reads its verdict: kstatus reads a Pacto as Current whatever its contractStatus"),
-        Outcome::None => format!("{who} does not wait for it (spec.wait is false and spec.healthChecks does not list it)"),
+        Outcome::None if f.waits => format!(
+            "{who} waits for it, but never reads its verdict: kstatus reads a Pacto as Current whatever its contractStatus"
+        ),
+        Outcome::None => format!(
+            "{who} does not wait for it (spec.wait is false and spec.healthChecks does not list it)"
+        ),
     };
     r.add(
         1,
@@ -551,9 +589,13 @@ fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
         .pointer("/status/observedGeneration")
         .and_then(Value::as_i64);
     let g = obj.pointer("/metadata/generation").and_then(Value::as_i64);
+    let deleting = obj
+        .pointer("/metadata/deletionTimestamp")
+        .is_some_and(|v| !v.is_null());
     let why = if !f.has_expression && f.verdict_blind {
         format!(
-            "no healthCheckExprs entry for {gk}: kstatus decides from the generation and any Ready/Reconciling/Stalled conditions, never from contractStatus; with neither it reads the object as Current"
+            "no healthCheckExprs entry for {gk}: kstatus decides from the generation and any Ready/Reconciling/Stalled conditions{}, never from contractStatus; with neither it reads the object as Current",
+            if deleting { " (and reads an object being deleted as Terminating)" } else { "" }
         )
     } else if !f.has_expression {
         format!("no healthCheckExprs entry for {gk}: kstatus's own rules for it decide")
@@ -614,55 +656,92 @@ fn divergence(r: &mut Rows, p: &PactoView, d: &Decision) {
 fn timing(r: &mut Rows, p: &PactoView, d: &Decision, now: Timestamp, opts: Options) {
     let every = seconds(p.check_interval_seconds);
     let mut lines: Vec<(String, Tone)> = Vec::new();
-    let fresh = verdict::freshness(p, now);
-    match fresh {
+    let unavailable = p
+        .condition("ContractValid")
+        .filter(|c| c.status == "Unknown" && c.reason == "Unavailable");
+    match verdict::freshness(p, now) {
         Freshness::NeverEvaluated => lines.push((
             format!("the first verdict comes with the operator's first reconcile (then every {every})"),
             Tone::Plain,
         )),
-        Freshness::GenerationNotObserved { .. } => lines.push((
+        Freshness::GenerationNotObserved { observed: Some(_), .. } => lines.push((
             format!("the operator evaluates the current spec on its next reconcile (a spec change queues one at once; otherwise within {every})"),
             Tone::Plain,
         )),
+        Freshness::GenerationNotObserved { observed: None, .. } if p.contract_status.is_some() => {
+            lines.push((
+                "the status does not record observedGeneration: the Argo CD script holds until the operator writes it (current operators write it on every reconcile)".to_string(),
+                Tone::Plain,
+            ))
+        }
         _ => {}
     }
+    let mut escalates = false;
     match p.contract_status.as_deref() {
+        Some("Unknown") | None if unavailable.is_some() => lines.push((
+            format!(
+                "the contract could not be obtained (ContractValid Unknown/Unavailable): no verdict until it can be; the operator tries again every {every}"
+            ),
+            Tone::Warn,
+        )),
+        Some("Unknown")
+            if p.schema == super::view::Schema::Current
+                && matches!(&p.workload_ref, Some((_, None)))
+                && p.observation_windows.is_empty() =>
+        {
+            lines.push((
+                "spec.target.workloadRef has no kind: the operator cannot confirm the workload, so the verdict stays Unknown until spec.target.workloadRef.kind is set".to_string(),
+                Tone::Warn,
+            ))
+        }
         Some("Unknown") => {
             let esc = verdict::escalations(p, opts.stabilization_window_seconds);
             if esc.is_empty() {
-                lines.push((format!("no observation window is open: it stays Unknown until the evidence changes (re-checked every {every})"), Tone::Plain));
+                lines.push((format!("no observation window is open: it stays Unknown until the missing evidence appears (re-checked every {every})"), Tone::Plain));
             }
+            let (window, hint) = if opts.stabilization_window_seconds
+                == verdict::DEFAULT_STABILIZATION_WINDOW_SECONDS
+            {
+                (
+                    format!(
+                        "the operator's default {} stabilization window",
+                        seconds(opts.stabilization_window_seconds)
+                    ),
+                    " (give --stabilization-window if the operator runs with another)",
+                )
+            } else {
+                (
+                    format!(
+                        "a {} stabilization window",
+                        seconds(opts.stabilization_window_seconds)
+                    ),
+                    "",
+                )
+            };
             for e in esc {
                 let becomes = e
                     .code
                     .map(|c| format!("NonCompliant ({c})"))
                     .unwrap_or_else(|| "NonCompliant".to_string());
-                let window = seconds(opts.stabilization_window_seconds);
-                if e.latest < now {
-                    lines.push((
-                        format!(
-                            "{} {}: its {window} window and one check interval were over by {}, yet the verdict is still Unknown: the last reconcile did not confirm the absence (it may have recovered, or the operator runs with another --stabilization-window)",
-                            e.kind, e.subject, when(e.latest, now)
-                        ),
-                        Tone::Warn,
-                    ));
+                let line = if e.latest < now {
+                    format!(
+                        "{} {}: {window} and one check interval were over by {}, yet the verdict is still Unknown: the last reconcile did not confirm the absence (it may have recovered){hint}",
+                        e.kind, e.subject, when(e.latest, now)
+                    )
                 } else if e.window_ends <= now {
-                    lines.push((
-                        format!(
-                            "{} {}: the {window} window ended at {}; if still absent it turns {becomes} at the next reconcile, by {}",
-                            e.kind, e.subject, when(e.window_ends, now), when(e.latest, now)
-                        ),
-                        Tone::Warn,
-                    ));
+                    escalates = true;
+                    format!(
+                        "{} {}: {window} ended at {}; if still absent it turns {becomes} at the next reconcile, by {}{hint}",
+                        e.kind, e.subject, when(e.window_ends, now), when(e.latest, now)
+                    )
                 } else {
-                    lines.push((
-                        format!(
-                            "{} {}: if still absent, it turns {becomes} between {} and {} (the {window} window, then one check interval of {every})",
-                            e.kind, e.subject, when(e.window_ends, now), when(e.latest, now)
-                        ),
-                        Tone::Warn,
-                    ));
-                }
+                    escalates = true;
+                    format!(
+                        "{} {}: if still absent, it turns {becomes} between {} and {}: after {window}, then at most one check interval of {every}{hint}",
+                        e.kind, e.subject, when(e.window_ends, now), when(e.latest, now)
+                    )
+                };
+                lines.push((line, Tone::Warn));
             }
         }
         Some("NonCompliant") | Some("Invalid") | Some("Warning") => lines.push((
@@ -671,42 +750,40 @@ fn timing(r: &mut Rows, p: &PactoView, d: &Decision, now: Timestamp, opts: Optio
         )),
         _ => {}
     }
-    let flux_holds = d.flux.iter().any(|f| {
-        f.waits
-            && f.verdict.as_ref().is_some_and(|v| {
-                !matches!(
-                    v.status,
-                    crate::flux::KStatus::Current | crate::flux::KStatus::Failed
-                )
-            })
-    });
-    if flux_holds {
-        if let Some(t) = d.flux.iter().find_map(|f| f.timeout.clone()) {
-            let entry = d
-                .flux
-                .iter()
-                .find_map(|f| f.verdict.as_ref())
-                .map(|v| {
-                    crate::flux::wait::Checked {
-                        kind: super::KIND.to_string(),
-                        namespace: p.namespace.clone(),
-                        name: p.name.clone(),
-                        status: v.status,
-                        error: v.error.clone(),
-                    }
-                    .entry()
-                })
-                .unwrap_or_default();
-            let after = crate::flux::wait::parse_go_duration(&t)
-                .map(crate::flux::wait::go_duration)
-                .unwrap_or(t);
+    let holding = d
+        .flux
+        .iter()
+        .find(|f| f.outcome() == Outcome::Hold && f.verdict.is_some());
+    if let (Some(f), Some(v)) = (holding, holding.and_then(|f| f.verdict.as_ref())) {
+        let entry = |status| {
+            crate::flux::wait::Checked {
+                kind: super::KIND.to_string(),
+                namespace: p.namespace.clone(),
+                name: p.name.clone(),
+                status,
+                error: v.error.clone().filter(|_| status == v.status),
+            }
+            .entry()
+        };
+        if escalates {
             lines.push((
                 format!(
-                    "if nothing changes, Flux fails the Kustomization with `health check failed after {after}: timeout waiting for: [{entry}]`"
+                    "if it turns NonCompliant first, Flux fails early: `{}`",
+                    crate::flux::wait::fails_early_message(&[entry(crate::flux::KStatus::Failed)])
                 ),
                 Tone::Plain,
             ));
         }
+        let timeout = crate::flux::wait::parse_go_duration(&f.timeout).unwrap_or_default();
+        lines.push((
+            format!(
+                "if it stays {} until the timeout ({}), Flux reports a message like `{}`",
+                v.status.as_str(),
+                f.timeout,
+                crate::flux::wait::timeout_message(timeout, &[entry(v.status)])
+            ),
+            Tone::Plain,
+        ));
     }
     for (i, (line, tone)) in lines.into_iter().enumerate() {
         r.add(0, if i == 0 { "Timing" } else { "" }, line, tone);
@@ -715,10 +792,11 @@ fn timing(r: &mut Rows, p: &PactoView, d: &Decision, now: Timestamp, opts: Optio
 
 fn no_gate_warning(r: &mut Rows, d: &Decision) {
     let configured_argo = matches!(d.argo_source, Source::Configured(_));
+    // A Flux side read from the cluster: its Kustomizations, or none of them applying it.
     let configured_flux = d
         .flux
         .iter()
-        .all(|f| matches!(f.source, Source::Configured(_)));
+        .all(|f| f.unapplied || matches!(f.source, Source::Configured(_)));
     let argo_none = d.argo_outcome() == Outcome::None;
     let flux_none = d.flux.iter().all(|f| f.outcome() == Outcome::None);
     if configured_argo && configured_flux && argo_none && flux_none {
@@ -736,7 +814,7 @@ fn no_gate_warning(r: &mut Rows, d: &Decision) {
             Tone::Warn,
         );
     } else if configured_flux && flux_none && !d.flux.is_empty() {
-        r.add(0, "Warning", "Flux does not evaluate this verdict (no healthCheckExprs entry, or no wait): it passes whatever the verdict", Tone::Warn);
+        r.add(0, "Warning", "Flux does not evaluate this verdict (no Kustomization applies it, or no healthCheckExprs entry, or no wait): it passes whatever the verdict", Tone::Warn);
     }
 }
 

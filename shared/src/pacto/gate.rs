@@ -213,6 +213,9 @@ pub fn inventory_id(namespace: &str, name: &str, group: &str, kind: &str) -> Str
 /// The Flux side: the Kustomizations read, and the recommended gate for objects none holds.
 pub struct FluxGate {
     pub kustomizations: Vec<FluxKustomization>,
+    /// The Kustomizations are the cluster's whole set: an object none holds is applied by no
+    /// Kustomization, and Flux gates nothing for it.
+    pub complete: bool,
     /// Used for an object no Kustomization holds; the string says why.
     pub recommended: (FluxKustomization, String),
 }
@@ -222,6 +225,7 @@ impl FluxGate {
     pub fn recommended(why: impl Into<String>, warning_blocks: bool, now_unix: i64) -> FluxGate {
         FluxGate {
             kustomizations: Vec::new(),
+            complete: false,
             recommended: (recommended_flux(warning_blocks, now_unix), why.into()),
         }
     }
@@ -256,8 +260,12 @@ pub struct FluxDecision {
     /// judged by kstatus, which ignores contractStatus (it only waits for an unobserved
     /// generation) and otherwise reads it Current (seed 000). Such a Current counts as no gate.
     pub verdict_blind: bool,
-    pub timeout: Option<String>,
+    /// kustomize-controller's effective timeout (`GetTimeout`), as Go prints a duration.
+    pub timeout: String,
     pub error: Option<String>,
+    /// No Kustomization of the cluster applies the object: the verdict shown is what the
+    /// recommended gate would decide, and Flux gates nothing.
+    pub unapplied: bool,
 }
 
 impl FluxDecision {
@@ -266,6 +274,9 @@ impl FluxDecision {
     /// compile (the Kustomization stalls), else pass / hold / fail from the status.
     pub fn outcome(&self) -> Outcome {
         match (&self.verdict, self.waits) {
+            // kustomize-controller builds the status reader on every reconcile, wait or not:
+            // an expression that does not compile stalls the Kustomization (InvalidCELExpression).
+            (None, _) if !self.unapplied => Outcome::Hold,
             (_, false) => Outcome::None,
             (Some(v), true) if self.verdict_blind && v.status == crate::flux::KStatus::Current => {
                 Outcome::None
@@ -317,11 +328,13 @@ fn outcome(g: Gate) -> Outcome {
 }
 
 impl Decision {
-    /// Argo CD: no health (no check) is [`Outcome::None`]; a configuration Argo refuses holds
-    /// (every health is Unknown).
+    /// Argo CD: no health (no check) is [`Outcome::None`]; a configuration Argo refuses fails
+    /// (argo-cd `controller/sync.go`: the sync operation errors with "Failed to load resource
+    /// overrides").
     pub fn argo_outcome(&self) -> Outcome {
         match &self.argo {
-            None => Outcome::Hold,
+            // argo-cd controller/sync.go: "Failed to load resource overrides": every sync errors.
+            None => Outcome::Fail,
             Some(v) if v.health.is_none() => Outcome::None,
             Some(v) => outcome(argo_gate(v)),
         }
@@ -368,7 +381,8 @@ pub fn decide(argo: &ArgoGate, flux: &FluxGate, obj: &Value) -> Decision {
             waits: fk.waits_for(ns, name, &gvk.group, &gvk.kind),
             has_expression,
             verdict_blind: !has_expression && gvk.group == super::GROUP && gvk.kind == super::KIND,
-            timeout: k.timeout.clone().or_else(|| k.interval.clone()),
+            timeout: crate::flux::wait::go_duration(crate::flux::wait::timeout(k)),
+            unapplied: false,
             error: fk.error.clone(),
         }
     };
@@ -385,11 +399,16 @@ pub fn decide(argo: &ArgoGate, flux: &FluxGate, obj: &Value) -> Decision {
         .collect();
     if decisions.is_empty() {
         let (fk, why) = &flux.recommended;
-        decisions.push(judge(
+        let mut d = judge(
             fk,
             "recommended".to_string(),
             Source::Recommended(why.clone()),
-        ));
+        );
+        if flux.complete {
+            d.waits = false;
+            d.unapplied = true;
+        }
+        decisions.push(d);
     }
     Decision {
         argo: argo.engine.as_ref().map(|e| e.evaluate(obj)),

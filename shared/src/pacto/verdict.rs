@@ -14,7 +14,8 @@ use jiff::{SignedDuration, Timestamp};
 pub const DEFAULT_STABILIZATION_WINDOW_SECONDS: i64 = 120;
 
 /// How many check intervals may pass without a reconcile before the operator counts as not
-/// reconciling (a Pacto requeues every `checkIntervalSeconds`).
+/// reconciling (a Pacto requeues every `checkIntervalSeconds`). A heuristic of this tool
+/// (pacto-domain §2.3 proposes it), not a rule of the operator.
 pub const LATE_AFTER_INTERVALS: i64 = 2;
 
 /// The contractStatus values the current CRD allows, in the operator's words.
@@ -39,7 +40,7 @@ pub fn meaning(contract_status: Option<&str>) -> String {
         "NonCompliant" => "a confirmed violation: at least one error finding".to_string(),
         "Reference" => "a reference-only contract (no spec.target): validated, never observed at runtime".to_string(),
         "Unknown" => "not decided: a required assertion could not be evaluated, or the contract could not be obtained".to_string(),
-        "Invalid" => "the contract failed validation and was not evaluated".to_string(),
+        "Invalid" => "the contract could not be validated or loaded (validation errors, an override naming a missing configuration, or a malformed artifact): not evaluated".to_string(),
         "NotEvaluated" => "reserved value the operator does not write: no verdict".to_string(),
         other => match KNOWN_VERDICTS.iter().find(|k| k.eq_ignore_ascii_case(other)) {
             Some(k) => format!(
@@ -47,6 +48,26 @@ pub fn meaning(contract_status: Option<&str>) -> String {
             ),
             None => "a value this plugin does not know (written by a newer operator?): treated as pending".to_string(),
         },
+    }
+}
+
+/// [`meaning`] for this Pacto: the legacy operator's Warning and NonCompliant come from its
+/// per-check conditions, not from findings (TrianaLab/pacto-operator
+/// `computeFinalContractStatus`: a non-True ServiceExists or WorkloadExists, or an invalid
+/// contract, is NonCompliant; any other non-True check is Warning).
+pub fn meaning_of(p: &PactoView) -> String {
+    let status = p.contract_status.as_deref();
+    match (p.schema, status) {
+        (super::view::Schema::Legacy, Some("Warning")) => {
+            "legacy operator: a check other than ServiceExists and WorkloadExists failed (see Checks)".to_string()
+        }
+        (super::view::Schema::Legacy, Some("NonCompliant")) => {
+            "legacy operator: the contract is invalid, or the Service or workload it names is missing".to_string()
+        }
+        (super::view::Schema::Current, Some("NonCompliant")) if p.first_error().is_none() => {
+            format!("{} (the status lists no error finding)", meaning(status))
+        }
+        _ => meaning(status),
     }
 }
 

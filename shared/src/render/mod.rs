@@ -72,12 +72,14 @@ pub enum Gate {
     Fail,
 }
 
-/// Argo CD: Healthy (or no health, which the roll-up ignores) lets a sync wave go on; Degraded and
-/// Missing fail it; Progressing, Suspended, Unknown and the empty status hold it.
+/// Argo CD, as gitops-engine `pkg/sync/sync_context.go` treats a synced resource when later sync
+/// waves exist: Healthy (or no health, which the roll-up ignores) lets the next wave go on;
+/// Degraded fails the sync; Progressing, Suspended, Missing, Unknown and the empty status keep it
+/// waiting. (In the last wave the sync ends either way; the health then shows on the application.)
 pub fn argo_gate(v: &ArgoVerdict) -> Gate {
     match v.health.as_ref().map(|h| h.status.as_str()) {
         None | Some("Healthy") => Gate::Pass,
-        Some("Degraded") | Some("Missing") => Gate::Fail,
+        Some("Degraded") => Gate::Fail,
         _ => Gate::Hold,
     }
 }

@@ -96,8 +96,8 @@ fn clip(s: &str) -> String {
 }
 
 /// The FINDING column: the first error finding (`CODE: message`); for a pending verdict the first
-/// unknown finding; a legacy Pacto's first failing check; an Invalid contract's first validation
-/// error.
+/// unknown finding, or a contract that could not be obtained (ContractValid Unknown); a legacy
+/// Pacto's first failing check; an Invalid contract's first validation error.
 fn headline(v: &PactoView) -> String {
     let f = v.first_error().or_else(|| {
         (v.contract_status.as_deref() == Some("Unknown"))
@@ -114,6 +114,16 @@ fn headline(v: &PactoView) -> String {
         if let Some(c) = v.legacy_failing_checks().first() {
             return format!("{} {}: {}", c.type_, c.reason, super::one_line(&c.message));
         }
+    }
+    if let Some(c) = v
+        .condition("ContractValid")
+        .filter(|c| c.status == "Unknown")
+    {
+        return format!(
+            "ContractValid {}: {}",
+            c.reason,
+            super::one_line(&c.message)
+        );
     }
     if let Some(e) = v.validation_errors.first() {
         return format!("{}: {}", e.code, super::one_line(&e.message));
