@@ -374,11 +374,12 @@ impl PactoView {
         self.conditions.iter().find(|c| c.type_ == type_)
     }
 
-    /// Legacy checks that are not True, in condition order (what made the verdict).
+    /// Legacy checks that are not True, in condition order (what made the verdict: the legacy
+    /// rule counts every non-True condition, reference pacto-domain §1.6b).
     pub fn legacy_failing_checks(&self) -> Vec<&Condition> {
         self.conditions
             .iter()
-            .filter(|c| c.status != "True" && c.type_ != "ReadinessSatisfied")
+            .filter(|c| c.status != "True")
             .collect()
     }
 }
