@@ -1408,3 +1408,27 @@ fn odd_but_legal_answers_of_an_api_server() {
         "error: the API server answered 502 Bad Gateway to list pactos.pacto.trianalab.io in namespace \"shop\": <html><body>Bad gateway</body></html>\n"
     );
 }
+
+#[test]
+fn a_proxy_in_the_environment_is_not_used_for_a_loopback_api_server() {
+    // Go's ProxyFromEnvironment never proxies localhost or loopback addresses; the proxy here
+    // would refuse every connection.
+    let c = shop();
+    for (var, value) in [
+        ("HTTP_PROXY", "http://127.0.0.2:1"),
+        ("HTTPS_PROXY", "http://127.0.0.2:1"),
+    ] {
+        let mut k = cmd(
+            c.dir.path(),
+            &["get", "-o", "name", "--kubeconfig", s(&c.kubeconfig)],
+        );
+        k.env(var, value).env("NO_PROXY", "");
+        let r = run(&mut k);
+        r.assert_code(0);
+        assert!(
+            r.stdout.contains("pacto.pacto.trianalab.io/orders\n"),
+            "{var}: {}",
+            r.stderr
+        );
+    }
+}

@@ -257,6 +257,7 @@ fn is_pacto(o: &Value) -> bool {
 /// `kubectl pacto get`.
 pub fn get(args: &GetArgs) -> Result<ExitCode> {
     let now = now()?;
+    request_timeout(&args.cluster.request_timeout)?;
     let name = match (pacto_resource(&args.resource)?, &args.name) {
         (Some(_), Some(_)) => bail!("give the name once: pacto/NAME or pactos NAME"),
         (a, b) => a.or(b.clone()),
@@ -402,6 +403,7 @@ fn explain_target(t: &str) -> Result<((&'static str, &'static str, &'static str)
 /// `kubectl pacto explain`.
 pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
     let now = now()?;
+    request_timeout(&args.cluster.request_timeout)?;
     let window = duration_flag(
         "--stabilization-window",
         &args.stabilization_window,

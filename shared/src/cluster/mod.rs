@@ -10,6 +10,7 @@
 
 mod error;
 mod gates;
+pub mod proxy;
 
 pub use gates::cluster_gates;
 
@@ -95,7 +96,7 @@ pub struct Cluster {
     client: Client,
     /// The context's namespace, else `default` (kubectl's fallback when `-n` is absent).
     pub default_namespace: String,
-    /// The API server URL, for messages.
+    /// The API server URL (and the proxy used to reach it, if any), for messages.
     pub server: String,
     timeout: Option<Duration>,
 }
@@ -112,6 +113,25 @@ struct Op<'a> {
     verb: &'a str,
     resource: String,
     scope: String,
+}
+
+/// The `proxy-url` of the cluster the context in use names.
+fn cluster_proxy_url(kc: &Kubeconfig, context: Option<&str>) -> Option<String> {
+    let name = context.or(kc.current_context.as_deref())?;
+    let ctx = kc
+        .contexts
+        .iter()
+        .find(|c| c.name == name)?
+        .context
+        .as_ref()?;
+    kc.clusters
+        .iter()
+        .find(|c| c.name == ctx.cluster)?
+        .cluster
+        .as_ref()?
+        .proxy_url
+        .clone()
+        .filter(|p| !p.is_empty())
 }
 
 /// The context in use must name a cluster and a user the kubeconfig defines (kubectl refuses
@@ -212,9 +232,11 @@ impl Cluster {
         } else {
             None
         };
+        let mut explicit_proxy = None;
         let mut config = if let Some((kc, source)) = loaded {
             check_context(&kc, o.context.as_deref())
                 .map_err(|e| ClusterError::Config(format!("{source}: {e}")))?;
+            explicit_proxy = cluster_proxy_url(&kc, o.context.as_deref());
             Config::from_custom_kubeconfig(kc, &opts)
                 .await
                 .map_err(|e| config_error(&source, e))?
@@ -235,6 +257,14 @@ impl Cluster {
             })?
         };
         config.default_retry = false;
+        config.proxy_url = proxy::proxy_for(&config.cluster_url, explicit_proxy.as_deref(), |k| {
+            std::env::var(k).ok().filter(|v| !v.is_empty())
+        })
+        .map_err(ClusterError::Config)?;
+        let via = config
+            .proxy_url
+            .as_ref()
+            .map(|p| format!(" through the proxy {}", p.to_string().trim_end_matches('/')));
         let timeout = o.request_timeout.filter(|t| !t.is_zero());
         if let Some(t) = timeout {
             // The transport's own timers add the duration to an Instant: keep them in range
@@ -250,6 +280,8 @@ impl Cluster {
             .trim_end_matches('/')
             .to_string();
         let default_namespace = config.default_namespace.clone();
+        // Messages name the proxy when there is one: a refused connection may be the proxy's.
+        let described = format!("{server}{}", via.unwrap_or_default());
         // Building the client runs a kubeconfig exec credential plugin, a blocking child
         // process: off the runtime's thread, within the request timeout.
         let build = tokio::task::spawn_blocking(move || Client::try_from(config));
@@ -270,7 +302,7 @@ impl Cluster {
         Ok(Cluster {
             client,
             default_namespace,
-            server,
+            server: described,
             timeout,
         })
     }
@@ -692,7 +724,27 @@ fn api_error(op: &Op<'_>, code: u16, reason: String, message: String) -> Cluster
     }
 }
 
-/// Parses an answer: JSON of any depth (the API server accepts deeply nested objects), numbers
+/// encoding/json's nesting limit (Go `scanner.go` `maxNestingDepth`): deeper answers are refused
+/// as kubectl refuses them.
+const MAX_DEPTH: usize = 10_000;
+
+/// How deeply a value nests (a scalar is 0), without recursion.
+fn depth(v: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match v {
+            Value::Array(a) => stack.extend(a.iter().map(|x| (x, d + 1))),
+            Value::Object(o) => stack.extend(o.values().map(|x| (x, d + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Parses an answer: JSON up to Go's depth limit (serde_json's own limit of 128 is lower than
+/// what the API server accepts), numbers
 /// typed as Kubernetes types them. Errors: not UTF-8, not JSON.
 fn parse_json(body: &[u8]) -> Result<Value, String> {
     if std::str::from_utf8(body).is_err() {
@@ -703,6 +755,11 @@ fn parse_json(body: &[u8]) -> Result<Value, String> {
     let v =
         serde::Deserialize::deserialize(&mut de).map_err(|e: serde_json::Error| e.to_string())?;
     de.end().map_err(|e| e.to_string())?;
+    if depth(&v) > MAX_DEPTH {
+        return Err(format!(
+            "nested deeper than {MAX_DEPTH} levels (Go's JSON decoder refuses it too)"
+        ));
+    }
     Ok(crate::object::kube_numbers(v))
 }
 

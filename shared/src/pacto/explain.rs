@@ -491,24 +491,28 @@ fn gates(r: &mut Rows, d: &Decision, obj: &Value) {
                 format!(
                     "{} ({})",
                     o.as_str(),
-                    argo_meaning(o, v.health.as_ref().map_or("", |h| h.status.as_str()))
+                    argo_meaning(
+                        o,
+                        v.health
+                            .as_ref()
+                            .map(|h| if h.status.is_empty() {
+                                "<empty>"
+                            } else {
+                                h.status.as_str()
+                            })
+                            .unwrap_or("<none>")
+                    )
                 ),
                 outcome_tone(o),
             );
+            let from = d.argo_source.describe();
             let rule = match v.decider.name() {
-                "deletion" => {
-                    "deletionTimestamp is set: Argo CD answers before any script runs".to_string()
-                }
-                "none" => "no resource.customizations.health key matches".to_string(),
-                "custom" | "custom-wildcard" => format!("health script for {gk}"),
-                other => format!("{other} check"),
+                "deletion" => "metadata.deletionTimestamp is set: Argo CD answers Progressing before any health script runs".to_string(),
+                "none" => format!("no resource.customizations.health key matches in {from}"),
+                "custom" | "custom-wildcard" => format!("health script for {gk} from {from}"),
+                other => format!("Argo CD's {other} check"),
             };
-            r.add(
-                1,
-                "Rule",
-                format!("{} from {}", rule, d.argo_source.describe()),
-                Tone::Plain,
-            );
+            r.add(1, "Rule", rule, Tone::Plain);
             if let Some(e) = &v.error {
                 r.add(1, "Error", one_line(e), Tone::Bad);
             }
@@ -643,7 +647,11 @@ fn divergence(r: &mut Rows, p: &PactoView, d: &Decision) {
     {
         "status.observedGeneration is absent: the Argo CD script compares it with metadata.generation and holds, while Flux skips its generation check and lets the expressions decide"
     } else {
-        "the Argo CD script and the Flux expressions map this verdict differently"
+        if d.flux.iter().any(|f| !f.has_expression) {
+            "Argo CD's health script and kstatus (Flux has no healthCheckExprs entry for it) read this object differently"
+        } else {
+            "the Argo CD script and the Flux expressions map this verdict differently"
+        }
     };
     r.add(
         0,
@@ -744,10 +752,17 @@ fn timing(r: &mut Rows, p: &PactoView, d: &Decision, now: Timestamp, opts: Optio
                 lines.push((line, Tone::Warn));
             }
         }
-        Some("NonCompliant") | Some("Invalid") | Some("Warning") => lines.push((
-            format!("changes when the contract or the workload changes; re-checked every {every}"),
-            Tone::Plain,
-        )),
+        Some("NonCompliant") | Some("Invalid") | Some("Warning")
+            if !matches!(
+                verdict::freshness(p, now),
+                Freshness::GenerationNotObserved { .. }
+            ) =>
+        {
+            lines.push((
+                format!("changes when the contract or the workload changes; re-checked every {every}"),
+                Tone::Plain,
+            ))
+        }
         _ => {}
     }
     let holding = d

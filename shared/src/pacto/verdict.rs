@@ -163,12 +163,13 @@ pub fn escalations(p: &PactoView, window_seconds: i64) -> Vec<Escalation> {
         .iter()
         .filter_map(|w| {
             let start = w.first_observed_negative_at?;
+            // Past the end of time only with absurd inputs: saturate rather than drop the window.
             let window_ends = start
                 .checked_add(SignedDuration::from_secs(window_seconds))
-                .ok()?;
+                .unwrap_or(Timestamp::MAX);
             let latest = window_ends
                 .checked_add(SignedDuration::from_secs(p.check_interval_seconds))
-                .ok()?;
+                .unwrap_or(Timestamp::MAX);
             Some(Escalation {
                 kind: w.kind.clone(),
                 subject: w.subject.clone(),

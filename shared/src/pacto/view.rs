@@ -321,6 +321,14 @@ impl PactoView {
         let contract_ref = string(path(obj, &["spec", "contractRef", "oci"])).or_else(|| {
             path(obj, &["spec", "contractRef", "inline"]).map(|_| "inline".to_string())
         });
+        // The CRD types it int32 with a minimum of 30; anything else cannot come from a cluster.
+        let raw_interval = path(obj, &["spec", "checkIntervalSeconds"]).filter(|v| !v.is_null());
+        let interval = int(raw_interval).filter(|s| (1..=i64::from(i32::MAX)).contains(s));
+        if let (Some(raw), None) = (raw_interval, interval) {
+            anomalies.push(format!(
+                "spec.checkIntervalSeconds {raw} is not a 32-bit positive integer: the default 300 s is assumed"
+            ));
+        }
         PactoView {
             namespace: scalar(meta("namespace"), "metadata.namespace", &mut anomalies),
             name: scalar(meta("name"), "metadata.name", &mut anomalies),
@@ -341,11 +349,8 @@ impl PactoView {
             service_name: target.and_then(|t| string(t.get("serviceName"))),
             workload_ref,
             contract_ref,
-            check_interval_seconds: int(path(obj, &["spec", "checkIntervalSeconds"]))
-                .filter(|s| *s > 0)
-                .unwrap_or(DEFAULT_CHECK_INTERVAL_SECONDS),
-            check_interval_explicit: int(path(obj, &["spec", "checkIntervalSeconds"]))
-                .is_some_and(|s| s > 0),
+            check_interval_seconds: interval.unwrap_or(DEFAULT_CHECK_INTERVAL_SECONDS),
+            check_interval_explicit: interval.is_some(),
             has_status,
             schema,
             contract_status,

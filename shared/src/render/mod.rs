@@ -285,12 +285,15 @@ pub fn one_line(s: &str) -> String {
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            // Bidirectional controls reorder what the terminal shows.
-            '\u{200e}'
-            | '\u{200f}'
+            // Bidirectional controls reorder what the terminal shows; line separators break lines
+            // in some terminals; zero-width and tag characters make two names look alike.
+            '\u{200b}'..='\u{200f}'
             | '\u{061c}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}' => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}' => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }

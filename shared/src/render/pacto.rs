@@ -82,7 +82,7 @@ fn legacy_counts(v: &PactoView) -> (usize, usize) {
     (errors, failing.len() - errors)
 }
 
-/// The widest FINDING cell, in characters (the whole text is in `explain` and `-o json`): the
+/// The widest table cell, in characters (the whole text is in `explain` and `-o json`): the
 /// table's layout cost grows with the square of a cell's length.
 const MAX_CELL: usize = 400;
 
@@ -157,17 +157,17 @@ pub fn pacto_table(rows: &[PactoRow], o: TableOptions) -> String {
             let d = r.decision;
             let mut cells = Vec::new();
             if o.all_namespaces {
-                cells.push(one_line(&v.namespace));
+                cells.push(clip(&one_line(&v.namespace)));
             }
-            cells.push(one_line(&v.name));
+            cells.push(clip(&one_line(&v.name)));
             let status = v.contract_status.as_deref();
             cells.push(paint(
-                &one_line(status.unwrap_or(NONE)),
+                &clip(&one_line(status.unwrap_or(NONE))),
                 verdict_tone(status),
                 o.colour,
             ));
-            cells.push(one_line(&or_none(v.service_name.as_ref())));
-            cells.push(one_line(&or_none(v.version.as_ref())));
+            cells.push(clip(&one_line(&or_none(v.service_name.as_ref()))));
+            cells.push(clip(&one_line(&or_none(v.version.as_ref()))));
             let (errors, warnings) = if v.schema == Schema::Legacy {
                 let (e, w) = legacy_counts(v);
                 (e.to_string(), w.to_string())

@@ -1,0 +1,166 @@
+//! Which proxy a request to the API server goes through, as kubectl (Go's `net/http`
+//! `ProxyFromEnvironment`, golang.org/x/net `http/httpproxy`) decides: the kubeconfig cluster's
+//! `proxy-url`; else `HTTPS_PROXY` for an https server and `HTTP_PROXY` for an http one
+//! (upper case first, then lower case); never for localhost or a loopback address; never when
+//! `NO_PROXY` matches the server's host. kube-rs 5 matches `NO_PROXY` against the proxy's own
+//! address instead, so the plugin decides itself. Pure: the environment comes in as a function.
+
+use ipnet::IpNet;
+use std::net::IpAddr;
+
+/// The proxy for `server` (`https://host:port`), or None to connect directly. `env` reads an
+/// environment variable (None when unset or empty). Errors: a proxy URL that does not parse.
+pub fn proxy_for(
+    server: &http::Uri,
+    explicit: Option<&str>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Option<http::Uri>, String> {
+    let parse = |p: &str| {
+        p.parse::<http::Uri>()
+            .map(Some)
+            .map_err(|e| format!("proxy URL {p:?}: {e}"))
+    };
+    if let Some(p) = explicit.filter(|p| !p.is_empty()) {
+        return parse(p);
+    }
+    let host = server.host().unwrap_or("").trim_matches(['[', ']']);
+    let ip = host.parse::<IpAddr>().ok();
+    if host.eq_ignore_ascii_case("localhost") || ip.is_some_and(|ip| ip.is_loopback()) {
+        return Ok(None);
+    }
+    let var = |upper: &str, lower: &str| env(upper).or_else(|| env(lower));
+    let proxy = if server.scheme_str() == Some("https") {
+        var("HTTPS_PROXY", "https_proxy")
+    } else {
+        var("HTTP_PROXY", "http_proxy")
+    };
+    let Some(proxy) = proxy else { return Ok(None) };
+    let port = server
+        .port_u16()
+        .unwrap_or(if server.scheme_str() == Some("https") {
+            443
+        } else {
+            80
+        });
+    if let Some(no_proxy) = var("NO_PROXY", "no_proxy") {
+        if no_proxy_matches(&no_proxy, host, ip, port) {
+            return Ok(None);
+        }
+    }
+    parse(&proxy)
+}
+
+/// httpproxy `useProxy`: `*`; an IP or CIDR; a domain (`example.com` also covers its
+/// subdomains, `.example.com` and `*.example.com` only them), optionally with `:port`.
+fn no_proxy_matches(list: &str, host: &str, ip: Option<IpAddr>, port: u16) -> bool {
+    let host = host.to_ascii_lowercase();
+    list.split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .any(|entry| {
+            if entry == "*" {
+                return true;
+            }
+            if let Ok(net) = entry.parse::<IpNet>() {
+                return ip.is_some_and(|ip| net.contains(&ip));
+            }
+            if let Ok(e) = entry.trim_matches(['[', ']']).parse::<IpAddr>() {
+                return ip == Some(e);
+            }
+            let (name, entry_port) = match entry.rsplit_once(':') {
+                Some((n, p)) => match p.parse::<u16>() {
+                    Ok(p) => (n, Some(p)),
+                    Err(_) => (entry, None),
+                },
+                None => (entry, None),
+            };
+            if entry_port.is_some_and(|p| p != port) {
+                return false;
+            }
+            let name = name.to_ascii_lowercase();
+            let name = name.strip_prefix('*').unwrap_or(&name);
+            match name.strip_prefix('.') {
+                Some(bare) => host.ends_with(name) || host == bare,
+                None => host == name || host.ends_with(&format!(".{name}")),
+            }
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            vars.iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    fn uri(s: &str) -> http::Uri {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn no_proxy_is_matched_against_the_server_not_the_proxy() {
+        let vars = [
+            ("HTTPS_PROXY", "http://proxy.corp:3128"),
+            ("NO_PROXY", "10.0.0.0/8,.cluster.local,api.example.com:6443"),
+        ];
+        let got = |s: &str| {
+            proxy_for(&uri(s), None, env(&vars))
+                .unwrap()
+                .map(|u| u.to_string())
+        };
+        assert_eq!(got("https://10.1.2.3:6443"), None);
+        assert_eq!(got("https://k8s.cluster.local:443"), None);
+        assert_eq!(got("https://cluster.local:443"), None);
+        assert_eq!(got("https://api.example.com:6443"), None);
+        assert_eq!(
+            got("https://api.example.com:443").as_deref(),
+            Some("http://proxy.corp:3128/")
+        );
+        assert_eq!(
+            got("https://other.example.com").as_deref(),
+            Some("http://proxy.corp:3128/")
+        );
+        // HTTPS_PROXY is for https servers; an http server uses HTTP_PROXY (unset here).
+        assert_eq!(got("http://other.example.com"), None);
+    }
+
+    #[test]
+    fn loopback_and_explicit_proxies() {
+        let vars = [
+            ("https_proxy", "http://proxy:1"),
+            ("HTTP_PROXY", "http://proxy:2"),
+        ];
+        let got = |s: &str, e: Option<&str>| {
+            proxy_for(&uri(s), e, env(&vars))
+                .unwrap()
+                .map(|u| u.to_string())
+        };
+        assert_eq!(got("https://127.0.0.1:6443", None), None);
+        assert_eq!(got("https://localhost:6443", None), None);
+        assert_eq!(got("https://[::1]:6443", None), None);
+        assert_eq!(
+            got("https://example.com", None).as_deref(),
+            Some("http://proxy:1/")
+        );
+        assert_eq!(
+            got("http://example.com", None).as_deref(),
+            Some("http://proxy:2/")
+        );
+        // The kubeconfig's proxy-url wins, even for loopback.
+        assert_eq!(
+            got("https://127.0.0.1", Some("socks5://jump:1080")).as_deref(),
+            Some("socks5://jump:1080/")
+        );
+        assert!(proxy_for(&uri("https://example.com"), Some("not a url"), env(&[])).is_err());
+        let star = [("HTTPS_PROXY", "http://p:1"), ("no_proxy", "*")];
+        assert_eq!(
+            proxy_for(&uri("https://example.com"), None, env(&star)).unwrap(),
+            None
+        );
+    }
+}
