@@ -453,6 +453,13 @@ mod tests {
         assert_eq!(v.observed_generation, None);
         assert!(v.observed_generation_malformed);
         assert_eq!(v.contract_status.as_deref(), Some("7"));
-        assert_eq!(v.anomalies.len(), 3, "{:?}", v.anomalies);
+        assert_eq!(v.anomalies.len(), 4, "{:?}", v.anomalies);
+        assert!(
+            v.anomalies.iter().any(|a| a.starts_with(
+                "spec.checkIntervalSeconds \"often\" is not a 32-bit positive integer"
+            )),
+            "{:?}",
+            v.anomalies
+        );
     }
 }
