@@ -39,10 +39,15 @@ pub struct ConnectOptions {
 /// A kind the API server serves, as discovery describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Kind {
+    /// API group, empty for the core group.
     pub group: String,
+    /// API version, e.g. `v1alpha1`.
     pub version: String,
+    /// Kind, e.g. `Pacto`.
     pub kind: String,
+    /// Resource name in URLs, as discovery gives it, e.g. `pactos`.
     pub plural: String,
+    /// Whether objects live in namespaces.
     pub namespaced: bool,
 }
 

@@ -24,15 +24,20 @@ pub enum Tone {
 /// the previous value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
+    /// 0 for a section, 1 for a detail line.
     pub indent: usize,
+    /// The label before the colon; empty continues the previous value.
     pub key: String,
+    /// The text (escaped for the terminal when rendered).
     pub value: String,
+    /// How the leading word is coloured on a terminal.
     pub tone: Tone,
 }
 
 /// Options that change the report: the operator's stabilization window (seconds).
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
+    /// The operator's `--stabilization-window`, seconds (default 120).
     pub stabilization_window_seconds: i64,
 }
 

@@ -89,6 +89,7 @@ impl Source {
 pub struct ArgoGate {
     /// None when the configuration cannot be loaded (`load_error`).
     pub engine: Option<ArgoHealth>,
+    /// Where the configuration came from.
     pub source: Source,
     /// Argo CD refuses the whole configuration: every application's health is Unknown.
     pub load_error: Option<String>,
@@ -135,9 +136,11 @@ impl ArgoGate {
 
 /// One Kustomization of the Flux side.
 pub struct FluxKustomization {
+    /// The Kustomization (or HelmRelease) as read.
     pub kustomization: Kustomization,
     /// None when its expressions do not compile (`error`).
     pub engine: Option<FluxHealth>,
+    /// Why its expressions do not compile (InvalidCELExpression), if they do not.
     pub error: Option<String>,
     /// Which `healthCheckExprs` entry covers which GroupKind (empty when they do not compile).
     pub selector: kustomization::Selector,
@@ -212,6 +215,7 @@ pub fn inventory_id(namespace: &str, name: &str, group: &str, kind: &str) -> Str
 
 /// The Flux side: the Kustomizations read, and the recommended gate for objects none holds.
 pub struct FluxGate {
+    /// The Kustomizations read (from the cluster or a file).
     pub kustomizations: Vec<FluxKustomization>,
     /// The Kustomizations are the cluster's whole set: an object none holds is applied by no
     /// Kustomization, and Flux gates nothing for it.
@@ -249,6 +253,7 @@ fn recommended_flux(warning_blocks: bool, now_unix: i64) -> FluxKustomization {
 pub struct FluxDecision {
     /// `namespace/name` of the Kustomization, or `recommended`.
     pub kustomization: String,
+    /// Where its rules came from.
     pub source: Source,
     /// None when the Kustomization's expressions do not compile (see `error`).
     pub verdict: Option<FluxVerdict>,
@@ -292,8 +297,11 @@ impl FluxDecision {
 pub struct Decision {
     /// None when Argo CD cannot load its configuration.
     pub argo: Option<ArgoVerdict>,
+    /// Where Argo CD's configuration came from.
     pub argo_source: Source,
+    /// Why Argo CD refuses its configuration, if it does.
     pub argo_load_error: Option<String>,
+    /// One decision per Kustomization holding the object, or the recommended one.
     pub flux: Vec<FluxDecision>,
 }
 

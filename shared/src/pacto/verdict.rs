@@ -149,11 +149,15 @@ pub fn absence_code(window_kind: &str) -> Option<&'static str> {
 /// most one `checkIntervalSeconds` later (seed 000: "window + one requeue").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Escalation {
+    /// The window's kind: interface, dependency, configuration or capability.
     pub kind: String,
+    /// The assertion's subject, e.g. `http-api`.
     pub subject: String,
     /// The finding code it becomes (None for a window kind this plugin does not know).
     pub code: Option<&'static str>,
+    /// firstObservedNegativeAt + the stabilization window.
     pub window_ends: Timestamp,
+    /// window_ends + one checkIntervalSeconds: the confirming reconcile comes by then.
     pub latest: Timestamp,
 }
 
