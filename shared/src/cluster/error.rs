@@ -30,7 +30,7 @@ pub enum ClusterError {
         scope: String,
     },
     /// 429, 503 or 504 on every attempt.
-    #[error("the API server kept refusing to {verb} {resource}{scope} with {code} {reason} ({attempts} attempts): {message}; try again later")]
+    #[error("the API server kept refusing to {verb} {resource}{scope} with {code} {reason} ({attempts} attempt{}): {message}; try again later", if *attempts == 1 { "" } else { "s" })]
     Throttled {
         verb: String,
         resource: String,
