@@ -74,19 +74,6 @@ fn colour() -> bool {
     )
 }
 
-/// Reads one object of a file (an argocd-cm, a Kustomization).
-fn read_one(path: &std::path::Path, what: &str) -> Result<Value> {
-    let objs = object::read_paths(std::slice::from_ref(&path.to_path_buf()))?;
-    match <[object::K8sObject; 1]>::try_from(objs) {
-        Ok([o]) => Ok(o.value),
-        Err(objs) => bail!(
-            "{}: expected one {what}, found {} objects",
-            path.display(),
-            objs.len()
-        ),
-    }
-}
-
 /// The gates: files given win; else the cluster's (when one is given and readable); else the
 /// recommended gate, with the reason.
 async fn load_gates(
@@ -112,7 +99,7 @@ async fn load_gates(
         _ => (None, None),
     };
     let argo = if let Some(path) = &g.argocd_cm {
-        let cm = read_one(path, "argocd-cm ConfigMap")?;
+        let cm = crate::read_one(path, "argocd-cm ConfigMap")?.value;
         ArgoGate::from_configmap(&cm, format!("argocd-cm file {}", path.display()), now_unix)
     } else {
         cluster_argo.unwrap_or_else(|| {
@@ -120,7 +107,7 @@ async fn load_gates(
         })
     };
     let flux = if let Some(path) = &g.kustomization {
-        let k = read_one(path, "Kustomization")?;
+        let k = crate::read_one(path, "Kustomization")?.value;
         let fk = FluxKustomization::new(&k, false, now_unix)
             .map_err(|e| anyhow!("{}: {e}", path.display()))?;
         FluxGate {
@@ -153,28 +140,20 @@ fn gate_notes(decisions: &[gate::Decision]) -> Vec<String> {
             decisions.len()
         ));
     }
-    let recommended: Vec<&str> = decisions
-        .iter()
-        .filter_map(|d| match d.flux.first() {
-            Some(f) if f.unapplied => None,
-            Some(gate::FluxDecision {
-                source: gate::Source::Recommended(why),
-                ..
-            }) => Some(why.as_str()),
-            _ => None,
-        })
-        .collect();
-    if let Some(why) = recommended.first() {
-        let which = if recommended.len() == decisions.len() {
-            "the Flux side of GATE is the recommended gate".to_string()
-        } else {
-            format!(
-                "for {} of {} Pactos the Flux side of GATE is the recommended gate",
-                recommended.len(),
-                decisions.len()
-            )
-        };
-        notes.push(format!("{which}: {why}"));
+    // The recommended Flux gate stands in for every Pacto or for none (the Kustomizations were
+    // not read at all, or came from a file).
+    let recommended = decisions.iter().find_map(|d| match d.flux.first() {
+        Some(f) if f.unapplied => None,
+        Some(gate::FluxDecision {
+            source: gate::Source::Recommended(why),
+            ..
+        }) => Some(why),
+        _ => None,
+    });
+    if let Some(why) = recommended {
+        notes.push(format!(
+            "the Flux side of GATE is the recommended gate: {why}"
+        ));
     }
     notes
 }
@@ -412,16 +391,14 @@ pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
     let opts = Options {
         stabilization_window_seconds: window.as_secs() as i64,
     };
-    namespace_flag(&args.cluster)?;
+    let namespace = namespace_flag(&args.cluster)?;
     let (objects, (argo, flux)) = block_on(async {
         if !args.files.is_empty() {
             let wanted = args.target.as_deref().map(explain_target).transpose()?;
             let objs: Vec<Value> = object::read_paths(&args.files)?
                 .into_iter()
                 .map(|o| o.value)
-                .filter(|o| {
-                    in_namespace(o, namespace_flag(&args.cluster).ok().flatten().as_deref())
-                })
+                .filter(|o| in_namespace(o, namespace.as_deref()))
                 .filter(|o| {
                     wanted.as_ref().is_none_or(|((group, _, kind), name)| {
                         let gvk = pacto_gates::argo::health::gvk_of(o);
@@ -444,8 +421,9 @@ pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
         let ((group, version, kind), name) = explain_target(target)?;
         let cluster = connect(&args.cluster).await?;
         let kind = cluster.discover(group, version, kind).await?;
-        let ns =
-            namespace_flag(&args.cluster)?.unwrap_or_else(|| cluster.default_namespace.clone());
+        let ns = namespace
+            .clone()
+            .unwrap_or_else(|| cluster.default_namespace.clone());
         let obj = cluster.get(&kind, &ns, &name).await?;
         let gates = load_gates(&args.gates, Some(&cluster), now).await?;
         Ok::<_, anyhow::Error>((vec![obj], gates))

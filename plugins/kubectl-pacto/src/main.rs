@@ -101,14 +101,7 @@ fn argo_engine(args: &HealthArgs) -> Result<ArgoHealth> {
     let overrides = match &args.argocd_cm {
         None => Overrides::default(),
         Some(path) => {
-            let objs = object::read_paths(std::slice::from_ref(path))?;
-            let [cm] = objs.as_slice() else {
-                bail!(
-                    "{}: expected one argocd-cm ConfigMap, found {} objects",
-                    path.display(),
-                    objs.len()
-                );
-            };
+            let cm = read_one(path, "argocd-cm ConfigMap")?;
             settings::parse_configmap(&cm.value).map_err(|e| match e {
                 settings::ConfigMapError::NotAConfigMap(_)
                 | settings::ConfigMapError::InvalidData(_) => anyhow!("{}: {e}", cm.origin),
@@ -136,13 +129,14 @@ fn argo_engine(args: &HealthArgs) -> Result<ArgoHealth> {
     Ok(ArgoHealth::new(overrides, builtins, now_unix()))
 }
 
-/// Reads the one Kustomization or HelmRelease of a file.
-fn read_one(path: &std::path::Path) -> Result<object::K8sObject> {
+/// Reads the one object a file must hold (an argocd-cm, a Kustomization or HelmRelease).
+/// Errors: the file's own, or another count of objects (`expected one <what>, found N objects`).
+pub(crate) fn read_one(path: &std::path::Path, what: &str) -> Result<object::K8sObject> {
     let objs = object::read_paths(std::slice::from_ref(&path.to_path_buf()))?;
     match <[object::K8sObject; 1]>::try_from(objs) {
         Ok([o]) => Ok(o),
         Err(objs) => bail!(
-            "{}: expected one object, found {}",
+            "{}: expected one {what}, found {} objects",
             path.display(),
             objs.len()
         ),
@@ -154,7 +148,7 @@ fn flux_engine(args: &HealthArgs) -> Result<Option<(Kustomization, FluxHealth)>>
     let Some(path) = args.kustomization.as_ref().or(args.helmrelease.as_ref()) else {
         return Ok(None);
     };
-    let o = read_one(path)?;
+    let o = read_one(path, "Kustomization or HelmRelease")?;
     let k = kustomization::parse(&o.value).map_err(|e| anyhow!("{}: {e}", o.origin))?;
     let order = if k.kind == "Kustomization" && !k.impersonates {
         JobOrder::JobReaderFirst

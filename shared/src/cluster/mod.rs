@@ -341,7 +341,11 @@ impl Cluster {
             group_version: gv.clone(),
         };
         let list = match self
-            .call(&op, || http::Request::get(url.clone()).body(Vec::new()))
+            .call(&op, || {
+                http::Request::get(url.clone())
+                    .body(Vec::new())
+                    .map_err(|e| e.to_string())
+            })
             .await
         {
             Ok(v) => v,
@@ -408,7 +412,9 @@ impl Cluster {
         };
         let list = self
             .call(&op, || {
-                Request::new(url.clone()).list(&lp).map_err(to_http_error)
+                Request::new(url.clone())
+                    .list(&lp)
+                    .map_err(|e| e.to_string())
             })
             .await
             .map_err(|e| match e {
@@ -472,7 +478,7 @@ impl Cluster {
             .call(&op, || {
                 Request::new(url.clone())
                     .get(name, &Default::default())
-                    .map_err(to_http_error)
+                    .map_err(|e| e.to_string())
             })
             .await
             .map_err(|e| match e {
@@ -501,7 +507,7 @@ impl Cluster {
     /// One request with retries and the timeout; the answer parsed as JSON.
     async fn call<F>(&self, op: &Op<'_>, build: F) -> Result<Value, ClusterError>
     where
-        F: Fn() -> Result<http::Request<Vec<u8>>, http::Error>,
+        F: Fn() -> Result<http::Request<Vec<u8>>, String>,
     {
         let limit = match self.timeout {
             Some(t) => Some((t, "--request-timeout".to_string())),
@@ -521,7 +527,7 @@ impl Cluster {
         limit: Option<(Duration, String)>,
     ) -> Result<Value, ClusterError>
     where
-        F: Fn() -> Result<http::Request<Vec<u8>>, http::Error>,
+        F: Fn() -> Result<http::Request<Vec<u8>>, String>,
     {
         // The last throttling answer, so that a timeout during retries says what happened.
         let throttled: std::cell::RefCell<Option<ClusterError>> = std::cell::RefCell::new(None);
@@ -766,16 +772,6 @@ fn parse_json(body: &[u8]) -> Result<Value, String> {
         ));
     }
     Ok(crate::object::kube_numbers(v))
-}
-
-fn to_http_error(e: kube::core::request::Error) -> http::Error {
-    match e {
-        kube::core::request::Error::BuildRequest(e) => e,
-        // Building a GET or a list only fails on a malformed URL, which becomes an http error.
-        other => http::Request::get(format!("\u{0}{other}"))
-            .body(())
-            .unwrap_err(),
-    }
 }
 
 fn with_type(mut o: Value, kind: &Kind) -> Value {

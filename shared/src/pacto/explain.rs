@@ -62,7 +62,9 @@ impl Rows {
     }
 }
 
-fn verdict_tone(status: Option<&str>) -> Tone {
+/// The tone of a contractStatus word: Compliant/Reference good, Warning a warning,
+/// NonCompliant/Invalid bad, anything else pending.
+pub(crate) fn verdict_tone(status: Option<&str>) -> Tone {
     match status {
         Some("Compliant") | Some("Reference") => Tone::Good,
         Some("Warning") => Tone::Warn,
@@ -101,7 +103,7 @@ pub fn explain(obj: &Value, decision: &Decision, now: Timestamp, opts: Options) 
     if gvk.group == super::GROUP && gvk.kind == super::KIND {
         explain_pacto(obj, decision, now, opts)
     } else {
-        explain_other(obj, decision, now)
+        explain_other(obj, decision)
     }
 }
 
@@ -838,7 +840,7 @@ fn no_gate_warning(r: &mut Rows, d: &Decision) {
     }
 }
 
-fn explain_other(obj: &Value, d: &Decision, now: Timestamp) -> Vec<Row> {
+fn explain_other(obj: &Value, d: &Decision) -> Vec<Row> {
     let mut r = Rows(Vec::new());
     let gvk = crate::argo::health::gvk_of(obj);
     let s = |p: &str| obj.pointer(p).and_then(Value::as_str);
@@ -925,7 +927,6 @@ fn explain_other(obj: &Value, d: &Decision, now: Timestamp) -> Vec<Row> {
     if let Some(t) = s("/metadata/deletionTimestamp") {
         r.add(0, "Deleting", format!("since {t}"), Tone::Pending);
     }
-    let _ = now;
     gates(&mut r, d, obj);
     no_gate_warning(&mut r, d);
     r.0

@@ -1,7 +1,7 @@
 //! The `get` table of Pactos, the `explain` block, and the kubectl `List` of `-o json|yaml`.
 
 use super::{one_line, status_word, table};
-use crate::pacto::explain::{Row, Tone};
+use crate::pacto::explain::{verdict_tone, Row, Tone};
 use crate::pacto::gate::{Decision, Outcome};
 use crate::pacto::verdict::{self, human_duration};
 use crate::pacto::view::{PactoView, Schema};
@@ -42,15 +42,6 @@ fn paint(word: &str, tone: Tone, colour: bool) -> String {
         Tone::Bad => word.red().to_string(),
         Tone::Warn => word.magenta().to_string(),
         Tone::Plain => word.to_string(),
-    }
-}
-
-fn verdict_tone(s: Option<&str>) -> Tone {
-    match s {
-        Some("Compliant") | Some("Reference") => Tone::Good,
-        Some("Warning") => Tone::Warn,
-        Some("NonCompliant") | Some("Invalid") => Tone::Bad,
-        _ => Tone::Pending,
     }
 }
 
