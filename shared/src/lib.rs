@@ -3,6 +3,7 @@
 
 pub mod argo;
 pub mod cluster;
+pub mod doctor;
 pub mod flux;
 pub mod object;
 pub mod pacto;

@@ -11,7 +11,7 @@ use cli::{Cli, Command, HealthArgs, HealthSub, Output};
 use pacto_gates::argo::health::{ArgoHealth, BuiltinScripts};
 use pacto_gates::argo::settings::{self, Overrides};
 use pacto_gates::argo::suite;
-use pacto_gates::flux::health::{FluxHealth, FluxVerdict, JobOrder};
+use pacto_gates::flux::health::{FluxHealth, FluxVerdict};
 use pacto_gates::flux::kustomization::{self, Kustomization};
 use pacto_gates::flux::wait;
 use pacto_gates::object;
@@ -150,12 +150,7 @@ fn flux_engine(args: &HealthArgs) -> Result<Option<(Kustomization, FluxHealth)>>
     };
     let o = read_one(path, "Kustomization or HelmRelease")?;
     let k = kustomization::parse(&o.value).map_err(|e| anyhow!("{}: {e}", o.origin))?;
-    let order = if k.kind == "Kustomization" && !k.impersonates {
-        JobOrder::JobReaderFirst
-    } else {
-        JobOrder::ExpressionsFirst
-    };
-    let engine = FluxHealth::new(&k.exprs, order, now_unix()).map_err(|e| {
+    let engine = FluxHealth::new(&k.exprs, k.job_order(), now_unix()).map_err(|e| {
         anyhow!(
             "{}: {} {}: Ready=False, Stalled=True, reason InvalidCELExpression: Reconciliation failed terminally due to configuration error: {e}",
             o.origin,
@@ -164,56 +159,6 @@ fn flux_engine(args: &HealthArgs) -> Result<Option<(Kustomization, FluxHealth)>>
         )
     })?;
     Ok(Some((k, engine)))
-}
-
-/// The objects a Kustomization's health check covers: with `spec.wait` all of them but itself;
-/// otherwise those named in `spec.healthChecks`, a missing one counting as NotFound.
-fn checked(
-    k: &Kustomization,
-    objects: &[object::K8sObject],
-    verdicts: &[FluxVerdict],
-) -> Vec<wait::Checked> {
-    let entry = |o: &object::K8sObject, v: &FluxVerdict| wait::Checked {
-        kind: o.kind().to_string(),
-        namespace: o.namespace().to_string(),
-        name: o.name().to_string(),
-        status: v.status,
-        error: v.error.clone(),
-    };
-    let is_self = |o: &object::K8sObject| {
-        o.kind() == k.kind && o.name() == k.name && o.namespace() == k.namespace
-    };
-    if k.wait {
-        return objects
-            .iter()
-            .zip(verdicts)
-            .filter(|(o, _)| !is_self(o))
-            .map(|(o, v)| entry(o, v))
-            .collect();
-    }
-    k.health_checks
-        .iter()
-        .map(|r| {
-            let group = r.api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
-            let found = objects.iter().zip(verdicts).find(|(o, _)| {
-                let gvk = o.gvk();
-                gvk.group == group
-                    && gvk.kind == r.kind
-                    && o.name() == r.name
-                    && o.namespace() == r.namespace
-            });
-            match found {
-                Some((o, v)) => entry(o, v),
-                None => wait::Checked {
-                    kind: r.kind.clone(),
-                    namespace: r.namespace.clone(),
-                    name: r.name.clone(),
-                    status: pacto_gates::flux::KStatus::NotFound,
-                    error: None,
-                },
-            }
-        })
-        .collect()
 }
 
 fn health(args: &HealthArgs) -> Result<ExitCode> {
@@ -232,9 +177,12 @@ fn health(args: &HealthArgs) -> Result<ExitCode> {
         Some((_, f)) => objects.iter().map(|o| f.evaluate(&o.value)).collect(),
         None => Vec::new(),
     };
-    let wait = flux
-        .as_ref()
-        .map(|(k, _)| (k, wait::verdict(k, &checked(k, &objects, &flux_verdicts))));
+    let wait = flux.as_ref().map(|(k, _)| {
+        (
+            k,
+            wait::verdict(k, &wait::checked(k, &objects, &flux_verdicts)),
+        )
+    });
     for (o, v) in objects.iter().zip(&verdicts) {
         for line in &v.printed {
             eprintln!("{} {}/{}: print: {line}", o.origin, o.kind(), o.name());
@@ -275,20 +223,11 @@ fn health(args: &HealthArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A custom health key that no given object uses is most often a typo of the group or kind
-/// (argo-cd #14043: `app_Deployment` for `apps_Deployment`), which Argo ignores silently.
+/// Warns about custom health keys that none of the objects uses (doctor check A01).
 fn warn_unused_overrides(engine: &ArgoHealth, objects: &[object::K8sObject]) {
     let keys: Vec<String> = objects.iter().map(|o| o.gvk().group_kind()).collect();
-    for (key, o) in &engine.overrides.by_key {
-        if o.health_lua.is_empty() || key.contains(['*', '?', '[', '{']) {
-            continue;
-        }
-        if !keys.iter().any(|k| k == key) {
-            eprintln!(
-                "warning: the health customization for {key:?} ({}) matched none of the objects given",
-                o.keys.join(", ")
-            );
-        }
+    for f in pacto_gates::doctor::argocd::unused_health_keys(&engine.overrides, &keys) {
+        eprintln!("warning: {}", render::one_line(&f.finding));
     }
 }
 

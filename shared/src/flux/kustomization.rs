@@ -3,6 +3,7 @@
 //! `spec.timeout`, `spec.interval`; and which `healthCheckExprs` entry covers an object (fluxcd/pkg
 //! `runtime/cel/status_reader.go` `NewStatusReader`/`Supports`).
 
+use super::health::JobOrder;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -55,6 +56,21 @@ pub struct Kustomization {
     pub interval: Option<String>,
     pub health_checks: Vec<ObjectRef>,
     pub exprs: Vec<HealthCheckExpr>,
+}
+
+impl Kustomization {
+    /// Where Flux's Job reader sits relative to the `healthCheckExprs` reader: first for a
+    /// kustomize-controller Kustomization without impersonation (kustomize-controller
+    /// `internal/controller/kustomization_controller.go` builds its poller with the Job reader
+    /// ahead of the expression reader); after the expressions when `serviceAccountName` or
+    /// `kubeConfig` is set, and for a HelmRelease (helm-controller).
+    pub fn job_order(&self) -> JobOrder {
+        if self.kind == "Kustomization" && !self.impersonates {
+            JobOrder::JobReaderFirst
+        } else {
+            JobOrder::ExpressionsFirst
+        }
+    }
 }
 
 /// Reads a Kustomization (`kustomize.toolkit.fluxcd.io`) or a HelmRelease

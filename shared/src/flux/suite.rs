@@ -81,12 +81,7 @@ pub fn run_suite(file: &Path, now_unix: i64) -> Result<Vec<FluxCase>, String> {
         Some(Value::String(rel)) => {
             let k = kustomization::parse(&read_first(&dir.join(rel))?)
                 .map_err(|e| format!("{rel}: {e}"))?;
-            let order = if k.kind == "Kustomization" && !k.impersonates {
-                JobOrder::JobReaderFirst
-            } else {
-                JobOrder::ExpressionsFirst
-            };
-            FluxHealth::new(&k.exprs, order, now_unix).map_err(|e| format!("{rel}: {e}"))?
+            FluxHealth::new(&k.exprs, k.job_order(), now_unix).map_err(|e| format!("{rel}: {e}"))?
         }
         Some(_) => return Err("field kustomization: expected a path".into()),
     };

@@ -2,8 +2,10 @@
 //! (`WaitForSetWithContext`: aggregation, fail-fast, the error text) and kustomize-controller
 //! (`checkHealth`, `GetTimeout`, the `health check failed after <d>: ...` message).
 
-use super::kustomization::Kustomization;
+use super::health::FluxVerdict;
+use super::kustomization::{Kustomization, ObjectRef};
 use super::KStatus;
+use crate::object::K8sObject;
 use std::time::Duration;
 
 /// One checked object and what its reader concluded.
@@ -51,6 +53,65 @@ pub enum WaitVerdict {
     /// Not every object Current and none Failed: the wait runs for the whole timeout, then
     /// `Ready=False` / `HealthCheckFailed` with this message.
     TimesOut { timeout: Duration, message: String },
+}
+
+/// The objects a Kustomization's health check covers, with their readers' verdicts
+/// (kustomize-controller `checkHealth`): with `spec.wait` every object it applies but itself;
+/// otherwise those named in `spec.healthChecks`, a missing one counting as NotFound.
+/// `objects` stand for what it applies; `verdicts[i]` is the reader's verdict on `objects[i]`.
+pub fn checked(k: &Kustomization, objects: &[K8sObject], verdicts: &[FluxVerdict]) -> Vec<Checked> {
+    let entry = |o: &K8sObject, v: &FluxVerdict| Checked {
+        kind: o.kind().to_string(),
+        namespace: o.namespace().to_string(),
+        name: o.name().to_string(),
+        status: v.status,
+        error: v.error.clone(),
+    };
+    let is_self =
+        |o: &K8sObject| o.kind() == k.kind && o.name() == k.name && o.namespace() == k.namespace;
+    if k.wait {
+        return objects
+            .iter()
+            .zip(verdicts)
+            .filter(|(o, _)| !is_self(o))
+            .map(|(o, v)| entry(o, v))
+            .collect();
+    }
+    k.health_checks
+        .iter()
+        .map(|r| {
+            let found = objects.iter().zip(verdicts).find(|(o, _)| {
+                let gvk = o.gvk();
+                listed(r, o.namespace(), o.name(), &gvk.group, &gvk.kind)
+            });
+            match found {
+                Some((o, v)) => entry(o, v),
+                None => Checked {
+                    kind: r.kind.clone(),
+                    namespace: r.namespace.clone(),
+                    name: r.name.clone(),
+                    status: KStatus::NotFound,
+                    error: None,
+                },
+            }
+        })
+        .collect()
+}
+
+/// Whether a Kustomization's health check waits for the object: `spec.wait`, or the object is
+/// listed in `spec.healthChecks` (kustomize-controller `checkHealth`).
+pub fn waits_for(k: &Kustomization, namespace: &str, name: &str, group: &str, kind: &str) -> bool {
+    k.wait
+        || k.health_checks
+            .iter()
+            .any(|r| listed(r, namespace, name, group, kind))
+}
+
+/// Whether a `spec.healthChecks` reference names the object (its group taken from
+/// `apiVersion`, the version ignored, as `schema.FromAPIVersionAndKind` keeps only the group).
+fn listed(r: &ObjectRef, namespace: &str, name: &str, group: &str, kind: &str) -> bool {
+    let g = r.api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
+    g == group && r.kind == kind && r.name == name && r.namespace == namespace
 }
 
 /// ssa aggregation: any Failed → Failed; else any Unknown → Unknown; else all Current → Current;

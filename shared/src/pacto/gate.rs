@@ -12,7 +12,7 @@ use crate::argo::health::{ArgoHealth, ArgoVerdict};
 use crate::argo::settings::{self, Overrides};
 use crate::flux::health::{FluxHealth, FluxVerdict, JobOrder};
 use crate::flux::kustomization::{self, Kustomization};
-use crate::render::{argo_gate, flux_gate, Gate};
+use crate::flux::KStatus;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 
@@ -158,12 +158,7 @@ impl FluxKustomization {
         now_unix: i64,
     ) -> Result<FluxKustomization, String> {
         let k = kustomization::parse(obj)?;
-        let order = if k.kind == "Kustomization" && !k.impersonates {
-            JobOrder::JobReaderFirst
-        } else {
-            JobOrder::ExpressionsFirst
-        };
-        let (engine, error) = match FluxHealth::new(&k.exprs, order, now_unix) {
+        let (engine, error) = match FluxHealth::new(&k.exprs, k.job_order(), now_unix) {
             Ok(e) => (Some(e), None),
             Err(e) => (None, Some(e)),
         };
@@ -199,12 +194,7 @@ impl FluxKustomization {
     /// Whether its health check waits for the object: `spec.wait`, or the object is listed in
     /// `spec.healthChecks`.
     pub fn waits_for(&self, namespace: &str, name: &str, group: &str, kind: &str) -> bool {
-        let k = &self.kustomization;
-        k.wait
-            || k.health_checks.iter().any(|r| {
-                let g = r.api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
-                g == group && r.kind == kind && r.name == name && r.namespace == namespace
-            })
+        crate::flux::wait::waits_for(&self.kustomization, namespace, name, group, kind)
     }
 }
 
@@ -248,6 +238,35 @@ fn recommended_flux(warning_blocks: bool, now_unix: i64) -> FluxKustomization {
     }
 }
 
+/// What a verdict does to the next rollout step: lets it go, holds it, or fails it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    Pass,
+    Hold,
+    Fail,
+}
+
+/// Argo CD, as gitops-engine `pkg/sync/sync_context.go` treats a synced resource when later sync
+/// waves exist: Healthy (or no health, which the roll-up ignores) lets the next wave go on;
+/// Degraded fails the sync; Progressing, Suspended, Missing, Unknown and the empty status keep it
+/// waiting. (In the last wave the sync ends either way; the health then shows on the application.)
+pub fn argo_gate(v: &ArgoVerdict) -> Gate {
+    match v.health.as_ref().map(|h| h.status.as_str()) {
+        None | Some("Healthy") => Gate::Pass,
+        Some("Degraded") => Gate::Fail,
+        _ => Gate::Hold,
+    }
+}
+
+/// Flux: Current passes; Failed fails the wait early; anything else holds it until the timeout.
+pub fn flux_gate(v: &FluxVerdict) -> Gate {
+    match v.status {
+        KStatus::Current => Gate::Pass,
+        KStatus::Failed => Gate::Fail,
+        _ => Gate::Hold,
+    }
+}
+
 /// What one Kustomization decides about one object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FluxDecision {
@@ -283,9 +302,7 @@ impl FluxDecision {
             // an expression that does not compile stalls the Kustomization (InvalidCELExpression).
             (None, _) if !self.unapplied => Outcome::Hold,
             (_, false) => Outcome::None,
-            (Some(v), true) if self.verdict_blind && v.status == crate::flux::KStatus::Current => {
-                Outcome::None
-            }
+            (Some(v), true) if self.verdict_blind && v.status == KStatus::Current => Outcome::None,
             (None, true) => Outcome::Hold,
             (Some(v), true) => outcome(flux_gate(v)),
         }

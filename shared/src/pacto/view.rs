@@ -203,6 +203,57 @@ pub fn timestamp(v: Option<&Value>) -> Option<Timestamp> {
 }
 
 impl PactoView {
+    /// Legacy counts from the legacy operator's rule (`computeFinalContractStatus`): a non-True
+    /// ServiceExists, WorkloadExists or ContractValid makes it NonCompliant (errors); any other
+    /// non-True check is a warning.
+    pub fn legacy_counts(&self) -> (usize, usize) {
+        let failing = self.legacy_failing_checks();
+        let errors = failing
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.type_.as_str(),
+                    "ServiceExists" | "WorkloadExists" | "ContractValid"
+                )
+            })
+            .count();
+        (errors, failing.len() - errors)
+    }
+
+    /// The FINDING column of `get`: the first error finding (`CODE: message`); for a pending
+    /// verdict the first unknown finding, or a contract that could not be obtained (ContractValid
+    /// Unknown); a legacy Pacto's first failing check; an Invalid contract's first validation
+    /// error. Raw text: the renderer escapes it for a terminal. Empty when there is none.
+    pub fn headline(&self) -> String {
+        let v = self;
+        let f = v.first_error().or_else(|| {
+            (v.contract_status.as_deref() == Some("Unknown"))
+                .then(|| v.findings.iter().find(|f| f.severity == "unknown"))
+                .flatten()
+        });
+        if let Some(f) = f {
+            return match &f.message {
+                Some(m) => format!("{}: {}", f.code, m),
+                None => f.code.clone(),
+            };
+        }
+        if v.schema == Schema::Legacy {
+            if let Some(c) = v.legacy_failing_checks().first() {
+                return format!("{} {}: {}", c.type_, c.reason, c.message);
+            }
+        }
+        if let Some(c) = v
+            .condition("ContractValid")
+            .filter(|c| c.status == "Unknown")
+        {
+            return format!("ContractValid {}: {}", c.reason, c.message);
+        }
+        if let Some(e) = v.validation_errors.first() {
+            return format!("{}: {}", e.code, e.message);
+        }
+        String::new()
+    }
+
     /// Reads a Pacto object (already known to be one; other kinds read as mostly empty views).
     pub fn new(obj: &Value) -> PactoView {
         let mut anomalies = Vec::new();

@@ -7,6 +7,7 @@ use crate::flux::health::FluxVerdict;
 use crate::flux::kustomization::Kustomization;
 use crate::flux::wait::{go_duration, WaitVerdict};
 use crate::object::K8sObject;
+use crate::pacto::gate::{argo_gate, flux_gate};
 use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use owo_colors::OwoColorize;
 use serde_json::{json, Value};
@@ -62,35 +63,6 @@ pub struct HealthItem<'a> {
     pub argo: Option<&'a ArgoVerdict>,
     /// None when the Flux side was not asked for.
     pub flux: Option<&'a FluxVerdict>,
-}
-
-/// What a verdict does to the next rollout step: lets it go, holds it, or fails it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Gate {
-    Pass,
-    Hold,
-    Fail,
-}
-
-/// Argo CD, as gitops-engine `pkg/sync/sync_context.go` treats a synced resource when later sync
-/// waves exist: Healthy (or no health, which the roll-up ignores) lets the next wave go on;
-/// Degraded fails the sync; Progressing, Suspended, Missing, Unknown and the empty status keep it
-/// waiting. (In the last wave the sync ends either way; the health then shows on the application.)
-pub fn argo_gate(v: &ArgoVerdict) -> Gate {
-    match v.health.as_ref().map(|h| h.status.as_str()) {
-        None | Some("Healthy") => Gate::Pass,
-        Some("Degraded") => Gate::Fail,
-        _ => Gate::Hold,
-    }
-}
-
-/// Flux: Current passes; Failed fails the wait early; anything else holds it until the timeout.
-pub fn flux_gate(v: &FluxVerdict) -> Gate {
-    match v.status {
-        crate::flux::KStatus::Current => Gate::Pass,
-        crate::flux::KStatus::Failed => Gate::Fail,
-        _ => Gate::Hold,
-    }
 }
 
 /// The `HealthReport` document of shared/DESIGN.md: `{"kind":"HealthReport","items":[{"ref":

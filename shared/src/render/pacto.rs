@@ -56,23 +56,6 @@ fn gate_tone(d: &Decision) -> Tone {
     }
 }
 
-/// Legacy counts from the legacy operator's rule (`computeFinalContractStatus`): a non-True
-/// ServiceExists, WorkloadExists or ContractValid makes it NonCompliant (errors); any other
-/// non-True check is a warning.
-fn legacy_counts(v: &PactoView) -> (usize, usize) {
-    let failing = v.legacy_failing_checks();
-    let errors = failing
-        .iter()
-        .filter(|c| {
-            matches!(
-                c.type_.as_str(),
-                "ServiceExists" | "WorkloadExists" | "ContractValid"
-            )
-        })
-        .count();
-    (errors, failing.len() - errors)
-}
-
 /// The widest table cell, in characters (the whole text is in `explain` and `-o json`): the
 /// table's layout cost grows with the square of a cell's length.
 const MAX_CELL: usize = 400;
@@ -84,42 +67,6 @@ fn clip(s: &str) -> String {
     let mut out: String = s.chars().take(MAX_CELL - 1).collect();
     out.push('…');
     out
-}
-
-/// The FINDING column: the first error finding (`CODE: message`); for a pending verdict the first
-/// unknown finding, or a contract that could not be obtained (ContractValid Unknown); a legacy
-/// Pacto's first failing check; an Invalid contract's first validation error.
-fn headline(v: &PactoView) -> String {
-    let f = v.first_error().or_else(|| {
-        (v.contract_status.as_deref() == Some("Unknown"))
-            .then(|| v.findings.iter().find(|f| f.severity == "unknown"))
-            .flatten()
-    });
-    if let Some(f) = f {
-        return match &f.message {
-            Some(m) => format!("{}: {}", f.code, super::one_line(m)),
-            None => f.code.clone(),
-        };
-    }
-    if v.schema == Schema::Legacy {
-        if let Some(c) = v.legacy_failing_checks().first() {
-            return format!("{} {}: {}", c.type_, c.reason, super::one_line(&c.message));
-        }
-    }
-    if let Some(c) = v
-        .condition("ContractValid")
-        .filter(|c| c.status == "Unknown")
-    {
-        return format!(
-            "ContractValid {}: {}",
-            c.reason,
-            super::one_line(&c.message)
-        );
-    }
-    if let Some(e) = v.validation_errors.first() {
-        return format!("{}: {}", e.code, super::one_line(&e.message));
-    }
-    String::new()
 }
 
 /// The `kubectl pacto get` table: [NAMESPACE] NAME STATUS SERVICE VERSION ERRORS WARNINGS GATE
@@ -160,7 +107,7 @@ pub fn pacto_table(rows: &[PactoRow], o: TableOptions) -> String {
             cells.push(clip(&one_line(&or_none(v.service_name.as_ref()))));
             cells.push(clip(&one_line(&or_none(v.version.as_ref()))));
             let (errors, warnings) = if v.schema == Schema::Legacy {
-                let (e, w) = legacy_counts(v);
+                let (e, w) = v.legacy_counts();
                 (e.to_string(), w.to_string())
             } else {
                 (or_none(v.summary.errors), or_none(v.summary.warnings))
@@ -207,7 +154,7 @@ pub fn pacto_table(rows: &[PactoRow], o: TableOptions) -> String {
                     .map(|t| human_duration(o.now.duration_since(t)))
                     .unwrap_or_else(|| "<unknown>".into()),
             );
-            cells.push(clip(&one_line(&headline(v))));
+            cells.push(clip(&one_line(&v.headline())));
             cells
         })
         .collect();
