@@ -5,6 +5,7 @@ pub mod argo;
 pub mod cluster;
 pub mod doctor;
 pub mod flux;
+pub mod k8s;
 pub mod object;
 pub mod pacto;
 pub mod render;

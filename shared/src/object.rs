@@ -31,39 +31,7 @@ impl fmt::Display for Origin {
     }
 }
 
-/// Group, version and kind of an object, split from `apiVersion` (`group/version`, or `version`
-/// alone for the core group, whose group is the empty string) and `kind`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Gvk {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-}
-
-impl Gvk {
-    /// Splits an `apiVersion` the way apimachinery's `schema.ParseGroupVersion` does: no slash →
-    /// core group; one slash → group/version.
-    pub fn from_api_version(api_version: &str, kind: &str) -> Gvk {
-        let (group, version) = match api_version.split_once('/') {
-            Some((g, v)) => (g.to_string(), v.to_string()),
-            None => (String::new(), api_version.to_string()),
-        };
-        Gvk {
-            group,
-            version,
-            kind: kind.to_string(),
-        }
-    }
-
-    /// `group/Kind`, or `Kind` for the core group: Argo CD's `GetConfigMapKey` form.
-    pub fn group_kind(&self) -> String {
-        if self.group.is_empty() {
-            self.kind.clone()
-        } else {
-            format!("{}/{}", self.group, self.kind)
-        }
-    }
-}
+pub use crate::k8s::Gvk;
 
 /// One Kubernetes object and where it came from.
 #[derive(Debug, Clone)]
@@ -179,38 +147,25 @@ pub fn read_file(path: &Path) -> Result<Vec<K8sObject>, ObjectError> {
     parse_objects(&text, &name)
 }
 
-/// Files under `dir` ending in `.yaml`, `.yml` or `.json`, recursively, sorted by path.
+/// Files under `dir` ending in `.yaml`, `.yml` or `.json`, recursively, sorted by path
+/// ([`crate::k8s::walk`]). Errors: the first directory or entry that cannot be read.
 pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, ObjectError> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    // Each directory once, whatever links lead to it (a link loop would never end).
-    let mut seen = std::collections::HashSet::new();
-    while let Some(d) = stack.pop() {
-        if !seen.insert(std::fs::canonicalize(&d).unwrap_or_else(|_| d.clone())) {
-            continue;
-        }
-        let entries = std::fs::read_dir(&d).map_err(|e| ObjectError::Io {
+    let w = crate::k8s::walk::walk(dir);
+    if let Some((d, error)) = w.errors.into_iter().next() {
+        return Err(ObjectError::Io {
             file: d.display().to_string(),
-            error: e,
-        })?;
-        for e in entries {
-            let e = e.map_err(|e| ObjectError::Io {
-                file: d.display().to_string(),
-                error: e,
-            })?;
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if matches!(
+            error,
+        });
+    }
+    Ok(w.files
+        .into_iter()
+        .filter(|p| {
+            matches!(
                 p.extension().and_then(|x| x.to_str()),
                 Some("yaml" | "yml" | "json")
-            ) {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
+            )
+        })
+        .collect())
 }
 
 /// Parses a YAML (or JSON, which is YAML) stream of documents into objects. Empty documents are
@@ -534,13 +489,5 @@ mod tests {
         .unwrap();
         assert_eq!(objs.len(), 1);
         assert_eq!(objs[0].value["data"]["a"], json!("x\n---\ny\n"));
-    }
-
-    #[test]
-    fn gvk_of_core_and_grouped_kinds() {
-        let g = Gvk::from_api_version("v1", "Pod");
-        assert_eq!((g.group.as_str(), g.group_kind()), ("", "Pod".to_string()));
-        let g = Gvk::from_api_version("batch/v1", "Job");
-        assert_eq!(g.group_kind(), "batch/Job");
     }
 }

@@ -255,13 +255,7 @@ impl ArgoHealth {
     }
 }
 
-/// The GVK of a raw object value.
-pub fn gvk_of(obj: &Value) -> Gvk {
-    Gvk::from_api_version(
-        obj.get("apiVersion").and_then(Value::as_str).unwrap_or(""),
-        obj.get("kind").and_then(Value::as_str).unwrap_or(""),
-    )
-}
+pub use crate::k8s::gvk_of;
 
 #[cfg(test)]
 mod tests {

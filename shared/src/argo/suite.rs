@@ -58,27 +58,11 @@ impl SuiteRun {
 /// Finds every directory below `root` (or `root` itself) holding both `health.lua` and
 /// `health_test.yaml`, byte-sorted.
 pub fn find_suites(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    let mut seen = std::collections::HashSet::new();
-    while let Some(d) = stack.pop() {
-        if !seen.insert(std::fs::canonicalize(&d).unwrap_or_else(|_| d.clone())) {
-            continue;
-        }
-        if d.join("health.lua").is_file() && d.join("health_test.yaml").is_file() {
-            out.push(d.clone());
-        }
-        if let Ok(entries) = std::fs::read_dir(&d) {
-            for e in entries.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                }
-            }
-        }
-    }
-    out.sort();
-    out
+    crate::k8s::walk::walk(root)
+        .dirs
+        .into_iter()
+        .filter(|d| d.join("health.lua").is_file() && d.join("health_test.yaml").is_file())
+        .collect()
 }
 
 /// Runs every suite below `root`. `now_unix` is what `os.time()` returns.

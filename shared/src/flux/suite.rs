@@ -49,27 +49,11 @@ impl FluxCase {
 
 /// Finds every `flux_health_test.yaml` below `root`, sorted.
 pub fn find_suites(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    let mut seen = std::collections::HashSet::new();
-    while let Some(d) = stack.pop() {
-        if !seen.insert(std::fs::canonicalize(&d).unwrap_or_else(|_| d.clone())) {
-            continue;
-        }
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.file_name().and_then(|n| n.to_str()) == Some(SUITE_FILE) {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+    crate::k8s::walk::walk(root)
+        .files
+        .into_iter()
+        .filter(|p| p.file_name().and_then(|n| n.to_str()) == Some(SUITE_FILE))
+        .collect()
 }
 
 /// Runs one suite file. Errors: the suite or its Kustomization cannot be read or is invalid.
