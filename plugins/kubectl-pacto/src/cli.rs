@@ -21,7 +21,6 @@ pub struct Cli {
 impl Cli {
     /// The command as users run it through kubectl: help and usage say `kubectl pacto ...`
     /// (krew's best practice), while completion scripts and man pages keep `kubectl-pacto`.
-    #[allow(dead_code)] // the completion shim shares this module but never parses
     pub fn parse_as_plugin() -> Result<Cli, clap::Error> {
         use clap::{CommandFactory, FromArgMatches};
         let cmd = Cli::command().bin_name("kubectl pacto");

@@ -11,7 +11,7 @@ use std::ffi::OsString;
 pub fn candidates(words: &[String]) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let mut cmd = super::cli::Cli::command();
+    let mut cmd = crate::cli::Cli::command();
     let mut args: Vec<OsString> = vec!["kubectl-pacto".into()];
     args.extend(words.iter().map(OsString::from));
     if words.is_empty() {

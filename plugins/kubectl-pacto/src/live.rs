@@ -1,10 +1,11 @@
 //! `get` and `explain`: gather the objects and the gates (cluster or files), then hand them to
 //! the library's pure views and renderers.
 
-use crate::cli::{ClusterArgs, ExplainArgs, GateArgs, GetArgs, GetOutput};
 use crate::write_stdout;
 use anyhow::{anyhow, bail, Context, Result};
 use jiff::Timestamp;
+use kubectl_pacto::cli::{ClusterArgs, ExplainArgs, GateArgs, GetArgs, GetOutput};
+use kubectl_pacto::options::{check_name, duration_flag, namespace_flag, request_timeout, Global};
 use pacto_gates::cluster::{Cluster, ConnectOptions, Scope};
 use pacto_gates::object;
 use pacto_gates::pacto::explain::{self, Options};
@@ -13,37 +14,7 @@ use pacto_gates::pacto::view::PactoView;
 use pacto_gates::pacto::{GROUP, KIND, VERSION};
 use pacto_gates::render::{self, PactoRow, TableOptions};
 use serde_json::Value;
-use std::io::IsTerminal;
 use std::process::ExitCode;
-
-/// The clock: `KUBECTL_PACTO_NOW` (RFC 3339, for reproducible output) or the system time.
-pub fn now() -> Result<Timestamp> {
-    match std::env::var("KUBECTL_PACTO_NOW") {
-        Ok(s) if !s.is_empty() => s
-            .parse()
-            .map_err(|e| anyhow!("KUBECTL_PACTO_NOW={s:?}: not an RFC 3339 time: {e}")),
-        _ => Ok(Timestamp::now()),
-    }
-}
-
-/// A duration flag as kubectl reads `--request-timeout`: a bare number of seconds or a Go
-/// duration (`1s`, `2m`, `1h30m`).
-fn duration_flag(flag: &str, s: &str, hint: &str) -> Result<std::time::Duration> {
-    if let Ok(n) = s.parse::<u64>() {
-        if n as f64 > pacto_gates::flux::wait::MAX_GO_DURATION_SECONDS {
-            bail!("{flag} {s:?}: longer than the longest duration (2562047h)");
-        }
-        return Ok(std::time::Duration::from_secs(n));
-    }
-    pacto_gates::flux::wait::parse_go_duration(s)
-        .ok_or_else(|| anyhow!("{flag} {s:?}: expected a duration such as {hint}"))
-}
-
-/// kubectl's `--request-timeout`: `0` none, a bare number of seconds, or a Go duration.
-fn request_timeout(s: &str) -> Result<Option<std::time::Duration>> {
-    let d = duration_flag("--request-timeout", s, "1s, 2m or 3h (0: no timeout)")?;
-    Ok((!d.is_zero()).then_some(d))
-}
 
 /// Runs the I/O of one command. The runtime is then shut down without waiting for blocking
 /// work that may still run (a stuck kubeconfig exec plugin after a timeout).
@@ -64,14 +35,6 @@ async fn connect(c: &ClusterArgs) -> Result<Cluster> {
         request_timeout: request_timeout(&c.request_timeout)?,
     };
     Ok(Cluster::connect(&opts).await?)
-}
-
-fn colour() -> bool {
-    render::colour_wanted(
-        std::io::stdout().is_terminal(),
-        std::env::var("NO_COLOR").ok().as_deref(),
-        std::env::var("TERM").ok().as_deref(),
-    )
 }
 
 /// The gates: files given win; else the cluster's (when one is given and readable); else the
@@ -179,45 +142,6 @@ fn pacto_resource(arg: &str) -> Result<Option<String>> {
     Ok(name)
 }
 
-/// A name the API server could hold: an RFC 1123 subdomain (custom resource names, 253
-/// characters at most). Checked before it goes into a request path, so `a/b`, `a?x=1` or `..`
-/// never reach the server as something else.
-fn check_name(name: &str, what: &str) -> Result<()> {
-    let label_ok = |l: &str| {
-        !l.is_empty()
-            && l.bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !l.starts_with('-')
-            && !l.ends_with('-')
-    };
-    if name.len() <= 253 && name.split('.').all(label_ok) {
-        return Ok(());
-    }
-    bail!(
-        "{:?} is not a valid {what} (lowercase letters, digits, '-' and '.', at most 253 characters)",
-        name
-    )
-}
-
-/// A namespace the API server could hold: an RFC 1123 label (63 characters at most).
-fn check_namespace(ns: &str) -> Result<()> {
-    if ns.len() <= 63 && !ns.contains('.') && check_name(ns, "namespace").is_ok() {
-        return Ok(());
-    }
-    bail!("{ns:?} is not a valid namespace (lowercase letters, digits and '-', at most 63 characters)")
-}
-
-/// `-n` as given: an empty value means the context's namespace, as in kubectl.
-fn namespace_flag(c: &ClusterArgs) -> Result<Option<String>> {
-    match c.namespace.as_deref() {
-        None | Some("") => Ok(None),
-        Some(ns) => {
-            check_namespace(ns)?;
-            Ok(Some(ns.to_string()))
-        }
-    }
-}
-
 /// With `-n`, only the objects of that namespace (kubectl would refuse the others).
 fn in_namespace(o: &Value, namespace: Option<&str>) -> bool {
     namespace.is_none_or(|ns| {
@@ -234,8 +158,8 @@ fn is_pacto(o: &Value) -> bool {
 }
 
 /// `kubectl pacto get`.
-pub fn get(args: &GetArgs) -> Result<ExitCode> {
-    let now = now()?;
+pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
+    let now = global.now;
     request_timeout(&args.cluster.request_timeout)?;
     let name = match (pacto_resource(&args.resource)?, &args.name) {
         (Some(_), Some(_)) => bail!("give the name once: pacto/NAME or pactos NAME"),
@@ -250,7 +174,7 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
             bail!("a resource cannot be retrieved by name across all namespaces");
         }
     }
-    let namespace_given = namespace_flag(&args.cluster)?;
+    let namespace_given = namespace_flag(args.cluster.namespace.as_deref())?;
     let machine = matches!(
         args.output,
         Some(GetOutput::Json | GetOutput::Yaml | GetOutput::Name)
@@ -332,7 +256,7 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
                 .map(|o| gate::decide(&argo, &flux, o))
                 .collect();
             for n in gate_notes(&decisions) {
-                eprintln!("note: {n}");
+                eprintln!("note: {}", render::one_line(&n));
             }
             let rows: Vec<PactoRow> = views
                 .iter()
@@ -346,7 +270,7 @@ pub fn get(args: &GetArgs) -> Result<ExitCode> {
                     all_namespaces: args.all_namespaces
                         || views.iter().any(|v| v.namespace != views[0].namespace),
                     wide: args.output == Some(GetOutput::Wide),
-                    colour: colour(),
+                    colour: global.colour,
                     now,
                 },
             )
@@ -380,8 +304,8 @@ fn explain_target(t: &str) -> Result<((&'static str, &'static str, &'static str)
 }
 
 /// `kubectl pacto explain`.
-pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
-    let now = now()?;
+pub fn explain(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
+    let now = global.now;
     request_timeout(&args.cluster.request_timeout)?;
     let window = duration_flag(
         "--stabilization-window",
@@ -391,7 +315,7 @@ pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
     let opts = Options {
         stabilization_window_seconds: window.as_secs() as i64,
     };
-    let namespace = namespace_flag(&args.cluster)?;
+    let namespace = namespace_flag(args.cluster.namespace.as_deref())?;
     let (objects, (argo, flux)) = block_on(async {
         if !args.files.is_empty() {
             let wanted = args.target.as_deref().map(explain_target).transpose()?;
@@ -428,7 +352,7 @@ pub fn explain(args: &ExplainArgs) -> Result<ExitCode> {
         let gates = load_gates(&args.gates, Some(&cluster), now).await?;
         Ok::<_, anyhow::Error>((vec![obj], gates))
     })?;
-    let colour = colour();
+    let colour = global.colour;
     let mut out = String::new();
     for (i, o) in objects.iter().enumerate() {
         if i > 0 {

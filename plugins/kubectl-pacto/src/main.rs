@@ -1,13 +1,13 @@
 //! `kubectl-pacto`: the kubectl plugin. Argument parsing and I/O only; the evaluation, the
 //! explanations and the rendering live in the pacto-gates library.
 
-mod cli;
-mod complete;
 mod live;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::CommandFactory;
-use cli::{Cli, Command, HealthArgs, HealthSub, Output};
+use kubectl_pacto::cli::{self, Cli, Command, HealthArgs, HealthSub, Output};
+use kubectl_pacto::complete;
+use kubectl_pacto::options::Global;
 use pacto_gates::argo::health::{ArgoHealth, BuiltinScripts};
 use pacto_gates::argo::settings::{self, Overrides};
 use pacto_gates::argo::suite;
@@ -57,13 +57,14 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    let global = || Global::new(|k| std::env::var(k).ok(), std::io::stdout().is_terminal());
     match cli.command {
         Command::Health(args) => match args.sub {
-            Some(HealthSub::Test { ref dirs }) => health_test(dirs),
-            None => health(&args),
+            Some(HealthSub::Test { ref dirs }) => health_test(dirs, &global()?),
+            None => health(&args, &global()?),
         },
-        Command::Get(args) => live::get(&args),
-        Command::Explain(args) => live::explain(&args),
+        Command::Get(args) => live::get(&args, &global()?),
+        Command::Explain(args) => live::explain(&args, &global()?),
         Command::Completion { shell } => {
             let mut cmd = Cli::command().bin_name("kubectl-pacto");
             let mut buf = Vec::new();
@@ -89,15 +90,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
-fn now_unix() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
-
 /// Loads the Argo CD side of a configuration from the flags.
-fn argo_engine(args: &HealthArgs) -> Result<ArgoHealth> {
+fn argo_engine(args: &HealthArgs, now_unix: i64) -> Result<ArgoHealth> {
     let overrides = match &args.argocd_cm {
         None => Overrides::default(),
         Some(path) => {
@@ -126,7 +120,7 @@ fn argo_engine(args: &HealthArgs) -> Result<ArgoHealth> {
             Some(BuiltinScripts::load(dir).map_err(|e| anyhow!("--customizations-dir: {e}"))?)
         }
     };
-    Ok(ArgoHealth::new(overrides, builtins, now_unix()))
+    Ok(ArgoHealth::new(overrides, builtins, now_unix))
 }
 
 /// Reads the one object a file must hold (an argocd-cm, a Kustomization or HelmRelease).
@@ -144,13 +138,13 @@ pub(crate) fn read_one(path: &std::path::Path, what: &str) -> Result<object::K8s
 }
 
 /// The Flux side, when a Kustomization or HelmRelease was given.
-fn flux_engine(args: &HealthArgs) -> Result<Option<(Kustomization, FluxHealth)>> {
+fn flux_engine(args: &HealthArgs, now_unix: i64) -> Result<Option<(Kustomization, FluxHealth)>> {
     let Some(path) = args.kustomization.as_ref().or(args.helmrelease.as_ref()) else {
         return Ok(None);
     };
     let o = read_one(path, "Kustomization or HelmRelease")?;
     let k = kustomization::parse(&o.value).map_err(|e| anyhow!("{}: {e}", o.origin))?;
-    let engine = FluxHealth::new(&k.exprs, k.job_order(), now_unix()).map_err(|e| {
+    let engine = FluxHealth::new(&k.exprs, k.job_order(), now_unix).map_err(|e| {
         anyhow!(
             "{}: {} {}: Ready=False, Stalled=True, reason InvalidCELExpression: Reconciliation failed terminally due to configuration error: {e}",
             o.origin,
@@ -161,11 +155,11 @@ fn flux_engine(args: &HealthArgs) -> Result<Option<(Kustomization, FluxHealth)>>
     Ok(Some((k, engine)))
 }
 
-fn health(args: &HealthArgs) -> Result<ExitCode> {
-    let flux = flux_engine(args)?;
+fn health(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
+    let flux = flux_engine(args, global.now_unix())?;
     let argo_wanted =
         flux.is_none() || args.argocd_cm.is_some() || args.customizations_dir.is_some();
-    let engine = argo_engine(args)?;
+    let engine = argo_engine(args, global.now_unix())?;
     let objects = object::read_paths(&args.files)?;
     let verdicts: Vec<_> = if argo_wanted {
         warn_unused_overrides(&engine, &objects);
@@ -205,12 +199,7 @@ fn health(args: &HealthArgs) -> Result<ExitCode> {
         Some(Output::Json) => serde_json::to_string_pretty(&report)? + "\n",
         Some(Output::Yaml) => serde_saphyr::to_string(&report).context("rendering YAML")?,
         None => {
-            let colour = render::colour_wanted(
-                std::io::stdout().is_terminal(),
-                std::env::var("NO_COLOR").ok().as_deref(),
-                std::env::var("TERM").ok().as_deref(),
-            );
-            let mut t = render::health_table(&items, colour, engine.builtins.is_some());
+            let mut t = render::health_table(&items, global.colour, engine.builtins.is_some());
             if let Some((k, v)) = &wait {
                 t.push('\n');
                 t.push_str(&render::wait_summary(k, v));
@@ -231,7 +220,7 @@ fn warn_unused_overrides(engine: &ArgoHealth, objects: &[object::K8sObject]) {
     }
 }
 
-fn health_test(dirs: &[std::path::PathBuf]) -> Result<ExitCode> {
+fn health_test(dirs: &[std::path::PathBuf], global: &Global) -> Result<ExitCode> {
     let (mut passed, mut failed) = (0usize, 0usize);
     let mut out = String::new();
     for dir in dirs {
@@ -244,7 +233,7 @@ fn health_test(dirs: &[std::path::PathBuf]) -> Result<ExitCode> {
                 dir.display()
             );
         }
-        let run = suite::run_tree(dir, now_unix());
+        let run = suite::run_tree(dir, global.now_unix());
         let flux_suites = pacto_gates::flux::suite::find_suites(dir);
         if run.suites == 0 && flux_suites.is_empty() {
             bail!(
@@ -269,7 +258,7 @@ fn health_test(dirs: &[std::path::PathBuf]) -> Result<ExitCode> {
             ));
         }
         for file in &flux_suites {
-            match pacto_gates::flux::suite::run_suite(file, now_unix()) {
+            match pacto_gates::flux::suite::run_suite(file, global.now_unix()) {
                 Err(e) => {
                     out.push_str(&format!("ERROR {}: {e}\n", file.display()));
                     failed += 1;

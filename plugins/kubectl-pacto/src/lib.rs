@@ -1,0 +1,7 @@
+//! The command line of `kubectl pacto`, shared by the plugin binary and its completion shim:
+//! the clap definitions ([`cli`]), the completion candidates ([`complete`]) and the one step
+//! that turns flags and environment into checked values ([`options`]).
+
+pub mod cli;
+pub mod complete;
+pub mod options;

@@ -1,0 +1,154 @@
+//! The one step that turns parsed flags and the environment into checked values, decided once
+//! per run (ripgrep's "high-level arguments" step): the clock, colour, durations, names and
+//! namespaces. Pure: the environment and whether stdout is a terminal are passed in.
+
+use anyhow::{anyhow, bail, Result};
+use jiff::Timestamp;
+use pacto_gates::k8s::duration::{parse_go_duration, MAX_GO_DURATION_SECONDS};
+use std::time::Duration;
+
+/// What every command shares, decided once from the environment.
+#[derive(Debug, Clone, Copy)]
+pub struct Global {
+    /// The clock: `KUBECTL_PACTO_NOW` (RFC 3339, for reproducible output) or the system time.
+    pub now: Timestamp,
+    /// Colour on stdout: a terminal, no non-empty `NO_COLOR`, `TERM` not `dumb`.
+    pub colour: bool,
+}
+
+impl Global {
+    /// Reads `KUBECTL_PACTO_NOW`, `NO_COLOR` and `TERM` through `env`. Errors: a
+    /// `KUBECTL_PACTO_NOW` that is not an RFC 3339 time.
+    pub fn new(env: impl Fn(&str) -> Option<String>, stdout_is_terminal: bool) -> Result<Global> {
+        let now = match env("KUBECTL_PACTO_NOW") {
+            Some(s) if !s.is_empty() => s
+                .parse()
+                .map_err(|e| anyhow!("KUBECTL_PACTO_NOW={s:?}: not an RFC 3339 time: {e}"))?,
+            _ => Timestamp::now(),
+        };
+        let colour = pacto_gates::render::colour_wanted(
+            stdout_is_terminal,
+            env("NO_COLOR").as_deref(),
+            env("TERM").as_deref(),
+        );
+        Ok(Global { now, colour })
+    }
+
+    /// The clock as Unix seconds, for the engines (`os.time`, kstatus).
+    pub fn now_unix(&self) -> i64 {
+        self.now.as_second()
+    }
+}
+
+/// A duration flag as kubectl reads `--request-timeout`: a bare number of seconds or a Go
+/// duration (`1s`, `2m`, `1h30m`). Errors name the flag and give `hint` as an example.
+pub fn duration_flag(flag: &str, s: &str, hint: &str) -> Result<Duration> {
+    if let Ok(n) = s.parse::<u64>() {
+        if n as f64 > MAX_GO_DURATION_SECONDS {
+            bail!("{flag} {s:?}: longer than the longest duration (2562047h)");
+        }
+        return Ok(Duration::from_secs(n));
+    }
+    parse_go_duration(s).ok_or_else(|| anyhow!("{flag} {s:?}: expected a duration such as {hint}"))
+}
+
+/// kubectl's `--request-timeout`: `0` none, a bare number of seconds, or a Go duration.
+pub fn request_timeout(s: &str) -> Result<Option<Duration>> {
+    let d = duration_flag("--request-timeout", s, "1s, 2m or 3h (0: no timeout)")?;
+    Ok((!d.is_zero()).then_some(d))
+}
+
+/// A name the API server could hold: an RFC 1123 subdomain (custom resource names, 253
+/// characters at most). Checked before it goes into a request path, so `a/b`, `a?x=1` or `..`
+/// never reach the server as something else.
+pub fn check_name(name: &str, what: &str) -> Result<()> {
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if name.len() <= 253 && name.split('.').all(label_ok) {
+        return Ok(());
+    }
+    bail!(
+        "{:?} is not a valid {what} (lowercase letters, digits, '-' and '.', at most 253 characters)",
+        name
+    )
+}
+
+/// A namespace the API server could hold: an RFC 1123 label (63 characters at most).
+pub fn check_namespace(ns: &str) -> Result<()> {
+    if ns.len() <= 63 && !ns.contains('.') && check_name(ns, "namespace").is_ok() {
+        return Ok(());
+    }
+    bail!("{ns:?} is not a valid namespace (lowercase letters, digits and '-', at most 63 characters)")
+}
+
+/// `-n` as given: empty or absent means the context's namespace, as in kubectl.
+pub fn namespace_flag(given: Option<&str>) -> Result<Option<String>> {
+    match given {
+        None | Some("") => Ok(None),
+        Some(ns) => {
+            check_namespace(ns)?;
+            Ok(Some(ns.to_string()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |k| {
+            vars.iter()
+                .find(|(name, _)| *name == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn the_clock_and_colour_are_decided_once_from_the_environment() {
+        let g = Global::new(env(&[("KUBECTL_PACTO_NOW", "2026-11-29T12:00:00Z")]), true).unwrap();
+        assert_eq!(g.now_unix(), 1_795_953_600);
+        assert!(g.colour);
+        let g = Global::new(env(&[("NO_COLOR", "1")]), true).unwrap();
+        assert!(!g.colour);
+        assert!(!Global::new(env(&[]), false).unwrap().colour);
+        let e = Global::new(env(&[("KUBECTL_PACTO_NOW", "yesterday")]), false).unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("KUBECTL_PACTO_NOW=\"yesterday\": not an RFC 3339 time"));
+    }
+
+    /// kubectl's --request-timeout: 0 is none, bare numbers are seconds, else a Go duration.
+    #[test]
+    fn request_timeouts_as_kubectl_reads_them() {
+        assert_eq!(request_timeout("0").unwrap(), None);
+        assert_eq!(request_timeout("5").unwrap(), Some(Duration::from_secs(5)));
+        assert_eq!(
+            request_timeout("1m30s").unwrap(),
+            Some(Duration::from_secs(90))
+        );
+        assert!(request_timeout("soon").is_err());
+    }
+
+    /// RFC 1123: subdomains for names (253), labels for namespaces (63).
+    #[test]
+    fn names_and_namespaces() {
+        assert!(check_name("orders.v2", "name").is_ok());
+        for bad in ["a/b", "A", "-a", "a..b", "a?x=1", ""] {
+            assert!(check_name(bad, "name").is_err(), "{bad}");
+        }
+        assert!(check_namespace("shop").is_ok());
+        assert!(check_namespace("a.b").is_err());
+        assert!(check_namespace(&"a".repeat(64)).is_err());
+        assert_eq!(namespace_flag(Some("")).unwrap(), None);
+        assert_eq!(
+            namespace_flag(Some("shop")).unwrap().as_deref(),
+            Some("shop")
+        );
+    }
+}
