@@ -6,7 +6,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use jiff::Timestamp;
 use kubectl_pacto::cli::{ClusterArgs, ExplainArgs, GateArgs, GetArgs, GetOutput};
 use kubectl_pacto::options::{check_name, duration_flag, namespace_flag, request_timeout, Global};
-use pacto_gates::cluster::{Cluster, ConnectOptions, Scope};
+use pacto_gates::cluster::{Cluster, ConnectOptions, Kind, Scope};
 use pacto_gates::object;
 use pacto_gates::pacto::explain::{self, Options};
 use pacto_gates::pacto::gate::{self, ArgoGate, FluxGate, FluxKustomization};
@@ -50,13 +50,7 @@ async fn load_gates(
     }
     let (cluster_argo, cluster_flux) = match cluster {
         Some(c) if g.argocd_cm.is_none() || g.kustomization.is_none() => {
-            let (a, f) = pacto_gates::cluster::cluster_gates(
-                c,
-                &g.argocd_namespace,
-                g.warning_blocks,
-                now_unix,
-            )
-            .await;
+            let (a, f) = cluster_gates(c, &g.argocd_namespace, g.warning_blocks, now_unix).await;
             (Some(a), Some(f))
         }
         _ => (None, None),
@@ -83,6 +77,36 @@ async fn load_gates(
         })
     };
     Ok((argo, flux))
+}
+
+/// Reads `argocd_namespace/argocd-cm` (one GET) and all Kustomizations
+/// (`kustomize.toolkit.fluxcd.io/v1`, one discovery and one list), and builds the gates from them
+/// ([`gate::from_cluster`]).
+async fn cluster_gates(
+    cluster: &Cluster,
+    argocd_namespace: &str,
+    warning_blocks: bool,
+    now_unix: i64,
+) -> (ArgoGate, FluxGate) {
+    let cm = cluster
+        .get(&Kind::configmap(), argocd_namespace, "argocd-cm")
+        .await
+        .map_err(|e| e.to_string());
+    let kustomizations = match cluster
+        .discover("kustomize.toolkit.fluxcd.io", "v1", "Kustomization")
+        .await
+    {
+        Ok(kind) => cluster.list(&kind, Scope::All, None).await,
+        Err(e) => Err(e),
+    }
+    .map_err(|e| e.to_string());
+    gate::from_cluster(
+        cm,
+        argocd_namespace,
+        kustomizations,
+        warning_blocks,
+        now_unix,
+    )
 }
 
 /// Where the GATE column did not come from the configured gates: one line per side, for stderr.

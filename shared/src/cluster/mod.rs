@@ -9,10 +9,7 @@
 //! layer is off so that these bounds hold.
 
 mod error;
-mod gates;
 pub mod proxy;
-
-pub use gates::cluster_gates;
 
 pub use error::{chain, reason_phrase, root_cause, ClusterError};
 

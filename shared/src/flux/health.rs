@@ -91,7 +91,7 @@ impl FluxHealth {
 
     /// Flux's verdict on an object.
     pub fn evaluate(&self, obj: &Value) -> FluxVerdict {
-        let gvk = crate::argo::health::gvk_of(obj);
+        let gvk = crate::k8s::gvk_of(obj);
         let is_job = gvk.group == "batch" && gvk.kind == "Job";
         if is_job && self.job_order == JobOrder::JobReaderFirst {
             return from_reader(kstatus::job_status(obj), FluxSource::JobReader);

@@ -267,6 +267,53 @@ pub fn flux_gate(v: &FluxVerdict) -> Gate {
     }
 }
 
+/// The gates as a cluster configures them, from what was read: `argocd_cm` the argocd-cm
+/// ConfigMap of `argocd_namespace` (or why it could not be read), `kustomizations` every Flux
+/// Kustomization of the cluster (or why they could not be listed). A side that could not be read
+/// is the recommended gate, with the reason; a Kustomization that is not one Flux could read is
+/// skipped (Flux could not apply it either). With the Kustomizations read, an object none of
+/// their inventories holds is applied by none, and Flux gates nothing for it.
+pub fn from_cluster(
+    argocd_cm: Result<Value, String>,
+    argocd_namespace: &str,
+    kustomizations: Result<Vec<Value>, String>,
+    warning_blocks: bool,
+    now_unix: i64,
+) -> (ArgoGate, FluxGate) {
+    let argo = match argocd_cm {
+        Ok(cm) => ArgoGate::from_configmap(
+            &cm,
+            format!("argocd-cm {argocd_namespace}/argocd-cm"),
+            now_unix,
+        ),
+        Err(e) => ArgoGate::recommended(
+            format!("argocd-cm not readable: {e}"),
+            warning_blocks,
+            now_unix,
+        ),
+    };
+    let flux = match kustomizations {
+        Ok(items) => FluxGate {
+            kustomizations: items
+                .iter()
+                .filter_map(|k| FluxKustomization::new(k, true, now_unix).ok())
+                .collect(),
+            complete: true,
+            ..FluxGate::recommended(
+                "no Kustomization's inventory holds it",
+                warning_blocks,
+                now_unix,
+            )
+        },
+        Err(e) => FluxGate::recommended(
+            format!("Kustomizations not readable: {e}"),
+            warning_blocks,
+            now_unix,
+        ),
+    };
+    (argo, flux)
+}
+
 /// What one Kustomization decides about one object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FluxDecision {
@@ -389,7 +436,7 @@ impl Decision {
 
 /// Evaluates both sides on one object.
 pub fn decide(argo: &ArgoGate, flux: &FluxGate, obj: &Value) -> Decision {
-    let gvk = crate::argo::health::gvk_of(obj);
+    let gvk = crate::k8s::gvk_of(obj);
     let meta = |k: &str| {
         obj.pointer(&format!("/metadata/{k}"))
             .and_then(Value::as_str)
