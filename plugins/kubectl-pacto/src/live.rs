@@ -33,6 +33,7 @@ async fn connect(c: &ClusterArgs) -> Result<Cluster> {
         kubeconfig: c.kubeconfig.clone(),
         context: c.context.clone(),
         request_timeout: request_timeout(&c.request_timeout)?,
+        discovery_timeout: None,
     };
     Ok(Cluster::connect(&opts).await?)
 }

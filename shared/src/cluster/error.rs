@@ -51,7 +51,7 @@ pub enum ClusterError {
         message: String,
     },
     /// No complete answer within `--request-timeout`.
-    #[error("no answer from the API server at {server} within {} ({limit}) to {verb} {resource}{scope}", humantime(*after))]
+    #[error("no answer from the API server at {server} within {} ({limit}) to {verb} {resource}{scope}", crate::k8s::duration::go_duration(*after))]
     Timeout {
         verb: String,
         resource: String,
@@ -78,15 +78,6 @@ pub enum ClusterError {
         scope: String,
         detail: String,
     },
-}
-
-fn humantime(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
 }
 
 /// The reason phrase of an HTTP status (`Too Many Requests`), `Error` for a code without one.

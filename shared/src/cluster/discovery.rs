@@ -1,0 +1,175 @@
+//! Kinds found by discovery, never a guessed plural: one `GET /apis/<group>/<version>` (or
+//! `/api/v1`) per kind, bounded like kubectl's discovery client. Follows kube-rs's
+//! `kube-client/src/discovery/oneshot.rs` (a pinned group version) and, for the timeout,
+//! client-go's `discovery/discovery_client.go`.
+
+use super::request::Op;
+use super::{Cluster, ClusterError};
+use kube::core::{ApiResource, GroupVersionKind};
+use serde_json::Value;
+use std::time::Duration;
+
+/// A kind the API server serves, as discovery describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kind {
+    /// API group, empty for the core group.
+    pub group: String,
+    /// API version, e.g. `v1alpha1`.
+    pub version: String,
+    /// Kind, e.g. `Pacto`.
+    pub kind: String,
+    /// Resource name in URLs, as discovery gives it, e.g. `pactos`.
+    pub plural: String,
+    /// Whether objects live in namespaces.
+    pub namespaced: bool,
+}
+
+impl Kind {
+    /// `pactos.pacto.trianalab.io`, or `configmaps` for the core group (kubectl's spelling).
+    pub fn resource(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
+    pub(super) fn api_resource(&self) -> ApiResource {
+        ApiResource::from_gvk_with_plural(
+            &GroupVersionKind::gvk(&self.group, &self.version, &self.kind),
+            &self.plural,
+        )
+    }
+
+    /// The core v1 ConfigMap (no discovery needed).
+    pub fn configmap() -> Kind {
+        Kind {
+            group: String::new(),
+            version: "v1".into(),
+            kind: "ConfigMap".into(),
+            plural: "configmaps".into(),
+            namespaced: true,
+        }
+    }
+}
+
+/// client-go's discovery client timeout when none is set (`discovery_client.go`
+/// `setDiscoveryDefaults`: `defaultTimeout = 32 * time.Second`): kubectl gives up on a silent
+/// API server after it, and so do we.
+pub const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(32);
+
+/// The bound of a discovery request: the one given, else [`DISCOVERY_TIMEOUT`] (a zero one
+/// too, as client-go's `setDiscoveryDefaults` treats a zero timeout).
+pub(super) fn discovery_timeout(given: Option<Duration>) -> Duration {
+    given.filter(|t| !t.is_zero()).unwrap_or(DISCOVERY_TIMEOUT)
+}
+
+/// The discovery of the group version `gv`, for error messages.
+fn discovery_op(gv: &str) -> Op<'static> {
+    Op {
+        verb: "discover",
+        resource: format!("the API group {gv}"),
+        scope: String::new(),
+    }
+}
+
+impl Cluster {
+    /// Finds a kind by discovery of its group version (`GET /apis/<group>/<version>`, one
+    /// request). Errors: [`ClusterError::NotInstalled`] when the group version or the kind is not
+    /// served; the request's own errors otherwise.
+    pub async fn discover(
+        &self,
+        group: &str,
+        version: &str,
+        kind: &str,
+    ) -> Result<Kind, ClusterError> {
+        let gv = if group.is_empty() {
+            version.to_string()
+        } else {
+            format!("{group}/{version}")
+        };
+        let url = if group.is_empty() {
+            format!("/api/{version}")
+        } else {
+            format!("/apis/{gv}")
+        };
+        let op = discovery_op(&gv);
+        let not_installed = || ClusterError::NotInstalled {
+            kind: kind.to_string(),
+            group_version: gv.clone(),
+        };
+        let list = match self
+            .call(&op, || {
+                http::Request::get(url.clone())
+                    .body(Vec::new())
+                    .map_err(|e| e.to_string())
+            })
+            .await
+        {
+            Ok(v) => v,
+            Err(ClusterError::NotFound { .. }) => return Err(not_installed()),
+            Err(e) => return Err(e),
+        };
+        let resources = list
+            .get("resources")
+            .and_then(Value::as_array)
+            .ok_or_else(|| ClusterError::Malformed {
+                verb: op.verb.into(),
+                resource: op.resource.clone(),
+                scope: String::new(),
+                detail: "no resources list".into(),
+            })?;
+        resources
+            .iter()
+            .find(|r| {
+                r.get("kind").and_then(Value::as_str) == Some(kind)
+                    && r.get("name")
+                        .and_then(Value::as_str)
+                        .is_some_and(|n| !n.contains('/'))
+            })
+            .map(|r| Kind {
+                group: group.to_string(),
+                version: version.to_string(),
+                kind: kind.to_string(),
+                plural: r
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                namespaced: r.get("namespaced").and_then(Value::as_bool).unwrap_or(true),
+            })
+            .ok_or_else(not_installed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::request::time_limit;
+    use super::super::ConnectOptions;
+    use super::*;
+
+    #[test]
+    fn the_default_discovery_timeout_is_kubectl_s_32_s_and_says_so() {
+        assert_eq!(DISCOVERY_TIMEOUT, Duration::from_secs(32));
+        let default = ConnectOptions::default().discovery_timeout;
+        assert_eq!(default, None);
+        assert_eq!(discovery_timeout(default), Duration::from_secs(32));
+        assert_eq!(
+            discovery_timeout(Some(Duration::ZERO)),
+            Duration::from_secs(32)
+        );
+        let op = discovery_op("pacto.trianalab.io/v1alpha1");
+        let (after, limit) = time_limit(&op, None, discovery_timeout(default)).unwrap();
+        assert_eq!(
+            op.timed_out("URL", after, &limit).to_string(),
+            "no answer from the API server at URL within 32s (kubectl's discovery timeout; --request-timeout sets another) to discover the API group pacto.trianalab.io/v1alpha1"
+        );
+        // --request-timeout sets another.
+        let (after, limit) =
+            time_limit(&op, Some(Duration::from_secs(5)), DISCOVERY_TIMEOUT).unwrap();
+        assert_eq!(
+            (after, limit.as_str()),
+            (Duration::from_secs(5), "--request-timeout")
+        );
+    }
+}

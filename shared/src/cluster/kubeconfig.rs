@@ -1,0 +1,221 @@
+//! The client of a cluster, built from the flags kubectl users expect: `--kubeconfig`,
+//! `KUBECONFIG` with several files merged, `--context`, the context's namespace,
+//! `--request-timeout`, in-cluster configuration. Follows kube-rs's
+//! `kube-client/src/config/file_loader.rs` and, for the merge and the context checks, client-go's
+//! `tools/clientcmd/loader.go` (kubectl's own loader). The client's own retry layer is off so
+//! that the bounds of `request` hold.
+
+use super::discovery::discovery_timeout;
+use super::{chain, proxy, root_cause, Cluster, ClusterError};
+use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
+use kube::{Client, Config};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How to reach the cluster.
+#[derive(Debug, Clone, Default)]
+pub struct ConnectOptions {
+    /// `--kubeconfig`: this file only (no `KUBECONFIG` merge).
+    pub kubeconfig: Option<PathBuf>,
+    /// `--context`: a context of the kubeconfig instead of its current-context.
+    pub context: Option<String>,
+    /// `--request-timeout`; None or zero: no timeout.
+    pub request_timeout: Option<Duration>,
+    /// The bound of a discovery request when no `--request-timeout` is given; None or zero:
+    /// [`DISCOVERY_TIMEOUT`](super::DISCOVERY_TIMEOUT), kubectl's.
+    pub discovery_timeout: Option<Duration>,
+}
+
+/// The `proxy-url` of the cluster the context in use names.
+fn cluster_proxy_url(kc: &Kubeconfig, context: Option<&str>) -> Option<String> {
+    let name = context.or(kc.current_context.as_deref())?;
+    let ctx = kc
+        .contexts
+        .iter()
+        .find(|c| c.name == name)?
+        .context
+        .as_ref()?;
+    kc.clusters
+        .iter()
+        .find(|c| c.name == ctx.cluster)?
+        .cluster
+        .as_ref()?
+        .proxy_url
+        .clone()
+        .filter(|p| !p.is_empty())
+}
+
+/// The context in use must name a cluster and a user the kubeconfig defines (kubectl refuses
+/// otherwise; kube would connect without credentials).
+fn check_context(kc: &Kubeconfig, context: Option<&str>) -> Result<(), String> {
+    let Some(name) = context.or(kc.current_context.as_deref()) else {
+        return Ok(()); // kube's own error names the missing current-context
+    };
+    let Some(ctx) = kc.contexts.iter().find(|c| c.name == name) else {
+        return Err(format!("context \"{name}\" not found in the kubeconfig"));
+    };
+    let Some(ctx) = &ctx.context else {
+        return Ok(());
+    };
+    if let Some(user) = ctx.user.as_deref().filter(|u| !u.is_empty()) {
+        if !kc.auth_infos.iter().any(|a| a.name == user) {
+            return Err(format!(
+                "user \"{user}\" was not found for context \"{name}\""
+            ));
+        }
+    }
+    if !kc.clusters.iter().any(|c| c.name == ctx.cluster) {
+        return Err(format!(
+            "cluster \"{}\" was not found for context \"{name}\"",
+            ctx.cluster
+        ));
+    }
+    Ok(())
+}
+
+fn config_error(source: &str, e: KubeconfigError) -> ClusterError {
+    let text = match &e {
+        KubeconfigError::LoadContext(ctx) => {
+            format!("context \"{ctx}\" not found in the kubeconfig")
+        }
+        KubeconfigError::CurrentContextNotSet => {
+            "the kubeconfig has no current-context (give --context)".to_string()
+        }
+        other => chain(other),
+    };
+    ClusterError::Config(format!("{source}: {text}"))
+}
+
+impl Cluster {
+    /// Builds the client. Order, as kubectl: `--kubeconfig`; else `KUBECONFIG` (files merged) or
+    /// `~/.kube/config`; else the in-cluster service account. Errors: an unreadable or malformed
+    /// kubeconfig, an unknown context, no configuration at all.
+    pub async fn connect(o: &ConnectOptions) -> Result<Cluster, ClusterError> {
+        let opts = KubeConfigOptions {
+            context: o.context.clone(),
+            cluster: None,
+            user: None,
+        };
+        let env_files: Vec<PathBuf> = std::env::var_os("KUBECONFIG")
+            .map(|v| {
+                std::env::split_paths(&v)
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let home_file = std::env::var_os("HOME")
+            .map(|h| PathBuf::from(h).join(".kube/config"))
+            .filter(|p| p.exists());
+        let loaded = if let Some(path) = &o.kubeconfig {
+            let source = path.display().to_string();
+            let kc = Kubeconfig::read_from(path).map_err(|e| config_error(&source, e))?;
+            Some((kc, source))
+        } else if !env_files.is_empty() {
+            // kubectl's merge: the files of KUBECONFIG in order, missing ones skipped, the first
+            // file to set a value wins.
+            let source = format!(
+                "KUBECONFIG={}",
+                std::env::var_os("KUBECONFIG")
+                    .unwrap_or_default()
+                    .to_string_lossy()
+            );
+            let mut merged: Option<Kubeconfig> = None;
+            for f in env_files.iter().filter(|f| f.exists()) {
+                let kc = Kubeconfig::read_from(f)
+                    .map_err(|e| config_error(&f.display().to_string(), e))?;
+                merged = Some(match merged {
+                    None => kc,
+                    Some(m) => m.merge(kc).map_err(|e| config_error(&source, e))?,
+                });
+            }
+            match merged {
+                Some(kc) => Some((kc, source)),
+                None => {
+                    return Err(ClusterError::Config(format!(
+                        "{source}: none of these files exists: give --kubeconfig, fix KUBECONFIG, or read files with -f"
+                    )))
+                }
+            }
+        } else if let Some(home) = &home_file {
+            let source = home.display().to_string();
+            let kc = Kubeconfig::read_from(home).map_err(|e| config_error(&source, e))?;
+            Some((kc, source))
+        } else {
+            None
+        };
+        let mut explicit_proxy = None;
+        let mut config = if let Some((kc, source)) = loaded {
+            check_context(&kc, o.context.as_deref())
+                .map_err(|e| ClusterError::Config(format!("{source}: {e}")))?;
+            explicit_proxy = cluster_proxy_url(&kc, o.context.as_deref());
+            Config::from_custom_kubeconfig(kc, &opts)
+                .await
+                .map_err(|e| config_error(&source, e))?
+        } else if o.context.is_some() {
+            return Err(ClusterError::Config(
+                "--context given, but there is no kubeconfig (KUBECONFIG is unset and ~/.kube/config does not exist)".into(),
+            ));
+        } else {
+            Config::incluster().map_err(|e| {
+                let detail = if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() {
+                    format!(" ({})", root_cause(&e))
+                } else {
+                    String::new()
+                };
+                ClusterError::Config(format!(
+                    "no kubeconfig (KUBECONFIG is unset and ~/.kube/config does not exist) and not running in a cluster{detail}: give --kubeconfig, set KUBECONFIG, or read files with -f"
+                ))
+            })?
+        };
+        config.default_retry = false;
+        config.proxy_url = proxy::proxy_for(&config.cluster_url, explicit_proxy.as_deref(), |k| {
+            std::env::var(k).ok().filter(|v| !v.is_empty())
+        })
+        .map_err(ClusterError::Config)?;
+        let via = config
+            .proxy_url
+            .as_ref()
+            .map(|p| format!(" through the proxy {}", p.to_string().trim_end_matches('/')));
+        let timeout = o.request_timeout.filter(|t| !t.is_zero());
+        if let Some(t) = timeout {
+            // The transport's own timers add the duration to an Instant: keep them in range
+            // (the overall limit below has no such bound).
+            let t = t.min(Duration::from_secs(86_400));
+            config.read_timeout = Some(t);
+            config.reset_reader_on_write = true;
+            config.connect_timeout = Some(config.connect_timeout.map_or(t, |c| c.min(t)));
+        }
+        let server = config
+            .cluster_url
+            .to_string()
+            .trim_end_matches('/')
+            .to_string();
+        let default_namespace = config.default_namespace.clone();
+        // Messages name the proxy when there is one: a refused connection may be the proxy's.
+        let described = format!("{server}{}", via.unwrap_or_default());
+        // Building the client runs a kubeconfig exec credential plugin, a blocking child
+        // process: off the runtime's thread, within the request timeout.
+        let build = tokio::task::spawn_blocking(move || Client::try_from(config));
+        let built = match timeout {
+            None => build.await,
+            Some(t) => tokio::time::timeout(t, build).await.map_err(|_| {
+                ClusterError::Config(format!(
+                    "the kubeconfig's credentials for {server} were not ready within {} (--request-timeout): is its exec plugin stuck?",
+                    crate::k8s::duration::go_duration(t)
+                ))
+            })?,
+        };
+        let client = built
+            .map_err(|e| ClusterError::Config(format!("cannot build a client for {server}: {e}")))?
+            .map_err(|e| {
+                ClusterError::Config(format!("cannot build a client for {server}: {}", chain(&e)))
+            })?;
+        Ok(Cluster {
+            client,
+            default_namespace,
+            server: described,
+            timeout,
+            discovery_timeout: discovery_timeout(o.discovery_timeout),
+        })
+    }
+}

@@ -1,0 +1,459 @@
+//! Reads that return the objects exactly as the API server sent them: get and list, each one
+//! request (no paging). Throttling (429) and 503/504 answers are retried three times, honouring
+//! `Retry-After` up to 5 s; `--request-timeout` bounds each operation including its retries.
+//! Error answers are worded from the server's `Status`, and answers are parsed as JSON up to Go's
+//! depth limit. Follows kube-rs's `kube-client/src/client/mod.rs` and, for the retries and the
+//! timeout, client-go's `rest/request.go`.
+
+use super::{reason_phrase, root_cause, Cluster, ClusterError, Kind};
+use http_body_util::BodyExt;
+use kube::api::ListParams;
+use kube::core::{DynamicObject, Request};
+use kube::Resource as _;
+use serde_json::Value;
+use std::time::Duration;
+
+/// Which namespaces a list covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope<'a> {
+    Namespace(&'a str),
+    All,
+}
+
+impl Scope<'_> {
+    fn words(&self) -> String {
+        match self {
+            Scope::Namespace(ns) => format!(" in namespace \"{ns}\""),
+            Scope::All => " in all namespaces".to_string(),
+        }
+    }
+}
+
+const MAX_RETRIES: u32 = 3;
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(5);
+
+/// What a request was, for error messages.
+pub(super) struct Op<'a> {
+    pub(super) verb: &'a str,
+    pub(super) resource: String,
+    pub(super) scope: String,
+}
+
+impl Op<'_> {
+    pub(super) fn timed_out(&self, server: &str, after: Duration, limit: &str) -> ClusterError {
+        ClusterError::Timeout {
+            verb: self.verb.into(),
+            resource: self.resource.clone(),
+            scope: self.scope.clone(),
+            server: server.to_string(),
+            after,
+            limit: limit.to_string(),
+        }
+    }
+}
+
+/// The bound of one operation and its name for messages: `--request-timeout` when given; else,
+/// for discovery, the discovery timeout (kubectl's unless another was injected); else none.
+pub(super) fn time_limit(
+    op: &Op<'_>,
+    request_timeout: Option<Duration>,
+    discovery_timeout: Duration,
+) -> Option<(Duration, String)> {
+    match request_timeout {
+        Some(t) => Some((t, "--request-timeout".to_string())),
+        None if op.verb == "discover" => Some((
+            discovery_timeout,
+            "kubectl's discovery timeout; --request-timeout sets another".to_string(),
+        )),
+        None => None,
+    }
+}
+
+impl Cluster {
+    /// Lists a kind in one request; items come back as sent, with `apiVersion` and `kind` filled
+    /// in when the server left them out (built-in kinds).
+    pub async fn list(
+        &self,
+        kind: &Kind,
+        scope: Scope<'_>,
+        selector: Option<&str>,
+    ) -> Result<Vec<Value>, ClusterError> {
+        let ar = kind.api_resource();
+        let ns = match scope {
+            Scope::Namespace(ns) if kind.namespaced => Some(ns),
+            _ => None,
+        };
+        let url = DynamicObject::url_path(&ar, ns);
+        let mut lp = ListParams::default();
+        if let Some(s) = selector.filter(|s| !s.is_empty()) {
+            lp = lp.labels(s);
+        }
+        let op = Op {
+            verb: "list",
+            resource: kind.resource(),
+            scope: if kind.namespaced {
+                scope.words()
+            } else {
+                String::new()
+            },
+        };
+        let list = self
+            .call(&op, || {
+                Request::new(url.clone())
+                    .list(&lp)
+                    .map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(|e| match e {
+                // A collection that 404s is a resource the server stopped serving.
+                ClusterError::NotFound {
+                    resource, scope, ..
+                } => ClusterError::Api {
+                    verb: "list".into(),
+                    resource,
+                    scope,
+                    code: 404,
+                    reason: "NotFound".into(),
+                    message: format!(
+                        "the server does not serve {} (was the CRD removed?)",
+                        kind.resource()
+                    ),
+                },
+                e => e,
+            })?;
+        let items = match list.get("items") {
+            // Go encodes an empty slice as null: no objects.
+            Some(Value::Null) => return Ok(Vec::new()),
+            Some(Value::Array(a)) => a,
+            _ => {
+                return Err(ClusterError::Malformed {
+                    verb: op.verb.into(),
+                    resource: op.resource.clone(),
+                    scope: op.scope.clone(),
+                    detail: "the answer has no items list".into(),
+                })
+            }
+        };
+        // Only objects of the kind asked for: anything else in a list is not ours to show.
+        Ok(items
+            .iter()
+            .filter(|o| o.is_object())
+            .map(|o| with_type(o.clone(), kind))
+            .filter(|o| o.get("kind").and_then(Value::as_str) == Some(kind.kind.as_str()))
+            .collect())
+    }
+
+    /// Reads one object. Errors: [`ClusterError::NotFound`] when it does not exist.
+    pub async fn get(
+        &self,
+        kind: &Kind,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Value, ClusterError> {
+        let ar = kind.api_resource();
+        let ns = kind.namespaced.then_some(namespace);
+        let url = DynamicObject::url_path(&ar, ns);
+        let op = Op {
+            verb: "get",
+            resource: kind.resource(),
+            scope: match ns {
+                Some(ns) => format!(" in namespace \"{ns}\""),
+                None => String::new(),
+            },
+        };
+        let obj = self
+            .call(&op, || {
+                Request::new(url.clone())
+                    .get(name, &Default::default())
+                    .map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(|e| match e {
+                ClusterError::NotFound {
+                    resource, scope, ..
+                } => ClusterError::NotFound {
+                    resource,
+                    name: name.to_string(),
+                    scope,
+                },
+                e => e,
+            })?;
+        let obj = with_type(obj, kind);
+        let got = obj.get("kind").and_then(Value::as_str).unwrap_or("");
+        if got != kind.kind {
+            return Err(ClusterError::Malformed {
+                verb: "get".into(),
+                resource: kind.resource(),
+                scope: String::new(),
+                detail: format!("asked for a {}, the answer is a {got:?}", kind.kind),
+            });
+        }
+        Ok(obj)
+    }
+
+    /// One request with retries and the timeout; the answer parsed as JSON.
+    pub(super) async fn call<F>(&self, op: &Op<'_>, build: F) -> Result<Value, ClusterError>
+    where
+        F: Fn() -> Result<http::Request<Vec<u8>>, String>,
+    {
+        let limit = time_limit(op, self.timeout, self.discovery_timeout);
+        self.call_within(op, build, limit).await
+    }
+
+    async fn call_within<F>(
+        &self,
+        op: &Op<'_>,
+        build: F,
+        limit: Option<(Duration, String)>,
+    ) -> Result<Value, ClusterError>
+    where
+        F: Fn() -> Result<http::Request<Vec<u8>>, String>,
+    {
+        // The last throttling answer, so that a timeout during retries says what happened.
+        let throttled: std::cell::RefCell<Option<ClusterError>> = std::cell::RefCell::new(None);
+        let attempt_all = async {
+            let mut attempt = 0u32;
+            loop {
+                let req = build()
+                    .map_err(|e| ClusterError::Config(format!("cannot build the request: {e}")))?;
+                let res = self
+                    .client
+                    .send(req.map(kube::client::Body::from))
+                    .await
+                    .map_err(|e| self.classify(op, e))?;
+                let code = res.status().as_u16();
+                let header = |name: &str| {
+                    res.headers()
+                        .get(name)
+                        .and_then(|v| v.to_str().ok())
+                        .map(|v| v.trim().to_string())
+                };
+                let retry_after = header("Retry-After").and_then(|v| v.parse::<u64>().ok());
+                let location = header("Location");
+                let body = res
+                    .into_body()
+                    .collect()
+                    .await
+                    .map_err(|e| self.classify(op, e))?
+                    .to_bytes();
+                if (200..300).contains(&code) {
+                    return parse_json(&body).map_err(|detail| ClusterError::Malformed {
+                        verb: op.verb.into(),
+                        resource: op.resource.clone(),
+                        scope: op.scope.clone(),
+                        detail,
+                    });
+                }
+                let (reason, message) = status_text(code, &body, location.as_deref());
+                if matches!(code, 429 | 503 | 504) {
+                    attempt += 1;
+                    let err = ClusterError::Throttled {
+                        verb: op.verb.into(),
+                        resource: op.resource.clone(),
+                        scope: op.scope.clone(),
+                        code,
+                        reason: reason_phrase(code).into(),
+                        attempts: attempt,
+                        message: message.clone(),
+                    };
+                    if attempt > MAX_RETRIES {
+                        return Err(err);
+                    }
+                    *throttled.borrow_mut() = Some(err);
+                    let backoff = Duration::from_millis(200 << (attempt - 1));
+                    let wait = retry_after
+                        .filter(|s| *s > 0)
+                        .map(Duration::from_secs)
+                        .unwrap_or(backoff);
+                    tokio::time::sleep(wait.min(MAX_RETRY_AFTER)).await;
+                    continue;
+                }
+                return Err(api_error(op, code, reason, message));
+            }
+        };
+        match limit {
+            None => attempt_all.await,
+            Some((t, why)) => match tokio::time::timeout(t, attempt_all).await {
+                Ok(r) => r,
+                Err(_) => Err(throttled
+                    .into_inner()
+                    .unwrap_or_else(|| op.timed_out(&self.server, t, &why))),
+            },
+        }
+    }
+
+    fn classify(&self, op: &Op<'_>, e: kube::Error) -> ClusterError {
+        let (verb, resource, scope) = (op.verb.to_string(), op.resource.clone(), op.scope.clone());
+        match e {
+            kube::Error::Api(s) => match s.code {
+                403 => ClusterError::Forbidden {
+                    verb,
+                    resource,
+                    scope,
+                    message: s.message.clone(),
+                },
+                404 => ClusterError::NotFound {
+                    resource,
+                    name: String::new(),
+                    scope,
+                },
+                code => ClusterError::Api {
+                    verb,
+                    resource,
+                    scope,
+                    code,
+                    reason: if s.reason.is_empty() || s.reason == "Failed to parse error data" {
+                        reason_phrase(code).to_string()
+                    } else {
+                        s.reason.clone()
+                    },
+                    message: if s.message.is_empty() {
+                        "(no message)".to_string()
+                    } else {
+                        s.message.clone()
+                    },
+                },
+            },
+            kube::Error::SerdeError(e) => ClusterError::Malformed {
+                verb,
+                resource,
+                scope,
+                detail: e.to_string(),
+            },
+            other => {
+                let detail = root_cause(&other);
+                if let Some(t) = self
+                    .timeout
+                    .filter(|_| detail.contains("timed out") || detail.contains("deadline"))
+                {
+                    return op.timed_out(&self.server, t, "--request-timeout");
+                }
+                ClusterError::Connection {
+                    verb,
+                    resource,
+                    scope,
+                    server: self.server.clone(),
+                    detail,
+                }
+            }
+        }
+    }
+}
+
+/// An error answer as the API server words it: the `Status` object's reason and message when the
+/// body is one, else the HTTP reason phrase and the body text (a proxy's HTML page, say).
+fn status_text(code: u16, body: &[u8], location: Option<&str>) -> (String, String) {
+    if (300..400).contains(&code) {
+        return (
+            reason_phrase(code).to_string(),
+            format!(
+                "redirected to {}: API servers do not redirect; is the server URL of the kubeconfig right?",
+                location.unwrap_or("(no Location)")
+            ),
+        );
+    }
+    if let Ok(s) = serde_json::from_slice::<kube::core::Status>(body) {
+        let reason = if s.reason.is_empty() {
+            reason_phrase(code).to_string()
+        } else {
+            s.reason
+        };
+        let message = if s.message.is_empty() {
+            "(no message)".to_string()
+        } else {
+            s.message
+        };
+        return (reason, message);
+    }
+    let text = String::from_utf8_lossy(body);
+    // One line: the answer's whitespace (an HTML page's line breaks) collapsed; control
+    // characters are escaped where the message is printed.
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text: String = text.chars().take(300).collect();
+    (
+        reason_phrase(code).to_string(),
+        if text.is_empty() {
+            "(empty answer)".to_string()
+        } else {
+            text
+        },
+    )
+}
+
+/// The error for a final error answer.
+fn api_error(op: &Op<'_>, code: u16, reason: String, message: String) -> ClusterError {
+    let (verb, resource, scope) = (op.verb.to_string(), op.resource.clone(), op.scope.clone());
+    match code {
+        403 => ClusterError::Forbidden {
+            verb,
+            resource,
+            scope,
+            message,
+        },
+        404 => ClusterError::NotFound {
+            resource,
+            name: String::new(),
+            scope,
+        },
+        _ => ClusterError::Api {
+            verb,
+            resource,
+            scope,
+            code,
+            reason,
+            message,
+        },
+    }
+}
+
+/// encoding/json's nesting limit (Go `scanner.go` `maxNestingDepth`): deeper answers are refused
+/// as kubectl refuses them.
+const MAX_DEPTH: usize = 10_000;
+
+/// How deeply a value nests (a scalar is 0), without recursion.
+fn depth(v: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match v {
+            Value::Array(a) => stack.extend(a.iter().map(|x| (x, d + 1))),
+            Value::Object(o) => stack.extend(o.values().map(|x| (x, d + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Parses an answer: JSON up to Go's depth limit (serde_json's own limit of 128 is lower than
+/// what the API server accepts), numbers
+/// typed as Kubernetes types them. Errors: not UTF-8, not JSON.
+fn parse_json(body: &[u8]) -> Result<Value, String> {
+    if std::str::from_utf8(body).is_err() {
+        return Err("the answer is not UTF-8".to_string());
+    }
+    let mut de = serde_json::Deserializer::from_slice(body);
+    de.disable_recursion_limit();
+    let v =
+        serde::Deserialize::deserialize(&mut de).map_err(|e: serde_json::Error| e.to_string())?;
+    de.end().map_err(|e| e.to_string())?;
+    if depth(&v) > MAX_DEPTH {
+        return Err(format!(
+            "nested deeper than {MAX_DEPTH} levels (Go's JSON decoder refuses it too)"
+        ));
+    }
+    Ok(crate::object::kube_numbers(v))
+}
+
+fn with_type(mut o: Value, kind: &Kind) -> Value {
+    if let Some(m) = o.as_object_mut() {
+        let api_version = if kind.group.is_empty() {
+            kind.version.clone()
+        } else {
+            format!("{}/{}", kind.group, kind.version)
+        };
+        m.entry("apiVersion").or_insert(Value::String(api_version));
+        m.entry("kind").or_insert(Value::String(kind.kind.clone()));
+    }
+    o
+}

@@ -1,0 +1,202 @@
+//! kubectl's conventions for reaching a cluster: kubeconfig files merged from `KUBECONFIG`
+//! (client-go's `tools/clientcmd/loader.go`) with the context's namespace as default, kubeconfig
+//! edge cases, a stuck exec credential plugin, proxies from the environment never used for a
+//! loopback server (Go's `ProxyFromEnvironment`), and `kubectl pacto` run through kubectl's
+//! plugin discovery.
+
+use super::*;
+
+#[test]
+fn kubeconfig_files_merge_and_the_context_namespace_is_the_default() {
+    let c = shop();
+    let dir = c.dir.path();
+    // Cluster and user in one file; two contexts in another.
+    std::fs::write(
+        dir.join("a.yaml"),
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster: {{server: \"{}\"}}\nusers:\n- name: fake\n  user: {{token: t}}\n", c.server.url()),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.yaml"),
+        "apiVersion: v1\nkind: Config\ncurrent-context: shop\ncontexts:\n- name: shop\n  context: {cluster: fake, user: fake, namespace: shop}\n- name: payments\n  context: {cluster: fake, user: fake, namespace: payments}\n",
+    )
+    .unwrap();
+    let merged = format!("{}:{}", s(&dir.join("a.yaml")), s(&dir.join("b.yaml")));
+    let env_run = |args: &[&str]| {
+        let mut k = cmd(dir, args);
+        k.env("KUBECONFIG", &merged);
+        run(&mut k)
+    };
+    let r = env_run(&["get", "-o", "name"]);
+    r.assert_code(0);
+    assert!(r.stdout.contains("pacto.pacto.trianalab.io/orders\n"));
+    let r = env_run(&["get", "--context", "payments"]);
+    r.assert_code(0);
+    assert_eq!(r.stderr, "No resources found in payments namespace.\n");
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .any(|q| q.path == "/apis/pacto.trianalab.io/v1alpha1/namespaces/payments/pactos"));
+    let r = env_run(&["get", "--context", "nope"]);
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        format!("error: KUBECONFIG={merged}: context \"nope\" not found in the kubeconfig\n")
+    );
+    // No configuration at all, outside a cluster.
+    let r = run(&mut cmd(dir, &["get"]));
+    r.assert_code(1);
+    assert!(r.stderr.starts_with("error: no kubeconfig (KUBECONFIG is unset and ~/.kube/config does not exist) and not running in a cluster: "), "{}", r.stderr);
+    let r = run(&mut cmd(
+        dir,
+        &["get", "--kubeconfig", "/nonexistent/kubeconfig"],
+    ));
+    r.assert_code(1);
+    assert!(
+        r.stderr.starts_with("error: /nonexistent/kubeconfig: "),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn kubeconfig_edge_cases_behave_like_kubectl() {
+    let c = shop();
+    let dir = c.dir.path();
+    // A missing file in KUBECONFIG is skipped.
+    let list = format!("/nonexistent/kubeconfig:{}", s(&c.kubeconfig));
+    let mut k = cmd(dir, &["get", "-o", "name"]);
+    k.env("KUBECONFIG", &list);
+    let r = run(&mut k);
+    r.assert_code(0);
+    assert!(r.stdout.contains("pacto.pacto.trianalab.io/orders\n"));
+    // None of them exists.
+    let mut k = cmd(dir, &["get"]);
+    k.env("KUBECONFIG", "/nonexistent/a:/nonexistent/b");
+    let r = run(&mut k);
+    r.assert_code(1);
+    assert_eq!(r.stderr, "error: KUBECONFIG=/nonexistent/a:/nonexistent/b: none of these files exists: give --kubeconfig, fix KUBECONFIG, or read files with -f\n");
+    // A context whose user is not defined: refused, not sent without credentials.
+    std::fs::write(
+        dir.join("nouser.yaml"),
+        format!("apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: fake\n  cluster: {{server: \"{}\"}}\ncontexts:\n- name: x\n  context: {{cluster: fake, user: missing}}\n", c.server.url()),
+    )
+    .unwrap();
+    c.server.clear_requests();
+    let r = run(&mut cmd(
+        dir,
+        &["get", "--kubeconfig", s(&dir.join("nouser.yaml"))],
+    ));
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}: user \"missing\" was not found for context \"x\"\n",
+            s(&dir.join("nouser.yaml"))
+        )
+    );
+    assert!(c.server.requests().is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_stuck_exec_credential_plugin_is_cut_off_by_request_timeout() {
+    let c = shop();
+    let dir = c.dir.path();
+    std::fs::write(
+        dir.join("exec.yaml"),
+        format!("apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: fake\n  cluster: {{server: \"{}\"}}\nusers:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sleep\n      args: [\"60\"]\n      interactiveMode: Never\ncontexts:\n- name: x\n  context: {{cluster: fake, user: u}}\n", c.server.url()),
+    )
+    .unwrap();
+    let r = run_with(
+        &mut cmd(
+            dir,
+            &[
+                "get",
+                "--kubeconfig",
+                s(&dir.join("exec.yaml")),
+                "--request-timeout",
+                "1s",
+            ],
+        ),
+        None,
+        Duration::from_secs(30),
+    );
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        format!("error: the kubeconfig's credentials for {} were not ready within 1s (--request-timeout): is its exec plugin stuck?\n", c.server.url())
+    );
+}
+
+#[test]
+fn a_proxy_in_the_environment_is_not_used_for_a_loopback_api_server() {
+    // Go's ProxyFromEnvironment never proxies localhost or loopback addresses; the proxy here
+    // would refuse every connection.
+    let c = shop();
+    for (var, value) in [
+        ("HTTP_PROXY", "http://127.0.0.2:1"),
+        ("HTTPS_PROXY", "http://127.0.0.2:1"),
+    ] {
+        let mut k = cmd(
+            c.dir.path(),
+            &["get", "-o", "name", "--kubeconfig", s(&c.kubeconfig)],
+        );
+        k.env(var, value).env("NO_PROXY", "");
+        let r = run(&mut k);
+        r.assert_code(0);
+        assert!(
+            r.stdout.contains("pacto.pacto.trianalab.io/orders\n"),
+            "{var}: {}",
+            r.stderr
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn kubectl_runs_get_through_plugin_discovery() {
+    let Some(k) = crate::kubectl_plugin::kubectl() else {
+        return;
+    };
+    let c = shop();
+    let bin = Path::new(PACTO).parent().unwrap().to_path_buf();
+    let mut kc = crate::kubectl_plugin::kubectl_cmd(
+        &k,
+        c.dir.path(),
+        &[&bin, Path::new("/usr/bin"), Path::new("/bin")],
+        &["pacto", "get", "--kubeconfig", s(&c.kubeconfig)],
+    );
+    kc.env("KUBECTL_PACTO_NOW", NOW);
+    let through_kubectl = run(&mut kc);
+    through_kubectl.assert_code(0).assert_no_panic();
+    let direct = c.run(&["get"]);
+    assert_eq!(through_kubectl.stdout, direct.stdout);
+    assert_eq!(
+        through_kubectl.stdout.lines().count(),
+        27,
+        "{}",
+        through_kubectl.stdout
+    );
+    // Errors come through with kubectl's exit code convention.
+    let mut kc = crate::kubectl_plugin::kubectl_cmd(
+        &k,
+        c.dir.path(),
+        &[&bin, Path::new("/usr/bin")],
+        &[
+            "pacto",
+            "get",
+            "pactos",
+            "nope",
+            "--kubeconfig",
+            s(&c.kubeconfig),
+        ],
+    );
+    let r = run(&mut kc);
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: pactos.pacto.trianalab.io \"nope\" not found in namespace \"shop\"\n"
+    );
+}
