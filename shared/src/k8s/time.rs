@@ -315,4 +315,25 @@ mod tests {
         assert_eq!(format_rfc3339_utc(1_709_208_000), "2024-02-29T12:00:00Z");
         assert_eq!(format_rfc3339_utc(0), "1970-01-01T00:00:00Z");
     }
+
+    #[test]
+    fn kstatus_go_time_parsing() {
+        let p = |s: &str| parse_go_rfc3339(s).ok();
+        let base = i128::from(1_714_564_800i64) * NS;
+        assert_eq!(p("2024-05-01T12:00:00Z"), Some(base));
+        assert_eq!(p("2024-05-01T9:00:00-03:00"), Some(base));
+        assert_eq!(p("2024-05-01T12:00:00,25Z"), Some(base + 250_000_000));
+        assert_eq!(
+            p("2024-05-01T12:00:00.1234567891Z"),
+            Some(base + 123_456_789)
+        );
+        assert_eq!(p("2024-02-30T12:00:00Z"), None);
+        assert_eq!(p("2024-05-01T12:00:00"), None);
+        assert_eq!(p("2024-05-01T12:00:00z"), None);
+        assert_eq!(p("2024-05-01t12:00:00Z"), None);
+        assert_eq!(p("2024-05-01T12:00:60Z"), None);
+        assert_eq!(p("2024-5-01T12:00:00Z"), None);
+        assert_eq!(p("2024-05-01T12:00:00Z "), None);
+        assert_eq!(p("2024-05-01T12:00:00+0100"), None);
+    }
 }
