@@ -6,7 +6,6 @@
 use super::{Rows, Tone};
 use crate::pacto::verdict;
 use crate::pacto::view::{PactoView, Schema};
-use crate::render::one_line;
 
 pub(super) fn findings(r: &mut Rows, p: &PactoView) {
     match p.schema {
@@ -76,8 +75,7 @@ pub(super) fn findings(r: &mut Rows, p: &PactoView) {
         };
         let message = f
             .message
-            .as_deref()
-            .map(one_line)
+            .clone()
             .unwrap_or_else(|| "(no message)".to_string());
         let headline =
             if Some(i) == first_error && p.contract_status.as_deref() == Some("NonCompliant") {
@@ -107,7 +105,7 @@ pub(super) fn findings(r: &mut Rows, p: &PactoView) {
         r.add(
             1,
             "invalid",
-            format!("{} {}: {}", e.code, e.path, one_line(&e.message)),
+            format!("{} {}: {}", e.code, e.path, e.message),
             Tone::Bad,
         );
     }
@@ -139,7 +137,7 @@ pub(super) fn conditions(r: &mut Rows, p: &PactoView) {
         let message = if c.message.is_empty() {
             String::new()
         } else {
-            format!(": {}", one_line(&c.message))
+            format!(": {}", c.message)
         };
         r.add(
             1,
@@ -176,5 +174,26 @@ mod tests {
             "Degraded: contract violated: WORKLOAD_MISMATCH: declared job, observed Deployment"
         );
         assert_eq!(value(&rows, "Flux"), "Failed");
+    }
+
+    #[test]
+    fn messages_stay_raw_in_the_rows_and_are_escaped_when_rendered() {
+        let rows = rows_of(
+            json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+            "metadata": {"name": "orders", "namespace": "shop", "generation": 1},
+            "spec": {"target": {"serviceName": "orders"}},
+            "status": {"contractStatus": "NonCompliant", "observedGeneration": 1,
+                "findings": [{"code": "X", "severity": "error", "message": "line\nbreak\u{1b}[2J"}]}}),
+        );
+        assert_eq!(
+            value(&rows, "error"),
+            "X: line\nbreak\u{1b}[2J [headline: the first error finding]"
+        );
+        let text = crate::render::explain_text(&rows, false);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains("line\nbreak"),
+            "{text}"
+        );
+        assert!(text.contains("X: line\\nbreak\\x1b[2J [headline"), "{text}");
     }
 }

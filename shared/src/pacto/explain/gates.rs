@@ -7,7 +7,6 @@
 use super::{Rows, Tone};
 use crate::pacto::gate::{Decision, FluxDecision, Outcome, Source};
 use crate::pacto::view::PactoView;
-use crate::render::one_line;
 use serde_json::Value;
 
 fn outcome_tone(o: Outcome) -> Tone {
@@ -71,7 +70,7 @@ pub(super) fn gates(r: &mut Rows, d: &Decision, obj: &Value) {
                     let msg = if h.message.is_empty() {
                         String::new()
                     } else {
-                        format!(": {}", one_line(&h.message))
+                        format!(": {}", h.message)
                     };
                     if h.status.is_empty() {
                         r.add(
@@ -114,7 +113,7 @@ pub(super) fn gates(r: &mut Rows, d: &Decision, obj: &Value) {
             };
             r.add(1, "Rule", rule, Tone::Plain);
             if let Some(e) = &v.error {
-                r.add(1, "Error", one_line(e), Tone::Bad);
+                r.add(1, "Error", e.clone(), Tone::Bad);
             }
         }
         (None, None) => r.add(0, "Argo CD", "not evaluated", Tone::Plain),
@@ -151,8 +150,8 @@ fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
     };
     let status = v.status.as_str();
     let head = match &v.error {
-        Some(e) => format!("{status}: {}", one_line(e)),
-        None if !v.message.is_empty() => format!("{status}: {}", one_line(&v.message)),
+        Some(e) => format!("{status}: {e}"),
+        None if !v.message.is_empty() => format!("{status}: {}", v.message),
         None => status.to_string(),
     };
     if f.unapplied {

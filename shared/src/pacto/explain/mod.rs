@@ -1,7 +1,8 @@
 //! The `explain` report: a key/value block, like `kubectl describe`, saying what an object's
 //! verdict is, what it means, what Argo CD and Flux decide about it and why, and when it will
 //! change. Pure: the object, the gates' decision and the clock come in, rows go out; rendering
-//! (alignment, colour) is [`crate::render::explain_text`].
+//! (alignment, colour, escaping) is [`crate::render::explain_text`]. Keys and values stay raw, as
+//! the object has them: nothing here escapes text for a terminal.
 //!
 //! This file owns the rows ([`Row`], [`Tone`]), the [`Options`], the [`explain`] entry point and
 //! the Pacto's header (target, status shape, verdict); each later section has its own file:
@@ -38,7 +39,7 @@ pub struct Row {
     pub indent: usize,
     /// The label before the colon; empty continues the previous value.
     pub key: String,
-    /// The text (escaped for the terminal when rendered).
+    /// The text, raw (escaped for the terminal when rendered).
     pub value: String,
     /// How the leading word is coloured on a terminal.
     pub tone: Tone,

@@ -5,7 +5,6 @@
 use super::gates::{gates, no_gate_warning};
 use super::{Row, Rows, Tone};
 use crate::pacto::gate::Decision;
-use crate::render::one_line;
 use serde_json::Value;
 
 pub(super) fn explain_other(obj: &Value, d: &Decision) -> Vec<Row> {
@@ -50,7 +49,7 @@ pub(super) fn explain_other(obj: &Value, d: &Decision) -> Vec<Row> {
     }
     if let Some(reason) = s("/status/reason") {
         let msg = s("/status/message")
-            .map(|m| format!(": {}", one_line(m)))
+            .map(|m| format!(": {m}"))
             .unwrap_or_default();
         r.add(1, "Reason", format!("{reason}{msg}"), Tone::Plain);
     }
@@ -62,7 +61,7 @@ pub(super) fn explain_other(obj: &Value, d: &Decision) -> Vec<Row> {
             let msg = if g("message").is_empty() {
                 String::new()
             } else {
-                format!(": {}", one_line(g("message")))
+                format!(": {}", g("message"))
             };
             r.add(
                 1,
