@@ -5,8 +5,9 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fake_apiserver::{FakeApiServer, Resource};
-use pacto_gates::cluster::{cluster_gates, Cluster, ConnectOptions, Scope};
+use pacto_gates::cluster::{Cluster, ConnectOptions, Scope};
 use pacto_gates::pacto::gate::decide;
+use pacto_gates::pacto::gate::{self, ArgoGate, FluxGate};
 use pacto_gates::pacto::view::PactoView;
 use pacto_gates::render::{pacto_table, PactoRow, TableOptions};
 use serde_json::Value;
@@ -102,7 +103,7 @@ fn bench(c: &mut Criterion) {
                     .await
                     .expect("discover");
                 let objects = cluster.list(&kind, Scope::All, None).await.expect("list");
-                let gates = cluster_gates(&cluster, "argocd", false, 0).await;
+                let gates = gates(&cluster).await;
                 let t = table(&objects, &gates);
                 assert_eq!(t.lines().count(), PACTOS + 1);
                 t.len()
@@ -119,7 +120,7 @@ fn bench(c: &mut Criterion) {
     });
     let gates = rt.block_on(async {
         let cluster = Cluster::connect(&opts).await.expect("connect");
-        cluster_gates(&cluster, "argocd", false, 0).await
+        gates(&cluster).await
     });
     group.bench_function("gates_and_table_1000_pactos", |b| {
         b.iter(|| table(&objects, &gates).len())
@@ -130,3 +131,15 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 criterion_main!(benches);
+
+/// The cluster's gates, read and built as `kubectl pacto get` does.
+async fn gates(cluster: &Cluster) -> (ArgoGate, FluxGate) {
+    let read = cluster.gate_objects("argocd").await;
+    gate::from_cluster(
+        read.argocd_cm.map_err(|e| e.to_string()),
+        "argocd",
+        read.kustomizations.map_err(|e| e.to_string()),
+        false,
+        0,
+    )
+}

@@ -168,7 +168,7 @@ fn health(
     let builtins = customizations.map(BuiltinScripts::load).transpose()?;
     let engine = ArgoHealth::new(overrides, builtins, now_unix());
     let verdict = engine.evaluate(&obj);
-    let gvk = pacto_gates::argo::health::gvk_of(&obj);
+    let gvk = pacto_gates::k8s::gvk_of(&obj);
     if let Some(e) = verdict.error {
         let meta = obj.get("metadata");
         let field = |k: &str| {

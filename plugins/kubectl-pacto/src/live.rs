@@ -6,7 +6,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use jiff::Timestamp;
 use kubectl_pacto::cli::{ClusterArgs, ExplainArgs, GateArgs, GetArgs, GetOutput};
 use kubectl_pacto::options::{check_name, duration_flag, namespace_flag, request_timeout, Global};
-use pacto_gates::cluster::{Cluster, ConnectOptions, Kind, Scope};
+use pacto_gates::cluster::{Cluster, ConnectOptions, Scope};
 use pacto_gates::object;
 use pacto_gates::pacto::explain::{self, Options};
 use pacto_gates::pacto::gate::{self, ArgoGate, FluxGate, FluxKustomization};
@@ -80,31 +80,19 @@ async fn load_gates(
     Ok((argo, flux))
 }
 
-/// Reads `argocd_namespace/argocd-cm` (one GET) and all Kustomizations
-/// (`kustomize.toolkit.fluxcd.io/v1`, one discovery and one list), and builds the gates from them
-/// ([`gate::from_cluster`]).
+/// The cluster's gates: its argocd-cm and Kustomizations ([`Cluster::gate_objects`]) made into
+/// gates ([`gate::from_cluster`]).
 async fn cluster_gates(
     cluster: &Cluster,
     argocd_namespace: &str,
     warning_blocks: bool,
     now_unix: i64,
 ) -> (ArgoGate, FluxGate) {
-    let cm = cluster
-        .get(&Kind::configmap(), argocd_namespace, "argocd-cm")
-        .await
-        .map_err(|e| e.to_string());
-    let kustomizations = match cluster
-        .discover("kustomize.toolkit.fluxcd.io", "v1", "Kustomization")
-        .await
-    {
-        Ok(kind) => cluster.list(&kind, Scope::All, None).await,
-        Err(e) => Err(e),
-    }
-    .map_err(|e| e.to_string());
+    let read = cluster.gate_objects(argocd_namespace).await;
     gate::from_cluster(
-        cm,
+        read.argocd_cm.map_err(|e| e.to_string()),
         argocd_namespace,
-        kustomizations,
+        read.kustomizations.map_err(|e| e.to_string()),
         warning_blocks,
         now_unix,
     )
@@ -178,7 +166,7 @@ fn in_namespace(o: &Value, namespace: Option<&str>) -> bool {
 }
 
 fn is_pacto(o: &Value) -> bool {
-    let gvk = pacto_gates::argo::health::gvk_of(o);
+    let gvk = pacto_gates::k8s::gvk_of(o);
     gvk.group == GROUP && gvk.kind == KIND
 }
 
@@ -350,7 +338,7 @@ pub fn explain(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
                 .filter(|o| in_namespace(o, namespace.as_deref()))
                 .filter(|o| {
                     wanted.as_ref().is_none_or(|((group, _, kind), name)| {
-                        let gvk = pacto_gates::argo::health::gvk_of(o);
+                        let gvk = pacto_gates::k8s::gvk_of(o);
                         gvk.group == *group
                             && gvk.kind == *kind
                             && o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)

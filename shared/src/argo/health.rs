@@ -255,7 +255,7 @@ impl ArgoHealth {
     }
 }
 
-pub use crate::k8s::gvk_of;
+use crate::k8s::gvk_of;
 
 #[cfg(test)]
 mod tests {

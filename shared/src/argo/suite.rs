@@ -106,7 +106,7 @@ fn run_case(
         .flatten()
         .next()
         .ok_or_else(|| format!("{}: no object", input.display()))?;
-    let gvk = super::health::gvk_of(&obj);
+    let gvk = crate::k8s::gvk_of(&obj);
     let script = match engine.health_script(&gvk) {
         Some((s, _, _)) => s,
         None => beside

@@ -36,3 +36,34 @@ pub struct Cluster {
     /// The bound of a discovery request when `--request-timeout` is not given.
     discovery_timeout: Duration,
 }
+
+/// The objects that configure the gates in a cluster, as read (or why they could not be).
+#[derive(Debug)]
+pub struct GateObjects {
+    /// Argo CD's `argocd-cm` ConfigMap.
+    pub argocd_cm: Result<serde_json::Value, ClusterError>,
+    /// Every Flux Kustomization (`kustomize.toolkit.fluxcd.io/v1`) of the cluster.
+    pub kustomizations: Result<Vec<serde_json::Value>, ClusterError>,
+}
+
+impl Cluster {
+    /// Reads `argocd_namespace/argocd-cm` (one GET) and all Kustomizations (one discovery and
+    /// one list). Each side fails on its own: a cluster without Argo CD or without Flux still
+    /// answers for the other.
+    pub async fn gate_objects(&self, argocd_namespace: &str) -> GateObjects {
+        let argocd_cm = self
+            .get(&Kind::configmap(), argocd_namespace, "argocd-cm")
+            .await;
+        let kustomizations = match self
+            .discover("kustomize.toolkit.fluxcd.io", "v1", "Kustomization")
+            .await
+        {
+            Ok(kind) => self.list(&kind, Scope::All, None).await,
+            Err(e) => Err(e),
+        };
+        GateObjects {
+            argocd_cm,
+            kustomizations,
+        }
+    }
+}

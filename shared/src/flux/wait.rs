@@ -8,7 +8,7 @@ use super::KStatus;
 use crate::object::K8sObject;
 use std::time::Duration;
 
-pub use crate::k8s::duration::{go_duration, parse_go_duration, MAX_GO_DURATION_SECONDS};
+use crate::k8s::duration::{go_duration, parse_go_duration};
 
 /// One checked object and what its reader concluded.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -453,7 +453,7 @@ pub fn decide(argo: &ArgoGate, flux: &FluxGate, obj: &Value) -> Decision {
             waits: fk.waits_for(ns, name, &gvk.group, &gvk.kind),
             has_expression,
             verdict_blind: !has_expression && gvk.group == super::GROUP && gvk.kind == super::KIND,
-            timeout: crate::flux::wait::go_duration(crate::flux::wait::timeout(k)),
+            timeout: crate::k8s::duration::go_duration(crate::flux::wait::timeout(k)),
             unapplied: false,
             error: fk.error.clone(),
         }

@@ -5,7 +5,8 @@
 use crate::argo::health::ArgoVerdict;
 use crate::flux::health::FluxVerdict;
 use crate::flux::kustomization::Kustomization;
-use crate::flux::wait::{go_duration, WaitVerdict};
+use crate::flux::wait::WaitVerdict;
+use crate::k8s::duration::go_duration;
 use crate::object::K8sObject;
 use crate::pacto::gate::{argo_gate, flux_gate};
 use comfy_table::{presets, CellAlignment, ContentArrangement, Table};

@@ -36,7 +36,7 @@ fn argo_meaning(o: Outcome, status: &str) -> String {
 }
 
 pub(super) fn gates(r: &mut Rows, d: &Decision, obj: &Value) {
-    let gvk = crate::argo::health::gvk_of(obj);
+    let gvk = crate::k8s::gvk_of(obj);
     let gk = if gvk.group.is_empty() {
         gvk.kind.clone()
     } else {

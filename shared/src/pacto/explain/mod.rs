@@ -91,7 +91,7 @@ fn seconds(s: i64) -> String {
 /// The report for any object: a Pacto gets the full contract explanation; other kinds (for
 /// example CoderTemplateTest) their phase, conditions, generation and the gates.
 pub fn explain(obj: &Value, decision: &Decision, now: Timestamp, opts: Options) -> Vec<Row> {
-    let gvk = crate::argo::health::gvk_of(obj);
+    let gvk = crate::k8s::gvk_of(obj);
     if gvk.group == super::GROUP && gvk.kind == super::KIND {
         explain_pacto(obj, decision, now, opts)
     } else {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 pub(super) fn explain_other(obj: &Value, d: &Decision) -> Vec<Row> {
     let mut r = Rows(Vec::new());
-    let gvk = crate::argo::health::gvk_of(obj);
+    let gvk = crate::k8s::gvk_of(obj);
     let s = |p: &str| obj.pointer(p).and_then(Value::as_str);
     let i = |p: &str| obj.pointer(p).and_then(Value::as_i64);
     r.add(

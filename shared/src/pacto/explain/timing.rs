@@ -148,7 +148,7 @@ pub(super) fn timing(r: &mut Rows, p: &PactoView, d: &Decision, now: Timestamp, 
                 Tone::Plain,
             ));
         }
-        let timeout = crate::flux::wait::parse_go_duration(&f.timeout).unwrap_or_default();
+        let timeout = crate::k8s::duration::parse_go_duration(&f.timeout).unwrap_or_default();
         lines.push((
             format!(
                 "if it stays {} until the timeout ({}), Flux reports a message like `{}`",
