@@ -7,7 +7,6 @@ pub mod gopher;
 pub mod health;
 pub mod lua;
 pub mod osdate;
-pub mod rewrite;
 pub mod settings;
 pub mod suite;
 

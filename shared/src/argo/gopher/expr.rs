@@ -1,0 +1,393 @@
+//! Expressions of the parser, following gopher-lua v1.1.2 `parse/parser.go.y` (the `expr`,
+//! `prefixexp`, `args`, `tableconstructor` and `field` rules and the precedence table): where the
+//! binary `..` chains and unary `#` the sandbox routes through its own functions begin and end,
+//! and the expression-level edits (a call whose `(` starts on a later line, repeated table
+//! separators).
+
+use super::edit::{Text, CLOSE, OPEN, SEP};
+use super::parser::{PResult, Parser};
+use super::token::T;
+
+/// What an expression is, as far as statements care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// Assignable: a name, `e.name` or `e[k]`.
+    Var,
+    /// A function call, possibly parenthesised (gopher-lua keeps `(f())` a call expression).
+    Call,
+    Other,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Exp {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) kind: Kind,
+    /// A callee was parenthesised at `start` (see [`Parser::suffixed`]).
+    pub(super) wrapped: bool,
+    /// For a call in parentheses, `(f())`, the number of parenthesis pairs around it; their
+    /// positions are the last entries of [`Parser::paren_log`].
+    pub(super) parens: u32,
+    /// The expression is a rewritten `..` chain or `#` (a call in the output).
+    pub(super) rewritten: bool,
+}
+
+/// Binary operator priorities `(left, right)` as Lua 5.1's `lparser.c` numbers them; they give
+/// the same trees as the precedence declarations of `parser.go.y`.
+fn binary_priority(t: T) -> Option<(u8, u8)> {
+    Some(match t {
+        T::Or => (1, 1),
+        T::And => (2, 2),
+        T::Eq | T::Ne | T::Le | T::Ge | T::Op(b'<') | T::Op(b'>') => (3, 3),
+        T::Concat => (5, 4),
+        T::Op(b'+') | T::Op(b'-') => (6, 6),
+        T::Op(b'*') | T::Op(b'/') | T::Op(b'%') => (7, 7),
+        T::Op(b'^') => (10, 9),
+        _ => return None,
+    })
+}
+
+const UNARY_PRIORITY: u8 = 8;
+const CONCAT_LEFT: u8 = 5;
+
+pub(super) fn starts_expression(t: T) -> bool {
+    matches!(
+        t,
+        T::Nil
+            | T::False
+            | T::True
+            | T::Number
+            | T::Str
+            | T::Dots
+            | T::Function
+            | T::Name
+            | T::Not
+            | T::Op(b'(' | b'{' | b'-' | b'#')
+    )
+}
+
+impl Parser<'_> {
+    pub(super) fn expr_list(&mut self) -> PResult<()> {
+        self.expr()?;
+        while self.tok.t == T::Op(b',') {
+            self.advance()?;
+            self.expr()?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn expr(&mut self) -> PResult<Exp> {
+        self.subexpr(0)
+    }
+
+    /// An expression whose binary operators all have a left priority above `limit`.
+    fn subexpr(&mut self, limit: u8) -> PResult<Exp> {
+        self.enter()?;
+        let key = self.depth * 4;
+        let start = self.tok.start;
+        let mut e = match self.tok.t {
+            T::Not | T::Op(b'-') | T::Op(b'#') => {
+                let op = self.tok.t;
+                self.advance()?;
+                let operand = self.subexpr(UNARY_PRIORITY)?;
+                if op == T::Op(b'#') {
+                    self.edits.deletes.push((start, start + 1));
+                    self.edits.insert(start, OPEN, key + 1, Text::LenOpen);
+                    self.edits
+                        .insert(operand.end, CLOSE, key + 1, Text::Static("))"));
+                    self.closed_at = operand.end;
+                }
+                Exp {
+                    start,
+                    end: operand.end,
+                    kind: Kind::Other,
+                    wrapped: false,
+                    parens: 0,
+                    rewritten: op == T::Op(b'#'),
+                }
+            }
+            _ => self.simple()?,
+        };
+        while let Some((left, right)) = binary_priority(self.tok.t) {
+            if left <= limit {
+                break;
+            }
+            e.rewritten = self.tok.t == T::Concat;
+            if e.rewritten {
+                e.end = self.concat_chain(e.start, e.end, key)?;
+            } else {
+                self.advance()?;
+                e.end = self.subexpr(right)?.end;
+            }
+            e.kind = Kind::Other;
+            e.wrapped = false;
+            e.parens = 0;
+        }
+        self.leave();
+        Ok(e)
+    }
+
+    /// Parses `.. e2 .. e3 ...` after a first operand spanning `start..end` and records the
+    /// rewrite of the whole chain; returns the chain's end.
+    fn concat_chain(&mut self, start: usize, end: usize, key: u32) -> PResult<usize> {
+        self.edits.insert(start, OPEN, key, Text::ConcatOpen);
+        let mut prev_end = end;
+        while self.tok.t == T::Concat {
+            let dots = self.tok.start;
+            self.advance()?;
+            let operand = self.subexpr(CONCAT_LEFT)?;
+            self.edits.insert(prev_end, CLOSE, key, Text::Static(")"));
+            let gap = &self.sc.src[prev_end..dots];
+            if gap.iter().all(|&b| b == b' ' || b == b'\t') {
+                self.edits.deletes.push((prev_end, dots));
+            }
+            self.edits.deletes.push((dots, dots + 2));
+            self.edits.insert(dots, SEP, 0, Text::Static(","));
+            self.edits
+                .insert(operand.start, OPEN, key, Text::Static("("));
+            prev_end = operand.end;
+        }
+        self.edits.insert(prev_end, CLOSE, key, Text::Static("))"));
+        self.closed_at = prev_end;
+        Ok(prev_end)
+    }
+
+    fn simple(&mut self) -> PResult<Exp> {
+        let start = self.tok.start;
+        match self.tok.t {
+            T::Nil | T::False | T::True | T::Number | T::Str | T::Dots => self.advance()?,
+            T::Op(b'{') => self.table()?,
+            T::Function => {
+                self.advance()?;
+                self.func_body()?;
+            }
+            _ => return self.suffixed(),
+        }
+        Ok(Exp {
+            start,
+            end: self.prev_end,
+            kind: Kind::Other,
+            wrapped: false,
+            parens: 0,
+            rewritten: false,
+        })
+    }
+
+    /// `prefixexp` with its suffixes: `Name` or `( expr )`, then any of `.Name`, `[expr]`,
+    /// `:Name args`, `args`.
+    pub(super) fn suffixed(&mut self) -> PResult<Exp> {
+        let start = self.tok.start;
+        let key = self.depth * 4 + 2;
+        let mut parens = 0;
+        let mut kind = match self.tok.t {
+            T::Name => {
+                self.advance()?;
+                Kind::Var
+            }
+            T::Op(b'(') => {
+                let open = self.tok.start;
+                self.advance()?;
+                let inner = self.expr()?;
+                let close = self.tok.start;
+                self.expect(T::Op(b')'))?;
+                if inner.kind == Kind::Call {
+                    parens = inner.parens + 1;
+                    self.paren_log.push((open, close));
+                    Kind::Call
+                } else {
+                    Kind::Other
+                }
+            }
+            _ => return self.syntax_error(),
+        };
+        let mut wrapped = false;
+        loop {
+            match self.tok.t {
+                T::Op(b'.') => {
+                    self.advance()?;
+                    self.name()?;
+                    kind = Kind::Var;
+                }
+                T::Op(b'[') => {
+                    self.advance()?;
+                    self.expr()?;
+                    self.expect(T::Op(b']'))?;
+                    kind = Kind::Var;
+                }
+                T::Op(b':') => {
+                    self.advance()?;
+                    self.name()?;
+                    self.args()?;
+                    kind = Kind::Call;
+                }
+                T::Op(b'(') | T::Op(b'{') | T::Str => {
+                    if self.tok.t == T::Op(b'(') && self.tok.end_line != self.prev_end_line {
+                        // LuaJIT rejects a `(` on a later line than the callee as ambiguous.
+                        self.edits.insert(start, OPEN, key, Text::Static("("));
+                        self.edits
+                            .insert(self.tok.start, CLOSE, key, Text::Static(")"));
+                        wrapped = true;
+                    }
+                    self.args()?;
+                    kind = Kind::Call;
+                }
+                _ => break,
+            }
+            parens = 0;
+        }
+        Ok(Exp {
+            start,
+            end: self.prev_end,
+            kind,
+            wrapped,
+            parens,
+            rewritten: false,
+        })
+    }
+
+    /// `args: '(' [exprlist] ')' | tableconstructor | String`.
+    fn args(&mut self) -> PResult<()> {
+        match self.tok.t {
+            T::Op(b'(') => {
+                self.advance()?;
+                if self.tok.t != T::Op(b')') {
+                    self.expr_list()?;
+                }
+                self.expect(T::Op(b')'))
+            }
+            T::Op(b'{') => self.table(),
+            T::Str => self.advance(),
+            _ => self.syntax_error(),
+        }
+    }
+
+    /// `tableconstructor: '{' [fieldlist] '}'`, where `fieldlist` is a field followed by any
+    /// sequence of fields and separators in which every field follows a separator.
+    fn table(&mut self) -> PResult<()> {
+        self.enter()?;
+        self.expect(T::Op(b'{'))?;
+        if self.tok.t != T::Op(b'}') {
+            loop {
+                self.field()?;
+                if !matches!(self.tok.t, T::Op(b',' | b';')) {
+                    break;
+                }
+                self.advance()?;
+                while matches!(self.tok.t, T::Op(b',' | b';')) {
+                    // LuaJIT takes one separator after a field only.
+                    self.blank(self.tok.start);
+                    self.advance()?;
+                }
+                if self.tok.t == T::Op(b'}') {
+                    break;
+                }
+            }
+        }
+        self.expect(T::Op(b'}'))?;
+        self.leave();
+        Ok(())
+    }
+
+    /// `field: Name '=' expr | '[' expr ']' '=' expr | expr`.
+    fn field(&mut self) -> PResult<()> {
+        let named = self.tok.t == T::Name && self.peek()? == T::Op(b'=');
+        match self.tok.t {
+            _ if named => {
+                self.advance()?;
+                self.advance()?;
+                self.expr()?;
+            }
+            T::Op(b'[') => {
+                self.advance()?;
+                self.expr()?;
+                self.expect(T::Op(b']'))?;
+                self.expect(T::Op(b'='))?;
+                self.expr()?;
+            }
+            _ => {
+                self.expr()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::argo::gopher::testing::rw;
+
+    #[test]
+    fn concat_chains() {
+        let cases = [
+            ("return a .. b", "return (CONCAT((a), (b)))"),
+            ("return a..b..c", "return (CONCAT((a),(b),(c)))"),
+            ("x = a .. b + c .. d", "x = CONCAT((a), (b + c), (d))"),
+            (
+                "x = a .. b == c .. d",
+                "x = CONCAT((a), (b)) == CONCAT((c), (d))",
+            ),
+            ("x = a or b .. c and d", "x = a or CONCAT((b), (c)) and d"),
+            ("x = not a .. b", "x = CONCAT((not a), (b))"),
+            ("x = -a .. b ^ c", "x = CONCAT((-a), (b ^ c))"),
+            ("x = a * b .. c / d", "x = CONCAT((a * b), (c / d))"),
+            ("x = (a .. b) .. c", "x = CONCAT(((CONCAT((a), (b)))), (c))"),
+            (
+                "x = a .. f(b .. c) .. d",
+                "x = CONCAT((a), (f(CONCAT((b), (c)))), (d))",
+            ),
+            ("f(a .. b, c)", "f(CONCAT((a), (b)), c)"),
+            ("x = a .. b < c", "x = CONCAT((a), (b)) < c"),
+            (
+                "local function f(...) return ... .. 's' end",
+                "local function f(...) return (CONCAT((...), ('s'))) end",
+            ),
+            (
+                "t = {a .. b, k = c .. d, [e .. f] = g}",
+                "t = {CONCAT((a), (b)), k = CONCAT((c), (d)), [CONCAT((e), (f))] = g}",
+            ),
+            ("x = 1 .. 2", "x = CONCAT((1), (2))"),
+            ("x = 1.5..y", "x = CONCAT((1.5),(y))"),
+            ("x = a:m() .. b.c[d]", "x = CONCAT((a:m()), (b.c[d]))"),
+            ("return{}..''", "return(CONCAT(({}),('')))"),
+            ("return(x)..y", "return(CONCAT(((x)),(y)))"),
+        ];
+        for (src, want) in cases {
+            assert_eq!(rw(src), want, "{src}");
+        }
+    }
+
+    #[test]
+    fn length_operator() {
+        let cases = [
+            ("return #t", "return (LEN((t)))"),
+            ("return#t", "return(LEN((t)))"),
+            ("x = #t + 1", "x = LEN((t)) + 1"),
+            ("x = #t ^ 2", "x = LEN((t ^ 2))"),
+            ("x = 2 ^ #t", "x = 2 ^ LEN((t))"),
+            ("x = -#t", "x = -LEN((t))"),
+            ("x = not #t", "x = not LEN((t))"),
+            ("x = #t.x[1]", "x = LEN((t.x[1]))"),
+            ("x = #a:m()", "x = LEN((a:m()))"),
+            ("x = # #t", "x = LEN(( LEN((t))))"),
+            ("x = #t == 0", "x = LEN((t)) == 0"),
+            ("x = not#t", "x = not LEN((t))"),
+            ("x = #a .. b", "x = CONCAT((LEN((a))), (b))"),
+            ("x = a .. #b", "x = CONCAT((a), (LEN((b))))"),
+            ("x = #(a .. b)", "x = LEN(((CONCAT((a), (b)))))"),
+            ("x = #t * 2", "x = LEN((t)) * 2"),
+            // A lone rewritten return value is parenthesised: no tail call.
+            ("return #t, #u", "return LEN((t)), LEN((u))"),
+            ("return #t + 1", "return LEN((t)) + 1"),
+            ("return (#t)", "return (LEN((t)))"),
+            ("return #t;", "return (LEN((t)));"),
+            (
+                "if #obj.items > 0 then end",
+                "if LEN((obj.items)) > 0 then end",
+            ),
+            ("x = t[#t]", "x = t[LEN((t))]"),
+        ];
+        for (src, want) in cases {
+            assert_eq!(rw(src), want, "{src}");
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! One evaluation under its limits, as argo-cd `util/lua/lua.go`
+//! (`runLuaWithResourceActionParameters`, `ExecuteHealthLua`) runs a script: the limits (1 s of
+//! wall-clock time as Argo's `context.WithTimeout`, gopher-lua's 256 call frames, and beyond Argo
+//! a memory cap), the worker thread and its watchdog, the choice of LuaJIT state, and the error
+//! texts in gopher-lua's wording.
+
+use super::sandbox::Vm;
+use super::script::Script;
+use crate::argo::HealthStatus;
+use serde_json::Value;
+use std::cell::RefCell;
+use std::time::Duration;
+
+/// Resource limits of one evaluation.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// Wall-clock limit; Argo CD uses 1 s (`util/lua/lua.go`).
+    pub timeout: Duration,
+    /// Bytes the Lua state may allocate; Argo has no such cap, we use 64 MiB by default.
+    pub memory_bytes: usize,
+    /// Call frames; gopher-lua's `CallStackSize` is 256.
+    pub max_call_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(1),
+            memory_bytes: 64 << 20,
+            max_call_depth: 256,
+        }
+    }
+}
+
+/// What one evaluation produced: the health (or the error text Argo would show as an `Unknown`
+/// health message), and whatever the script printed (Argo sends it to the controller's log).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    pub result: Result<HealthStatus, String>,
+    pub printed: Vec<String>,
+}
+
+/// Runs a health script on an object. `open_libs` is the `useOpenLibs` of the override (built-in
+/// scripts always run open); `now_unix` is what `os.time()` returns.
+///
+/// The evaluation runs on a worker thread. The instruction hook stops a script at the time limit,
+/// but not while it is inside one long library call (a pathological `string.find` pattern, a
+/// sort of a huge table, compiling megabytes of source); if no answer comes within the limit
+/// plus [`WATCHDOG_GRACE`], the worker is abandoned (it ends with the process), the evaluation
+/// fails with `context deadline exceeded`, and a new worker serves the next one.
+pub fn execute_health(
+    script: &Script,
+    obj: &Value,
+    open_libs: bool,
+    now_unix: i64,
+    limits: &Limits,
+) -> Evaluation {
+    type Job = (Script, Value, bool, i64, Limits);
+    struct Worker {
+        jobs: std::sync::mpsc::Sender<Job>,
+        results: std::sync::mpsc::Receiver<Evaluation>,
+    }
+    fn spawn() -> Option<Worker> {
+        let (jobs, job_rx) = std::sync::mpsc::channel::<Job>();
+        let (result_tx, results) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("lua-worker".into())
+            // Deeply nested objects are converted recursively.
+            .stack_size(1 << 30)
+            .spawn(move || {
+                for (script, obj, open, now, limits) in job_rx {
+                    let ev = evaluate_here(&script, &obj, open, now, &limits);
+                    if result_tx.send(ev).is_err() {
+                        break;
+                    }
+                }
+            })
+            .ok()?;
+        Some(Worker { jobs, results })
+    }
+    thread_local! {
+        static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    }
+    WORKER.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            *slot = spawn();
+        }
+        let Some(worker) = slot.as_ref() else {
+            return evaluate_here(script, obj, open_libs, now_unix, limits);
+        };
+        let job = (
+            script.clone(),
+            obj.clone(),
+            open_libs,
+            now_unix,
+            limits.clone(),
+        );
+        if worker.jobs.send(job).is_err() {
+            *slot = None;
+            return failed("internal error: the Lua worker stopped".into());
+        }
+        match worker.results.recv_timeout(limits.timeout + WATCHDOG_GRACE) {
+            Ok(ev) => ev,
+            Err(e) => {
+                *slot = None;
+                failed(match e {
+                    std::sync::mpsc::RecvTimeoutError::Timeout => format!(
+                        "context deadline exceeded (stopped inside a library call after {:?})",
+                        limits.timeout + WATCHDOG_GRACE
+                    ),
+                    std::sync::mpsc::RecvTimeoutError::Disconnected => {
+                        "internal error: the Lua worker stopped".into()
+                    }
+                })
+            }
+        }
+    })
+}
+
+/// How long past its time limit an evaluation may take before the watchdog gives up on it.
+pub const WATCHDOG_GRACE: Duration = Duration::from_secs(1);
+
+/// Runs an evaluation on the calling thread.
+///
+/// Every evaluation gets fresh globals and fresh library tables. Restricted evaluations share one
+/// prepared LuaJIT state per thread (what a restricted script can reach is rebuilt per
+/// evaluation, see `prelude.lua`); open-libs evaluations, which can reach the `debug` library,
+/// get a new state each time. A state that hit a limit is never reused.
+fn evaluate_here(
+    script: &Script,
+    obj: &Value,
+    open_libs: bool,
+    now_unix: i64,
+    limits: &Limits,
+) -> Evaluation {
+    thread_local! {
+        static RESTRICTED: RefCell<Option<Vm>> = const { RefCell::new(None) };
+    }
+    if open_libs {
+        return match Vm::new(true) {
+            Ok(vm) => vm.evaluate(script, obj, now_unix, limits).0,
+            Err(e) => failed(lua_error_text(&e, limits)),
+        };
+    }
+    RESTRICTED.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let vm = match slot.take() {
+            Some(vm) => vm,
+            None => match Vm::new(false) {
+                Ok(vm) => vm,
+                Err(e) => return failed(lua_error_text(&e, limits)),
+            },
+        };
+        let (evaluation, reusable) = vm.evaluate(script, obj, now_unix, limits);
+        if let Some(vm) = reusable {
+            *slot = Some(vm);
+        }
+        evaluation
+    })
+}
+
+fn failed(message: String) -> Evaluation {
+    Evaluation {
+        result: Err(message),
+        printed: Vec::new(),
+    }
+}
+
+/// The text of a Lua failure as Argo would show it: the Lua error value, with LuaJIT's wording
+/// turned into gopher-lua's where they differ and a memory-limit failure named as such.
+pub(super) fn lua_error_text(e: &mlua::Error, limits: &Limits) -> String {
+    match e {
+        mlua::Error::CallbackError { cause, .. } => lua_error_text(cause, limits),
+        mlua::Error::WithContext { cause, .. } => lua_error_text(cause, limits),
+        mlua::Error::MemoryError(_) => format!(
+            "memory limit exceeded: the script allocated more than {} MiB (kubectl-pacto's sandbox limit)",
+            limits.memory_bytes >> 20
+        ),
+        mlua::Error::RuntimeError(m) | mlua::Error::SyntaxError { message: m, .. } => {
+            gopher_wording(m)
+        }
+        other => gopher_wording(&other.to_string()),
+    }
+}
+
+/// Rewrites LuaJIT error texts that the prelude's metatables cannot intercept (operations on two
+/// tables) into gopher-lua's wording (vm.go `lessThan`, state.go `callR`).
+pub(super) fn gopher_wording(m: &str) -> String {
+    let m = m.split("\nstack traceback:").next().unwrap_or(m);
+    let (prefix, body) = match m.find(": ") {
+        Some(i) if m.starts_with("<string>:") => (&m[..i + 2], &m[i + 2..]),
+        _ => ("", m),
+    };
+    let body = if let Some(rest) = body.strip_prefix("attempt to compare two ") {
+        let t = rest.trim_end_matches(" values");
+        format!("attempt to compare {t} with {t}")
+    } else if body.starts_with("attempt to call ") {
+        "attempt to call a non-function object".to_string()
+    } else {
+        body.to_string()
+    };
+    format!("{prefix}{body}")
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every expected value here comes from shared/reference/argo-cd-health.md, which records
+    //! argo-cd `util/lua/lua.go` and gopher-lua v1.1.2 behaviour measured on Argo's own VM setup;
+    //! the section is named on each test.
+    use super::*;
+    use crate::argo::lua::testing::{eval, msg};
+    use serde_json::json;
+    use std::time::Instant;
+
+    /// §6 error texts, chunk name `<string>`.
+    #[test]
+    fn runtime_error_texts_are_gophers() {
+        for (src, want) in [
+            (
+                "return obj.status.phase",
+                "<string>:1: attempt to index a non-table object(nil) with key 'phase'",
+            ),
+            (
+                "local x\nx.y = 1",
+                "<string>:2: attempt to index a non-table object(nil) with key 'y'",
+            ),
+            (
+                "return obj.metadata.name:find('a')",
+                "<string>:1: attempt to index a non-table object(string) with key 'find'",
+            ),
+            (
+                "local f\nf()",
+                "<string>:2: attempt to call a non-function object",
+            ),
+            (
+                "return {message = 'a' .. obj.nothing}",
+                "<string>:1: cannot perform concat operation between string and nil",
+            ),
+            (
+                "return {message = obj.nothing .. 'a'}",
+                "<string>:1: cannot perform concat operation between nil and string",
+            ),
+            (
+                "return 1 + {}",
+                "<string>:1: cannot perform add operation between number and table",
+            ),
+            (
+                "return {} < {}",
+                "<string>:1: attempt to compare table with table",
+            ),
+            (
+                "return 1 < 'x'",
+                "<string>:1: attempt to compare number with string",
+            ),
+            ("return #nil", "<string>:1: __len undefined"),
+            ("error('boom')", "<string>:1: boom"),
+        ] {
+            assert_eq!(eval(src).unwrap_err(), want, "{src}");
+        }
+    }
+
+    /// §1.1: 1 s wall-clock limit (`<string>:N: context deadline exceeded`), 256 call frames.
+    #[test]
+    fn limits() {
+        let limits = Limits {
+            timeout: Duration::from_millis(200),
+            ..Limits::default()
+        };
+        let script = Script::compile("local x = 0\nwhile true do x = x + 1 end").unwrap();
+        let started = Instant::now();
+        let e = execute_health(&script, &json!({}), false, 0, &limits)
+            .result
+            .unwrap_err();
+        assert_eq!(e, "<string>:2: context deadline exceeded");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let deep = |n: u32| {
+            format!("local function f(n) if n == 0 then return 0 end return 1 + f(n - 1) end return {{status = 'Healthy', message = tostring(f({n}))}}")
+        };
+        assert_eq!(eval(&deep(250)).unwrap().message, "250");
+        assert_eq!(eval(&deep(300)).unwrap_err(), "<string>:1: stack overflow");
+        let bomb = Script::compile("local s = 'x' while true do s = s .. s end").unwrap();
+        let e = execute_health(&bomb, &json!({}), true, 0, &Limits::default())
+            .result
+            .unwrap_err();
+        assert!(e.starts_with("memory limit exceeded"), "{e}");
+    }
+
+    /// The time limit cannot be caught, lifted or escaped (Argo's cancelled context stops every
+    /// instruction; gopher's debug library has no sethook).
+    #[test]
+    fn time_limit_cannot_be_defeated() {
+        // A long library call is stopped by the watchdog (open mode: a pathological pattern).
+        let short = Limits {
+            timeout: Duration::from_millis(100),
+            ..Limits::default()
+        };
+        let slow = Script::compile(
+            "return string.find(string.rep('a', 30000), string.rep('a*', 30) .. 'b')",
+        )
+        .unwrap();
+        let started = Instant::now();
+        let e = execute_health(&slow, &json!({}), true, 0, &short)
+            .result
+            .unwrap_err();
+        assert!(e.starts_with("context deadline exceeded"), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let short = Limits {
+            timeout: Duration::from_millis(100),
+            ..Limits::default()
+        };
+        for (src, open) in [
+            ("while true do pcall(function() while true do end end) end", false),
+            ("while true do xpcall(function() while true do end end, function(e) return e end) end", false),
+            ("while true do coroutine.resume(coroutine.create(function() while true do end end)) end", true),
+            ("while true do pcall(coroutine.wrap(function() while true do end end)) end", true),
+            ("local t = setmetatable({}, {__index = function(t, k) return t[k] end}) while true do pcall(function() return t.x end) end", false),
+        ] {
+            let script = Script::compile(src).unwrap();
+            let started = Instant::now();
+            let e = execute_health(&script, &json!({}), open, 0, &short).result.unwrap_err();
+            assert!(e.ends_with("context deadline exceeded") || e.ends_with("stack overflow"), "{src}: {e}");
+            assert!(started.elapsed() < Duration::from_secs(10), "{src}");
+        }
+        assert_eq!(
+            msg(
+                "tostring(debug.sethook) .. tostring(debug.gethook) .. tostring(debug.getregistry)",
+                true
+            ),
+            "nilnilnil"
+        );
+    }
+}

@@ -1,0 +1,54 @@
+//! The Lua sandbox that runs Argo CD health scripts the way argo-cd `util/lua/lua.go`
+//! (`runLuaWithResourceActionParameters`, `ExecuteHealthLua`, `decodeValue`) runs them on
+//! gopher-lua v1.1.2, built on LuaJIT (through mlua) with the gopher-visible behaviour supplied:
+//!
+//! * one fresh state per evaluation; restricted mode has base, table and package only (no
+//!   `string`, `math`, global `os`; strings have no methods), `require("os")` gives `time` and
+//!   `date`; open mode (`useOpenLibs`) has every library;
+//! * `obj` converted as `decodeValue` does: numbers as floats, nulls in arrays dropped, null map
+//!   values absent, `{}`/`[]` both empty tables;
+//! * the result decoded as `ExecuteHealthLua` does (see [`decode_result`]);
+//! * gopher's number formatting in `tostring` and `..`, its `#` on tables with holes, `tonumber`
+//!   and its runtime error texts (`<string>:LINE: attempt to index a non-table object(nil) with
+//!   key 'x'`, ...), through the source rewriter ([`super::gopher::rewrite`]) and `prelude.lua`;
+//! * limits: 1 s of wall-clock time (Argo's `context.WithTimeout`), 256 call frames (gopher's
+//!   `CallStackSize`), and beyond Argo a memory cap; and beyond Argo, no script can run a
+//!   process, touch files, read the environment or exit, even with open libraries.
+//!
+//! The sandbox is split by concept: `script` compiles a script once, `evaluate` runs an
+//! evaluation under its limits (worker thread, watchdog, error texts), `sandbox` prepares the
+//! LuaJIT state with the prelude (`prelude.lua`) and the host functions, `convert` moves values
+//! between JSON and Lua, and `result` decodes the script's result into a health status.
+
+mod convert;
+mod evaluate;
+mod result;
+mod sandbox;
+mod script;
+
+pub use evaluate::{execute_health, Evaluation, Limits, WATCHDOG_GRACE};
+pub use result::{decode_result, LuaResult};
+pub use script::Script;
+
+/// Helpers of the sandbox's tests.
+#[cfg(test)]
+mod testing {
+    use super::{execute_health, Limits, Script};
+    use crate::argo::HealthStatus;
+    use serde_json::{json, Value};
+
+    pub(super) fn eval_with(src: &str, obj: &Value, open: bool) -> Result<HealthStatus, String> {
+        let script = Script::compile(src)?;
+        execute_health(&script, obj, open, 1_709_208_000, &Limits::default()).result
+    }
+    pub(super) fn eval(src: &str) -> Result<HealthStatus, String> {
+        eval_with(src, &json!({"metadata": {"name": "a"}}), false)
+    }
+    /// The message of `return {status="Healthy", message=<expr>}`.
+    pub(super) fn msg(expr: &str, open: bool) -> String {
+        let src = format!("return {{status = \"Healthy\", message = {expr}}}");
+        eval_with(&src, &json!({"metadata": {"name": "a"}}), open)
+            .unwrap_or_else(|e| panic!("{expr}: {e}"))
+            .message
+    }
+}

@@ -1,0 +1,539 @@
+//! The prepared LuaJIT state that stands in for Argo CD's gopher-lua state (argo-cd
+//! `util/lua/lua.go`, gopher-lua v1.1.2): the prelude (`prelude.lua`) that makes it look and fail
+//! the way gopher-lua does, the libraries of restricted and open mode, the host functions the
+//! prelude is given (gopher's number formatting and coercion, `print`, argo-cd `oslib_safe.go`'s
+//! `os.time`/`os.date` and gopher-lua `oslib.go`'s), the instruction hook that enforces the time
+//! and call-depth limits, and the per-evaluation run of a script in fresh globals.
+
+use super::convert::{to_lua, to_result};
+use super::evaluate::{lua_error_text, Evaluation, Limits};
+use super::result::{decode_result, LuaResult};
+use super::script::{to_bytecode, Script};
+use crate::argo::{gopher, osdate};
+use mlua::{
+    Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue, VmState,
+};
+use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+const PRELUDE: &str = include_str!("prelude.lua");
+
+/// The prelude's bytecode, compiled on first use.
+fn prelude_bytecode() -> &'static [u8] {
+    static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BYTECODE.get_or_init(|| to_bytecode(PRELUDE, "=prelude").expect("the prelude compiles"))
+}
+
+/// A prepared LuaJIT state: the prelude has run, the host functions are installed.
+pub(super) struct Vm {
+    lua: Lua,
+    concat: Function,
+    len: Function,
+    new_env: Function,
+    bind: Function,
+    /// What print wrote during the current evaluation.
+    printed: Rc<RefCell<Vec<String>>>,
+    /// What `os.time()` returns during the current evaluation.
+    now: Rc<std::cell::Cell<i64>>,
+    /// When the current evaluation started, for the wall-clock limit.
+    started: Rc<std::cell::Cell<Instant>>,
+    timeout: Rc<std::cell::Cell<Duration>>,
+    depth: Rc<std::cell::Cell<usize>>,
+    /// Scripts already loaded in this state, by script id.
+    loaded: RefCell<HashMap<u64, Function>>,
+}
+
+impl Vm {
+    pub(super) fn new(open: bool) -> mlua::Result<Vm> {
+        // Restricted mode needs base, table and package; open mode has every library. The debug
+        // library lets the prelude install per-type metatables (scripts reach it only in open
+        // mode). Neither the JIT compiler (instruction hooks must see every instruction) nor FFI
+        // is ever loaded.
+        let mut libs = StdLib::TABLE | StdLib::PACKAGE | StdLib::DEBUG;
+        if open {
+            libs = libs | StdLib::STRING | StdLib::MATH | StdLib::OS | StdLib::IO;
+        }
+        // SAFETY: see above; the debug library is the only unsafe one loaded.
+        let lua = unsafe { Lua::unsafe_new_with(libs, LuaOptions::new()) };
+        let printed = Rc::new(RefCell::new(Vec::new()));
+        let now = Rc::new(std::cell::Cell::new(0));
+        let started = Rc::new(std::cell::Cell::new(Instant::now()));
+        let timeout = Rc::new(std::cell::Cell::new(Duration::from_secs(1)));
+        let (s, t) = (started.clone(), timeout.clone());
+        let expired = lua.create_function(move |_, ()| Ok(s.get().elapsed() >= t.get()))?;
+        let mut args = host_functions(&lua, open, now.clone(), printed.clone())?;
+        args.push_back(LuaValue::Function(expired));
+        let (concat, len, new_env, bind): (Function, Function, Function, Function) = lua
+            .load(prelude_bytecode())
+            .set_mode(mlua::chunk::ChunkMode::Binary)
+            .call(args)?;
+        let depth = Rc::new(std::cell::Cell::new(256));
+        let (s, t, d) = (started.clone(), timeout.clone(), depth.clone());
+        let hook = HookTriggers::new().on_calls().every_nth_instruction(1000);
+        lua.set_global_hook(hook, move |lua, dbg| {
+            use mlua::debug::DebugEvent;
+            let over = match dbg.event() {
+                DebugEvent::Call => lua
+                    .inspect_stack(d.get(), |_| ())
+                    .is_some()
+                    .then_some("stack overflow"),
+                _ => (s.get().elapsed() >= t.get()).then_some("context deadline exceeded"),
+            };
+            match over {
+                Some(what) => Err(mlua::Error::runtime(format!("{}{what}", where_(lua)))),
+                None => Ok(VmState::Continue),
+            }
+        })?;
+        Ok(Vm {
+            lua,
+            concat,
+            len,
+            new_env,
+            bind,
+            printed,
+            now,
+            started,
+            timeout,
+            depth,
+            loaded: RefCell::new(HashMap::new()),
+        })
+    }
+
+    /// One evaluation; returns the VM when it can be used again.
+    pub(super) fn evaluate(
+        self,
+        script: &Script,
+        obj: &Value,
+        now_unix: i64,
+        limits: &Limits,
+    ) -> (Evaluation, Option<Vm>) {
+        self.printed.borrow_mut().clear();
+        self.now.set(now_unix);
+        self.timeout.set(limits.timeout);
+        self.depth.set(limits.max_call_depth);
+        self.started.set(Instant::now());
+        let outcome = self.run(script, obj, limits);
+        let printed = std::mem::take(&mut *self.printed.borrow_mut());
+        // Whatever the script did to the collector, the next evaluation starts from the default.
+        let _ = self.lua.set_memory_limit(0);
+        self.lua.gc_restart();
+        let reusable = match &outcome {
+            Err(mlua::Error::MemoryError(_)) => false,
+            Err(_) => self.started.get().elapsed() < limits.timeout,
+            Ok(_) => true,
+        };
+        let result = outcome
+            .map_err(|e| lua_error_text(&e, limits))
+            .and_then(decode_result);
+        (Evaluation { result, printed }, reusable.then_some(self))
+    }
+
+    fn run(&self, script: &Script, obj: &Value, limits: &Limits) -> mlua::Result<LuaResult> {
+        let chunk = self.chunk(script)?;
+        let (env, cleanup): (Table, Function) = self.new_env.call(())?;
+        env.raw_set("obj", to_lua(&self.lua, obj)?)?;
+        env.raw_set("actionParams", self.lua.create_table()?)?;
+        let chunk: Function = self.bind.call((chunk, env))?;
+        self.lua
+            .set_memory_limit(self.lua.used_memory() + limits.memory_bytes)?;
+        let values: mlua::Result<MultiValue> = chunk.call((self.concat.clone(), self.len.clone()));
+        let _ = self.lua.set_memory_limit(0);
+        cleanup.call::<()>(())?;
+        let last = values?.into_iter().last().unwrap_or(LuaValue::Nil);
+        to_result(last)
+    }
+
+    /// The script's main function in this state, loaded once.
+    fn chunk(&self, script: &Script) -> mlua::Result<Function> {
+        if let Some(f) = self.loaded.borrow().get(&script.id) {
+            return Ok(f.clone());
+        }
+        let f = self
+            .lua
+            .load(&script.bytecode[..])
+            .set_mode(mlua::chunk::ChunkMode::Binary)
+            .into_function()?;
+        let mut loaded = self.loaded.borrow_mut();
+        if loaded.len() >= 256 {
+            loaded.clear();
+        }
+        loaded.insert(script.id, f.clone());
+        Ok(f)
+    }
+}
+
+/// `<string>:LINE: ` of the innermost script frame, as gopher's `where(1)` prints it.
+fn where_(lua: &Lua) -> String {
+    for level in 0..32 {
+        let found = lua.inspect_stack(level, |d| {
+            let src = d.source();
+            let is_script = src.source.as_deref() == Some("=<string>");
+            (is_script, d.current_line())
+        });
+        match found {
+            None => break,
+            Some((true, Some(line))) => return format!("<string>:{line}: "),
+            _ => {}
+        }
+    }
+    String::new()
+}
+
+/// The host functions handed to the prelude, in its argument order.
+fn host_functions(
+    lua: &Lua,
+    open: bool,
+    now: Rc<std::cell::Cell<i64>>,
+    printed: Rc<RefCell<Vec<String>>>,
+) -> mlua::Result<MultiValue> {
+    let numstr = lua.create_function(|_, n: f64| Ok(gopher::number_to_string(n)))?;
+    let tonum = lua.create_function(|_, (s, base): (String, Option<f64>)| {
+        Ok(gopher::tonumber(&s, base.map(|b| b as u32)))
+    })?;
+    let parsenum = lua.create_function(|_, s: String| Ok(gopher::parse_number(&s)))?;
+    // What print writes is kept for the caller, up to 64 KiB per evaluation: it lives outside
+    // the Lua state and its memory cap.
+    let printer = lua.create_function(move |_, line: mlua::LuaString| {
+        let mut p = printed.borrow_mut();
+        let used: usize = p.iter().map(String::len).sum();
+        const CAP: usize = 64 << 10;
+        if used < CAP {
+            let line = line.to_string_lossy();
+            let room = CAP - used;
+            if line.len() <= room {
+                p.push(line);
+            } else {
+                let mut cut = room;
+                while !line.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                p.push(format!(
+                    "{}... (print output truncated at 64 KiB)",
+                    &line[..cut]
+                ));
+            }
+        }
+        Ok(())
+    })?;
+    // argo-cd oslib_safe.go: fields read only when they are numbers.
+    let now2 = now.clone();
+    let now3 = now.clone();
+    let safe_time = lua.create_function(move |_, t: Option<Table>| {
+        Ok(match t {
+            None => now2.get(),
+            Some(t) => osdate::unix_from_fields(date_fields(&t, false)),
+        })
+    })?;
+    // gopher-lua oslib.go: numeric strings are read too.
+    let full_time = lua.create_function(move |_, t: Option<Table>| {
+        Ok(match t {
+            None => now3.get(),
+            Some(t) => osdate::unix_from_fields(date_fields(&t, true)),
+        })
+    })?;
+    let date = lua.create_function(move |lua, (fmt, t): (Option<String>, Option<f64>)| {
+        let fmt = fmt.unwrap_or_else(|| "%c".to_string());
+        let fmt = fmt.trim_start_matches('!');
+        let t = t.map(|t| t as i64).unwrap_or(now.get());
+        if fmt.starts_with("*t") {
+            let (y, mo, d, h, mi, s, wd) = osdate::civil(t);
+            let tbl = lua.create_table()?;
+            for (k, v) in [
+                ("year", y),
+                ("month", mo),
+                ("day", d),
+                ("hour", h),
+                ("min", mi),
+                ("sec", s),
+                ("wday", wd + 1),
+                ("yday", 0),
+            ] {
+                tbl.raw_set(k, v)?;
+            }
+            tbl.raw_set("isdst", false)?;
+            return Ok(LuaValue::Table(tbl));
+        }
+        Ok(LuaValue::String(
+            lua.create_string(osdate::strftime(t, fmt))?,
+        ))
+    })?;
+    let denied = lua.create_function(|lua, name: String| -> mlua::Result<()> {
+        Err(mlua::Error::runtime(format!(
+            "{}{name} is disabled: kubectl-pacto does not let a health script run processes, touch files, read the environment or exit",
+            where_(lua)
+        )))
+    })?;
+    Ok(MultiValue::from_iter([
+        LuaValue::Boolean(open),
+        LuaValue::Function(numstr),
+        LuaValue::Function(tonum),
+        LuaValue::Function(parsenum),
+        LuaValue::Function(printer),
+        LuaValue::Function(safe_time),
+        LuaValue::Function(date.clone()),
+        LuaValue::Function(full_time),
+        LuaValue::Function(date),
+        LuaValue::Function(denied),
+    ]))
+}
+
+fn date_fields(t: &Table, strings_too: bool) -> osdate::DateFields {
+    let d = osdate::DateFields::default();
+    let get = |k: &str, def: i64| -> i64 {
+        match t.raw_get::<LuaValue>(k) {
+            Ok(LuaValue::Number(n)) => n as i64,
+            Ok(LuaValue::Integer(n)) => n,
+            Ok(LuaValue::String(s)) if strings_too => s
+                .to_str()
+                .ok()
+                .and_then(|s| s.trim_start().parse::<i64>().ok())
+                .unwrap_or(def),
+            _ => def,
+        }
+    };
+    osdate::DateFields {
+        year: get("year", d.year),
+        month: get("month", d.month),
+        day: get("day", d.day),
+        hour: get("hour", d.hour),
+        min: get("min", d.min),
+        sec: get("sec", d.sec),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every expected value here comes from shared/reference/argo-cd-health.md, which records
+    //! argo-cd `util/lua/lua.go` and gopher-lua v1.1.2 behaviour measured on Argo's own VM setup;
+    //! the section is named on each test.
+    use crate::argo::lua::testing::{eval, eval_with, msg};
+    use crate::argo::lua::{execute_health, Limits, Script};
+    use serde_json::json;
+    use std::time::Duration;
+
+    /// §6 "Number → string": tostring and `..` format numbers as gopher's LNumber.String.
+    #[test]
+    fn numbers_in_tostring_and_concat() {
+        for (expr, want) in [
+            ("tostring(1e15)", "1000000000000000"),
+            ("tostring(2^53)", "9007199254740992"),
+            ("tostring(0.1 + 0.2)", "0.30000000000000004"),
+            ("tostring(1/3)", "0.3333333333333333"),
+            ("'' .. 1e15", "1000000000000000"),
+            ("'n=' .. 2^53 .. '!'", "n=9007199254740992!"),
+            ("(0.1 + 0.2) .. ''", "0.30000000000000004"),
+            ("1/3 .. ''", "0.3333333333333333"),
+            ("tostring(-0)", "0"),
+            ("tostring(100 * 1.1)", "110.00000000000001"),
+        ] {
+            assert_eq!(msg(expr, false), want, "{expr}");
+        }
+    }
+
+    /// §6 "`#` and tables": gopher's Len is the highest non-nil index of the array part.
+    #[test]
+    fn length_of_tables_with_holes() {
+        for (expr, want) in [
+            ("tostring(#{1, 2, 3, [5] = 5})", "5"),
+            (
+                "(function() local t = {} t[2] = 'x' return tostring(#t) end)()",
+                "2",
+            ),
+            ("tostring(#{[1] = 'a', [3] = 'c'})", "3"),
+            ("tostring(#{1, nil, 3})", "3"),
+            ("tostring(table.getn({1, 2, [4] = 4}))", "4"),
+            ("tostring(#'héllo')", "6"),
+        ] {
+            assert_eq!(msg(expr, false), want, "{expr}");
+        }
+        // #20108 (§8): n[2] set only → gopher's concat hits the nil at index 1.
+        let e = eval(
+            "local n = {} n[2] = 'B' return {status = 'Degraded', message = table.concat(n, ', ')}",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "<string>:1: invalid value (nil) at index 1 in table for concat"
+        );
+    }
+
+    /// §1.2 table: what restricted and open states see.
+    #[test]
+    fn restricted_and_open_libraries() {
+        let visible = "local names = {} for _, n in ipairs({'string', 'math', 'os', 'io', 'debug', 'coroutine', 'table', 'package', 'require', 'tostring', 'pairs', 'unpack', 'loadstring', 'setfenv'}) do if _G[n] ~= nil then table.insert(names, n) end end return table.concat(names, ',')";
+        assert_eq!(
+            msg(&format!("(function() {visible} end)()"), false),
+            "table,package,require,tostring,pairs,unpack,loadstring,setfenv"
+        );
+        assert_eq!(
+            msg(&format!("(function() {visible} end)()"), true),
+            "string,math,os,io,debug,coroutine,table,package,require,tostring,pairs,unpack,loadstring,setfenv"
+        );
+        // require("os") is the safe module in both modes: time and date only.
+        for open in [false, true] {
+            let keys = "(function() local os = require('os') local k = {} for n in pairs(os) do table.insert(k, n) end table.sort(k) return table.concat(k, ',') end)()";
+            assert_eq!(msg(keys, open), "date,time", "open={open}");
+        }
+        assert_eq!(msg("string.format('%d-%s', 5, 'x')", true), "5-x");
+        assert_eq!(msg("tostring(math.huge)", true), "1.7976931348623157e+308");
+    }
+
+    /// Beyond Argo: nothing reaches outside the process, even with open libraries.
+    #[test]
+    fn open_mode_cannot_reach_outside() {
+        for (src, name) in [
+            ("os.execute('true')", "os.execute"),
+            ("os.exit(3)", "os.exit"),
+            ("return os.getenv('HOME')", "os.getenv"),
+            ("os.remove('/tmp/x')", "os.remove"),
+            ("local f = io.open('/etc/hostname')", "io.open"),
+            ("dofile('/etc/hostname')", "dofile"),
+            ("loadfile('/etc/hostname')", "loadfile"),
+            ("package.loadlib('x', 'y')", "package.loadlib"),
+        ] {
+            let e = eval_with(src, &json!({}), true).unwrap_err();
+            assert!(e.contains(&format!("{name} is disabled")), "{src}: {e}");
+        }
+        let e = eval("local j = require('json')").unwrap_err();
+        assert!(
+            e.starts_with("<string>:1: module json not found:\n\tno field package.preload['json']"),
+            "{e}"
+        );
+    }
+
+    /// §1.2: safe os.time reads only number fields, os.date formats with gopher's layouts.
+    #[test]
+    fn safe_os_module() {
+        assert_eq!(msg("tostring(require('os').time())", false), "1709208000");
+        assert_eq!(
+            msg(
+                "tostring(require('os').time({year = 2024, month = 2, day = 29, hour = 12}))",
+                false
+            ),
+            "1709208000"
+        );
+        assert_eq!(
+            msg(
+                "tostring(require('os').time({year = '2024', month = 2, day = 29}))",
+                false
+            ),
+            // A string year falls back to the default -1: Go's time.Date(-1, 2, 29, 12, 0, 0, 0,
+            // UTC) is -0001-03-01T12:00Z (year -1 is not leap) = 0000-01-01 (-62167219200)
+            // + 60 days - 366 days (Feb 0000 is leap) + 12 h.
+            "-62193614400"
+        );
+        assert_eq!(
+            msg("require('os').date('%Y-%m-%d %H:%M', 0)", false),
+            "1970-01-01 00:00"
+        );
+    }
+
+    /// Each evaluation is isolated: globals set by one run are gone in the next.
+    #[test]
+    fn evaluations_are_isolated() {
+        let script = Script::compile("if leaked then return {status = 'Degraded'} end leaked = true return {status = 'Healthy'}").unwrap();
+        for _ in 0..3 {
+            let r = execute_health(&script, &json!({}), false, 0, &Limits::default());
+            assert_eq!(r.result.unwrap().status, "Healthy");
+        }
+    }
+
+    /// A restricted state is reused: nothing one script does may reach the next evaluation.
+    #[test]
+    fn reused_state_keeps_evaluations_apart() {
+        let probe = Script::compile(
+            "return {status = 'Healthy', message = tostring(table.insert ~= nil) .. tostring(x) .. tostring(getmetatable('')) .. tostring(collectgarbage('count') > 0)}",
+        )
+        .unwrap();
+        let run = |src: &str| {
+            let s = Script::compile(src).unwrap();
+            execute_health(&s, &json!({}), false, 0, &Limits::default())
+        };
+        for spoiler in [
+            "table.insert = nil",
+            "getfenv(0).x = 1",
+            "x = 1",
+            "collectgarbage('stop')",
+            "setfenv(tostring, {})",
+            "collectgarbage('setpause', 100000)",
+            "error('fails')",
+        ] {
+            let _ = run(spoiler);
+            let e = execute_health(&probe, &json!({}), false, 0, &Limits::default());
+            assert_eq!(
+                e.result.unwrap().message,
+                "truenilniltrue",
+                "after {spoiler}"
+            );
+            assert!(e.printed.is_empty(), "after {spoiler}: {:?}", e.printed);
+        }
+        // After a timeout the state is replaced, and the next evaluation runs normally.
+        let spin = Script::compile("while true do end").unwrap();
+        let short = Limits {
+            timeout: Duration::from_millis(50),
+            ..Limits::default()
+        };
+        assert!(execute_health(&spin, &json!({}), false, 0, &short)
+            .result
+            .is_err());
+        let e = execute_health(&probe, &json!({}), false, 0, &Limits::default());
+        assert_eq!(e.result.unwrap().message, "truenilniltrue");
+    }
+
+    /// The state's own globals never reach a script: no escape through getfenv, module, setfenv(0)
+    /// or bytecode, and nothing left behind for the next evaluation.
+    #[test]
+    fn no_way_out_through_the_state_globals() {
+        let run = |src: &str, open: bool| {
+            let s = Script::compile(src).unwrap();
+            execute_health(
+                &s,
+                &json!({"metadata": {"name": "a"}}),
+                open,
+                0,
+                &Limits::default(),
+            )
+            .result
+        };
+        for open in [false, true] {
+            for src in [
+                "getfenv(0).dofile('/etc/hostname')",
+                "getfenv(print).loadfile('/etc/hostname')",
+                "getfenv(0).package.loadlib('libc.so.6', 'exit')",
+                "local f = getfenv(0).require('x')",
+                "module('leak')",
+            ] {
+                let e = run(src, open).unwrap_err();
+                assert!(
+                    e.contains("is disabled") || e.contains("not found"),
+                    "open={open} {src}: {e}"
+                );
+            }
+            let e = run("local f, err = loadstring('\\27LJ\\2junk') return {status = 'Healthy', message = tostring(f) .. ' ' .. tostring(err)}", open).unwrap();
+            assert_eq!(
+                e.message, "nil binary chunks are not accepted",
+                "open={open}"
+            );
+        }
+        assert_eq!(
+            run("return {status = 'Healthy', message = tostring(getfenv(0).debug) .. tostring(getfenv(0) == _G)}", false).unwrap().message,
+            "niltrue"
+        );
+        // Nothing survives into the next evaluation.
+        let _ = run("getfenv(0).leaked = 1 setfenv(0, {}) leaked2 = 1", false);
+        assert_eq!(
+            run("return {status = 'Healthy', message = tostring(leaked) .. tostring(leaked2) .. tostring(getfenv(0) == _G)}", false).unwrap().message,
+            "nilniltrue"
+        );
+        // No finalizers: newproxy is refused; nothing reaches the prelude's upvalues.
+        let e = run("local p = newproxy(true)", false).unwrap_err();
+        assert!(e.contains("newproxy is disabled"), "{e}");
+        assert_eq!(
+            run("return {status = 'Healthy', message = tostring(debug.getupvalue) .. tostring(debug.setupvalue) .. tostring(debug.setmetatable) .. tostring(debug.getlocal)}", true).unwrap().message,
+            "nilnilnilnil"
+        );
+    }
+}
