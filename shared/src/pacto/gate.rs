@@ -491,6 +491,9 @@ pub fn decide(argo: &ArgoGate, flux: &FluxGate, obj: &Value) -> Decision {
 }
 
 #[cfg(test)]
+mod decisions;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -248,7 +248,7 @@ pub fn human_duration(d: SignedDuration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn at(s: &str) -> Timestamp {
         s.parse().unwrap()
@@ -372,5 +372,62 @@ mod tests {
         assert!(meaning(Some("compliant")).contains("Compliant was probably meant"));
         assert!(meaning(Some("Provisional")).contains("does not know"));
         assert!(meaning(None).starts_with("no verdict yet"));
+    }
+
+    fn yaml(text: &str) -> Value {
+        serde_saphyr::from_str(text).expect("valid YAML")
+    }
+
+    /// testdata/freshness.yaml: the FRESH word for each row.
+    #[test]
+    fn freshness_table() {
+        let now = at("2026-11-29T12:00:00Z");
+        let t = yaml(include_str!("testdata/freshness.yaml"));
+        for row in t["rows"].as_array().unwrap() {
+            let name = row["name"].as_str().unwrap();
+            let mut obj = json!({"metadata": {}, "spec": {"target": {}}});
+            if let Some(g) = row.get("generation") {
+                obj["metadata"]["generation"] = g.clone();
+            }
+            if let Some(i) = row.get("interval") {
+                obj["spec"]["checkIntervalSeconds"] = i.clone();
+            }
+            if row.get("status") != Some(&json!(false)) {
+                let mut st = json!({"contractStatus": "Compliant"});
+                if let Some(o) = row.get("observed") {
+                    st["observedGeneration"] = o.clone();
+                }
+                if let Some(age) = row.get("age").and_then(Value::as_i64) {
+                    let t = now.checked_sub(SignedDuration::from_secs(age)).unwrap();
+                    st["lastReconciledAt"] = json!(t.to_string());
+                }
+                obj["status"] = st;
+            }
+            let word = freshness(&PactoView::new(&obj), now).word();
+            assert_eq!(word, row["word"].as_str().unwrap(), "{name}");
+        }
+    }
+
+    /// testdata/timing.yaml: when each absence is confirmed.
+    #[test]
+    fn timing_table() {
+        let t = yaml(include_str!("testdata/timing.yaml"));
+        for row in t["rows"].as_array().unwrap() {
+            let kind = row["kind"].as_str().unwrap();
+            let p = PactoView::new(&json!({
+                "spec": {"checkIntervalSeconds": row["interval"]},
+                "status": {"observationWindows": [
+                    {"kind": kind, "subject": "s", "firstObservedNegativeAt": row["start"]}]}
+            }));
+            let e = escalations(&p, row["window"].as_i64().unwrap());
+            assert_eq!(e.len(), 1, "{kind}");
+            assert_eq!(e[0].code, row["code"].as_str(), "{kind}");
+            assert_eq!(
+                e[0].window_ends,
+                at(row["ends"].as_str().unwrap()),
+                "{kind}"
+            );
+            assert_eq!(e[0].latest, at(row["latest"].as_str().unwrap()), "{kind}");
+        }
     }
 }

@@ -199,3 +199,21 @@ pub fn explain_text(rows: &[Row], colour: bool) -> String {
 pub fn kube_list(items: Vec<Value>) -> Value {
     json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items})
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows carry raw text; the block escapes every key and value for the terminal.
+    #[test]
+    fn explain_text_escapes_keys_and_values() {
+        let rows = vec![Row {
+            indent: 0,
+            key: "error".into(),
+            value: "X: line\nbreak\u{1b}[2J".into(),
+            tone: Tone::Bad,
+        }];
+        let text = explain_text(&rows, false);
+        assert_eq!(text, "error:  X: line\\nbreak\\x1b[2J\n");
+    }
+}
