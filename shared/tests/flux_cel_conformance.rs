@@ -11,7 +11,8 @@
 use std::path::PathBuf;
 
 use pacto_gates::flux::cel::{CompileOptions, Expression, OutputType, StatusEvaluator};
-use pacto_gates::flux::kustomization::{go_group_kind, HealthCheckExpr, Selector};
+use pacto_gates::flux::health::{FluxHealth, JobOrder};
+use pacto_gates::flux::kustomization::{HealthCheckExpr, Selector};
 use serde_json::Value;
 
 /// expression_test.go: NewExpression 9, EvaluateBoolean 14, EvaluateString 11,
@@ -161,35 +162,18 @@ fn entries(case: &Value) -> Vec<HealthCheckExpr> {
         .collect()
 }
 
-/// `NewStatusReader`: entry by entry, the duplicate check then the evaluator.
-fn new_reader(exprs: &[HealthCheckExpr]) -> Result<(Selector, Vec<StatusEvaluator>), String> {
-    let mut evaluators = Vec::new();
-    for (i, e) in exprs.iter().enumerate() {
-        Selector::new(&exprs[..=i])?;
-        let ev = StatusEvaluator::new(&e.current, &e.failed, &e.in_progress).map_err(|err| {
-            format!("failed to create custom status evaluator for healthchecks[{i}]: {err}")
-        })?;
-        evaluators.push(ev);
-    }
-    Ok((Selector::new(exprs)?, evaluators))
+/// `NewStatusReader`: the product's constructor (its errors are compared with the upstream
+/// tests' texts, as literal strings in the cases file).
+fn new_reader(exprs: &[HealthCheckExpr]) -> Result<FluxHealth, String> {
+    FluxHealth::new(exprs, JobOrder::ExpressionsFirst, 0)
 }
 
-/// `ReadStatusForObject`: the status word, `Unknown` for an evaluator error.
-fn read(selector: &Selector, evaluators: &[StatusEvaluator], obj: &Value) -> Result<Value, String> {
-    let api_version = text(obj, "apiVersion");
-    let kind = text(obj, "kind");
-    let group = api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
-    let index = selector.select(group, kind).ok_or_else(|| {
-        format!(
-            "the GroupKind {} is not supported",
-            go_group_kind(group, kind)
-        )
-    })?;
-    let status = match evaluators[index].evaluate(obj) {
-        Ok(r) => r.status.as_str().to_string(),
-        Err(_) => "Unknown".to_string(),
-    };
-    Ok(Value::String(status))
+/// `ReadStatusForObject`: the status word (`Unknown` for an evaluator error), or the reader's
+/// error for a GroupKind no entry covers.
+fn read(reader: &FluxHealth, obj: &Value) -> Result<Value, String> {
+    reader
+        .read_status(obj)
+        .map(|v| Value::String(v.status.as_str().to_string()))
 }
 
 fn run_status_reader(case: &Value, problems: &mut Vec<String>) {
@@ -221,19 +205,19 @@ fn run_status_reader(case: &Value, problems: &mut Vec<String>) {
         },
         "ReadStatus" | "ReadStatusForObject" => match new_reader(&entries(case)) {
             Err(e) => problems.push(format!("{n}: reader not built: {e}")),
-            Ok((selector, evaluators)) => {
+            Ok(reader) => {
                 let obj = case.get("object").cloned().unwrap_or(Value::Null);
-                expect(case, read(&selector, &evaluators, &obj), problems);
+                expect(case, read(&reader, &obj), problems);
             }
         },
         "ReadStatusForObjects" => match new_reader(&entries(case)) {
             Err(e) => problems.push(format!("{n}: reader not built: {e}")),
-            Ok((selector, evaluators)) => {
+            Ok(reader) => {
                 for (i, step) in case["objects"].as_array().into_iter().flatten().enumerate() {
                     let mut step_case = step.clone();
                     step_case["go"] = Value::String(format!("{} [object {i}]", text(case, "go")));
                     step_case["name"] = case["name"].clone();
-                    let got = read(&selector, &evaluators, &step["object"]);
+                    let got = read(&reader, &step["object"]);
                     expect(&step_case, got, problems);
                 }
             }

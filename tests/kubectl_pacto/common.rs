@@ -173,3 +173,33 @@ pub fn write_argocd_cm(dir: &Path, data: &[(&str, &str)]) -> PathBuf {
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
 }
+
+/// The cell under `header` in data row `row` (0: the first row after the header) of a
+/// kubectl-style table: columns start where their header starts; the last one takes the rest of
+/// the line. Panics when the header is not in the table.
+pub fn cell(table: &str, row: usize, header: &str) -> String {
+    let mut lines = table.lines();
+    let head = lines.next().expect("a header line");
+    let starts: Vec<(usize, &str)> = head
+        .match_indices(|c: char| !c.is_whitespace())
+        .filter(|(i, _)| *i == 0 || head[..*i].ends_with(' '))
+        .map(|(i, _)| (i, head[i..].split(' ').next().unwrap()))
+        .collect();
+    let at = starts
+        .iter()
+        .position(|(_, h)| *h == header)
+        .unwrap_or_else(|| panic!("no column {header} in {head:?}"));
+    let line: Vec<char> = lines
+        .nth(row)
+        .unwrap_or_else(|| panic!("no row {row}"))
+        .chars()
+        .collect();
+    // Header offsets are byte offsets of ASCII headers: character offsets too.
+    let from = starts[at].0.min(line.len());
+    let to = starts
+        .get(at + 1)
+        .map(|(i, _)| *i)
+        .unwrap_or(line.len())
+        .min(line.len());
+    line[from..to].iter().collect::<String>().trim().to_string()
+}

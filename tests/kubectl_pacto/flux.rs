@@ -97,11 +97,10 @@ fn disagreement_is_marked() {
         DEADLINE,
     );
     r.assert_code(0);
-    let row = r.stdout.lines().nth(1).unwrap();
-    assert!(
-        row.contains("Progressing") && row.contains("Current") && row.contains('≠'),
-        "{row}"
-    );
+    let t = &r.stdout;
+    assert_eq!(crate::common::cell(t, 0, "ARGO"), "Progressing", "{t}");
+    assert_eq!(crate::common::cell(t, 0, "FLUX"), "Current", "{t}");
+    assert_eq!(crate::common::cell(t, 0, "DIFF"), "≠", "{t}");
 }
 
 /// status_reader.go: two entries for one GroupKind are a configuration error.

@@ -398,19 +398,13 @@ fn no_colour_with_no_color_even_when_not_a_terminal() {
 }
 
 /// Runs `kubectl-pacto ARGS` on a pseudo-terminal with util-linux `script`, returning what the
-/// terminal showed; None (with a note) when `script` is not installed.
-fn on_a_terminal(args: &str, env: &[(&str, &str)]) -> Option<String> {
+/// terminal showed. A missing `script` fails the test.
+fn on_a_terminal(args: &str, env: &[(&str, &str)]) -> String {
     let script = ["/usr/bin/script", "/bin/script"]
         .into_iter()
         .find(|p| std::path::Path::new(p).exists());
-    let Some(script) = script else {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "NOTE: util-linux `script` is not installed: terminal colour checks skipped"
-        );
-        return None;
-    };
+    let script =
+        script.expect("util-linux `script` is not installed: the terminal colour tests need it");
     let mut c = std::process::Command::new(script);
     c.args(["-qec", &format!("'{PACTO}' {args}"), "/dev/null"])
         .current_dir(repo())
@@ -423,36 +417,26 @@ fn on_a_terminal(args: &str, env: &[(&str, &str)]) -> Option<String> {
     }
     let r = run(&mut c);
     r.assert_code(0);
-    Some(r.stdout)
+    r.stdout
 }
 
 #[test]
 fn colour_on_a_terminal_but_not_with_no_color_or_dumb_terminal_or_json() {
     let args = format!("health -f examples/objects --argocd-cm {CM}");
-    let Some(tty) = on_a_terminal(&args, &[]) else {
-        return;
-    };
+    let tty = on_a_terminal(&args, &[]);
     assert!(tty.contains(ESC), "no colour on a terminal:\n{tty}");
     assert!(tty.contains("Healthy") && tty.contains("Degraded"));
 
-    let Some(no_color) = on_a_terminal(&args, &[("NO_COLOR", "1")]) else {
-        return;
-    };
+    let no_color = on_a_terminal(&args, &[("NO_COLOR", "1")]);
     assert!(!no_color.contains(ESC), "NO_COLOR ignored:\n{no_color:?}");
     assert!(no_color.contains("Healthy"));
 
-    let Some(dumb) = on_a_terminal(&args, &[("TERM", "dumb")]) else {
-        return;
-    };
+    let dumb = on_a_terminal(&args, &[("TERM", "dumb")]);
     assert!(!dumb.contains(ESC), "TERM=dumb ignored:\n{dumb:?}");
 
-    let Some(json) = on_a_terminal(&format!("{args} -o json"), &[]) else {
-        return;
-    };
+    let json = on_a_terminal(&format!("{args} -o json"), &[]);
     assert!(!json.contains(ESC), "-o json coloured:\n{json:?}");
-    let Some(yaml) = on_a_terminal(&format!("{args} -o yaml"), &[]) else {
-        return;
-    };
+    let yaml = on_a_terminal(&format!("{args} -o yaml"), &[]);
     assert!(!yaml.contains(ESC), "-o yaml coloured:\n{yaml:?}");
 }
 

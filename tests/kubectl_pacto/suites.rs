@@ -147,3 +147,32 @@ fn the_argocd_cm_example_holds_the_tested_scripts() {
         );
     }
 }
+
+/// Argo CD's own health corpus (argo-cd `resource_customizations/`: every `health.lua` with its
+/// `health_test.yaml`), the conformance bar of the Lua engine: every case passes. Opt-in, as the
+/// corpus is not part of this repository: run with
+/// `ARGO_CD_RESOURCE_CUSTOMIZATIONS=<argo-cd>/resource_customizations cargo test -p
+/// kubectl-pacto --test kubectl_pacto -- --ignored argo_cd_corpus`.
+#[test]
+#[ignore = "needs an argo-cd checkout: set ARGO_CD_RESOURCE_CUSTOMIZATIONS and pass --ignored"]
+fn argo_cd_corpus_passes_whole() {
+    let root = std::env::var("ARGO_CD_RESOURCE_CUSTOMIZATIONS").expect(
+        "ARGO_CD_RESOURCE_CUSTOMIZATIONS must name argo-cd's resource_customizations directory",
+    );
+    let r = run(&mut pacto(&["health", "test", &root]));
+    r.assert_no_panic();
+    let last = r.stdout.lines().last().unwrap_or_default().to_string();
+    let (passed, failed) = last
+        .split_once(" passed, ")
+        .and_then(|(p, f)| {
+            Some((
+                p.parse::<u32>().ok()?,
+                f.strip_suffix(" failed")?.to_string(),
+            ))
+        })
+        .unwrap_or_else(|| panic!("no summary line: {last:?}"));
+    assert_eq!(failed, "0", "{}", r.stdout);
+    // argo-cd had 1,123 cases when this was written; the corpus only grows.
+    assert!(passed >= 1123, "only {passed} cases: {}", r.stdout);
+    r.assert_code(0);
+}

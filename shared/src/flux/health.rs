@@ -108,6 +108,31 @@ impl FluxHealth {
     }
 }
 
+impl FluxHealth {
+    /// The `healthCheckExprs` status reader alone (fluxcd/pkg `runtime/cel/status_reader.go`
+    /// `ReadStatusForObject`), without the Job reader and kstatus that the controller puts
+    /// around it: the verdict of the entry covering the object's GroupKind (an evaluation error
+    /// is status Unknown carrying the error). Errors: no entry covers the object (`the GroupKind
+    /// Kind.group is not supported`, Go's `schema.GroupKind.String()`).
+    pub fn read_status(&self, obj: &Value) -> Result<FluxVerdict, String> {
+        let gvk = crate::k8s::gvk_of(obj);
+        let evaluator = self
+            .selector
+            .select(&gvk.group, &gvk.kind)
+            .and_then(|index| self.evaluators.iter().find(|(i, _)| *i == index));
+        match evaluator {
+            Some((index, ev)) => Ok(from_reader(
+                ev.evaluate(obj),
+                FluxSource::HealthCheckExprs { index: *index },
+            )),
+            None => Err(format!(
+                "the GroupKind {} is not supported",
+                super::kustomization::go_group_kind(&gvk.group, &gvk.kind)
+            )),
+        }
+    }
+}
+
 /// `errResourceToResourceStatus`: a reader error is status Unknown carrying the error.
 fn from_reader(r: Result<KResult, String>, source: FluxSource) -> FluxVerdict {
     match r {

@@ -90,8 +90,15 @@ fn get_one_pacto_by_name_either_spelling() {
     assert_eq!(a.stdout, b.stdout);
     let rows: Vec<&str> = a.stdout.lines().collect();
     assert_eq!(rows.len(), 2, "{}", a.stdout);
-    assert!(
-        rows[1].starts_with("orders ") && rows[1].contains(" Compliant "),
+    assert_eq!(
+        crate::common::cell(&a.stdout, 0, "NAME"),
+        "orders",
+        "{}",
+        a.stdout
+    );
+    assert_eq!(
+        crate::common::cell(&a.stdout, 0, "STATUS"),
+        "Compliant",
         "{}",
         a.stdout
     );
@@ -283,11 +290,11 @@ fn get_says_on_stderr_when_the_recommended_gate_decides() {
 
 /// Runs under a pseudo-terminal (util-linux `script`), so stdout is a terminal.
 #[cfg(unix)]
-fn on_a_terminal(c: &Cluster, args: &str, no_color: bool) -> Option<String> {
-    if !Path::new("/usr/bin/script").exists() {
-        eprintln!("NOTE: util-linux script is not installed: terminal colour test SKIPPED");
-        return None;
-    }
+fn on_a_terminal(c: &Cluster, args: &str, no_color: bool) -> String {
+    assert!(
+        Path::new("/usr/bin/script").exists(),
+        "util-linux script is not installed: the terminal colour test needs it"
+    );
     let line = format!("{PACTO} {args} --kubeconfig {}", s(&c.kubeconfig));
     let mut k = Command::new("/usr/bin/script");
     k.args(["-qec", &line, "/dev/null"])
@@ -299,22 +306,18 @@ fn on_a_terminal(c: &Cluster, args: &str, no_color: bool) -> Option<String> {
     }
     let r = run(&mut k);
     r.assert_code(0);
-    Some(r.stdout)
+    r.stdout
 }
 
 #[cfg(unix)]
 #[test]
 fn colour_only_on_a_terminal_and_never_with_no_color_or_machine_output() {
     let c = shop();
-    let Some(tty) = on_a_terminal(&c, "get", false) else {
-        return;
-    };
+    let tty = on_a_terminal(&c, "get", false);
     assert!(tty.contains("\u{1b}["), "{tty}");
     // The words stay when coloured.
     assert!(tty.contains("NonCompliant") && tty.contains("Compliant"));
-    assert!(!on_a_terminal(&c, "get", true).unwrap().contains('\u{1b}'));
-    assert!(!on_a_terminal(&c, "get -o json", false)
-        .unwrap()
-        .contains('\u{1b}'));
+    assert!(!on_a_terminal(&c, "get", true).contains('\u{1b}'));
+    assert!(!on_a_terminal(&c, "get -o json", false).contains('\u{1b}'));
     assert!(!c.run(&["get"]).stdout.contains('\u{1b}'));
 }
