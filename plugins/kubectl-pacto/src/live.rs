@@ -98,42 +98,6 @@ async fn cluster_gates(
     )
 }
 
-/// Where the GATE column did not come from the configured gates: one line per side, for stderr.
-fn gate_notes(decisions: &[gate::Decision]) -> Vec<String> {
-    let mut notes = Vec::new();
-    if let Some(gate::Source::Recommended(why)) = decisions.first().map(|d| &d.argo_source) {
-        notes.push(format!(
-            "the Argo CD side of GATE is the recommended gate: {why}"
-        ));
-    }
-    let unapplied = decisions
-        .iter()
-        .filter(|d| d.flux.first().is_some_and(|f| f.unapplied))
-        .count();
-    if unapplied > 0 {
-        notes.push(format!(
-            "{unapplied} of {} Pactos are in no Kustomization's inventory: Flux gates nothing for them",
-            decisions.len()
-        ));
-    }
-    // The recommended Flux gate stands in for every Pacto or for none (the Kustomizations were
-    // not read at all, or came from a file).
-    let recommended = decisions.iter().find_map(|d| match d.flux.first() {
-        Some(f) if f.unapplied => None,
-        Some(gate::FluxDecision {
-            source: gate::Source::Recommended(why),
-            ..
-        }) => Some(why),
-        _ => None,
-    });
-    if let Some(why) = recommended {
-        notes.push(format!(
-            "the Flux side of GATE is the recommended gate: {why}"
-        ));
-    }
-    notes
-}
-
 /// `pactos`, `pacto`, `pacto.pacto.trianalab.io` (and `/NAME` forms) → the name, if any.
 fn pacto_resource(arg: &str) -> Result<Option<String>> {
     let (res, name) = match arg.split_once('/') {
@@ -243,23 +207,14 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
         Some(GetOutput::Yaml) => {
             serde_saphyr::to_string(&render::kube_list(objects)).context("rendering YAML")?
         }
-        Some(GetOutput::Name) => objects
-            .iter()
-            .map(|o| {
-                format!(
-                    "pacto.pacto.trianalab.io/{}\n",
-                    pacto_gates::render::one_line(&PactoView::new(o).name)
-                )
-            })
-            .collect(),
+        Some(GetOutput::Name) => {
+            let names: Vec<String> = objects.iter().map(|o| PactoView::new(o).name).collect();
+            render::names("pacto.pacto.trianalab.io", &names)
+        }
         None | Some(GetOutput::Wide) => {
             if objects.is_empty() {
-                // kubectl's wording.
-                let place = match (&namespace, args.all_namespaces) {
-                    (Some(ns), false) => format!(" in {ns} namespace"),
-                    _ => String::new(),
-                };
-                eprintln!("No resources found{place}.");
+                let ns = namespace.as_deref().filter(|_| !args.all_namespaces);
+                eprint!("{}", render::no_resources(ns));
                 return Ok(ExitCode::SUCCESS);
             }
             let (argo, flux) = gates.expect("gates are loaded for tables");
@@ -268,7 +223,7 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
                 .iter()
                 .map(|o| gate::decide(&argo, &flux, o))
                 .collect();
-            for n in gate_notes(&decisions) {
+            for n in gate::notes(&decisions) {
                 eprintln!("note: {}", render::one_line(&n));
             }
             let rows: Vec<PactoRow> = views

@@ -242,25 +242,11 @@ fn health_test(dirs: &[std::path::PathBuf], global: &Global) -> Result<ExitCode>
                 pacto_gates::flux::suite::SUITE_FILE
             );
         }
-        for e in &run.errors {
-            out.push_str(&format!("ERROR {}: {}\n", e.file.display(), e.message));
-        }
-        for c in run.cases.iter().filter(|c| !c.passed()) {
-            let got = match &c.got {
-                Ok(h) => format!("{} {:?}", h.status, h.message),
-                Err(e) => format!("error {e:?}"),
-            };
-            out.push_str(&format!(
-                "FAIL {}\n  expected: {} {:?}\n  got:      {got}\n",
-                c.input.display(),
-                c.expected.status,
-                c.expected.message
-            ));
-        }
+        out.push_str(&render::suite::argo_failures(&run));
         for file in &flux_suites {
             match pacto_gates::flux::suite::run_suite(file, global.now_unix()) {
                 Err(e) => {
-                    out.push_str(&format!("ERROR {}: {e}\n", file.display()));
+                    out.push_str(&render::suite::flux_suite_error(file, &e));
                     failed += 1;
                 }
                 Ok(cases) => {
@@ -270,19 +256,7 @@ fn health_test(dirs: &[std::path::PathBuf], global: &Global) -> Result<ExitCode>
                             continue;
                         }
                         failed += 1;
-                        let got = match &c.got {
-                            Ok((status, None)) => status.clone(),
-                            Ok((status, Some(e))) => format!("{status} (error {e:?})"),
-                            Err(e) => format!("could not run: {e}"),
-                        };
-                        let want = match &c.expected_error {
-                            None => c.expected_status.clone(),
-                            Some(e) => format!("{} (error {e:?})", c.expected_status),
-                        };
-                        out.push_str(&format!(
-                            "FAIL {} (flux)\n  expected: {want}\n  got:      {got}\n",
-                            c.input.display()
-                        ));
+                        out.push_str(&render::suite::flux_failure(c));
                     }
                 }
             }
@@ -290,7 +264,7 @@ fn health_test(dirs: &[std::path::PathBuf], global: &Global) -> Result<ExitCode>
         passed += run.passed();
         failed += run.failed();
     }
-    out.push_str(&format!("{passed} passed, {failed} failed\n"));
+    out.push_str(&render::suite::summary(passed, failed));
     write_stdout(&out)?;
     Ok(if failed == 0 {
         ExitCode::SUCCESS

@@ -434,6 +434,43 @@ impl Decision {
     }
 }
 
+/// Where the GATE column of a listing did not come from the configured gates: one note per
+/// side (the recommended gate stood in, and why; Pactos no Kustomization applies). Raw text.
+pub fn notes(decisions: &[Decision]) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(Source::Recommended(why)) = decisions.first().map(|d| &d.argo_source) {
+        notes.push(format!(
+            "the Argo CD side of GATE is the recommended gate: {why}"
+        ));
+    }
+    let unapplied = decisions
+        .iter()
+        .filter(|d| d.flux.first().is_some_and(|f| f.unapplied))
+        .count();
+    if unapplied > 0 {
+        notes.push(format!(
+            "{unapplied} of {} Pactos are in no Kustomization's inventory: Flux gates nothing for them",
+            decisions.len()
+        ));
+    }
+    // The recommended Flux gate stands in for every Pacto or for none (the Kustomizations were
+    // not read at all, or came from a file).
+    let recommended = decisions.iter().find_map(|d| match d.flux.first() {
+        Some(f) if f.unapplied => None,
+        Some(FluxDecision {
+            source: Source::Recommended(why),
+            ..
+        }) => Some(why),
+        _ => None,
+    });
+    if let Some(why) = recommended {
+        notes.push(format!(
+            "the Flux side of GATE is the recommended gate: {why}"
+        ));
+    }
+    notes
+}
+
 /// Evaluates both sides on one object.
 pub fn decide(argo: &ArgoGate, flux: &FluxGate, obj: &Value) -> Decision {
     let gvk = crate::k8s::gvk_of(obj);

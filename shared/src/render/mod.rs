@@ -248,6 +248,24 @@ pub fn wait_json(k: &Kustomization, v: &WaitVerdict) -> Value {
     })
 }
 
+/// `-o name`: one `resource/name` line per object, as kubectl prints them
+/// (`pacto.pacto.trianalab.io/orders`).
+pub fn names(resource: &str, names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("{resource}/{}\n", one_line(n)))
+        .collect()
+}
+
+/// kubectl's empty listing, for stderr (kubectl `pkg/cmd/get/get.go`): `No resources found in
+/// NS namespace.` for one namespace, `No resources found` (no period) across all of them.
+pub fn no_resources(namespace: Option<&str>) -> String {
+    match namespace {
+        Some(ns) => format!("No resources found in {} namespace.\n", one_line(ns)),
+        None => "No resources found\n".to_string(),
+    }
+}
+
 /// Control characters shown escaped (`\n`, `\t`, `\x1b`, ...), so that one object stays one row
 /// and nothing in a message or a name can drive the terminal.
 pub fn one_line(s: &str) -> String {
@@ -291,6 +309,23 @@ mod tests {
         );
     }
 
+    /// kubectl pkg/cmd/get/get.go: the namespaced message ends with a period, the other not.
+    #[test]
+    fn empty_listings_word_as_kubectl() {
+        assert_eq!(
+            no_resources(Some("shop")),
+            "No resources found in shop namespace.\n"
+        );
+        assert_eq!(no_resources(None), "No resources found\n");
+        assert_eq!(
+            names(
+                "pacto.pacto.trianalab.io",
+                &["orders".into(), "a\u{1b}b".into()]
+            ),
+            "pacto.pacto.trianalab.io/orders\npacto.pacto.trianalab.io/a\\x1bb\n"
+        );
+    }
+
     #[test]
     fn table_is_kubectl_shaped() {
         let t = table(
@@ -312,4 +347,5 @@ mod tests {
 }
 
 mod pacto;
+pub mod suite;
 pub use pacto::{explain_text, kube_list, pacto_table, PactoRow, TableOptions};
