@@ -62,3 +62,44 @@ fn cluster_examples_are_the_golden_outputs_of_the_tests() {
         assert_eq!(output, &want, "README block `{command}` vs {golden}");
     }
 }
+
+/// The Layout section names every top-level module of the library, and names none that is gone.
+#[test]
+fn layout_names_every_library_module() {
+    let text = readme();
+    let layout = text
+        .split("## Layout")
+        .nth(1)
+        .expect("a Layout section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let src = repo().join("shared/src");
+    let mut modules: Vec<String> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "rs"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if p.is_dir() {
+                format!("shared/src/{name}/")
+            } else {
+                format!("shared/src/{name}")
+            }
+        })
+        .filter(|m| m != "shared/src/lib.rs")
+        .collect();
+    modules.sort();
+    for m in &modules {
+        assert!(layout.contains(m.as_str()), "README Layout lacks {m}");
+    }
+    for named in layout
+        .split_whitespace()
+        .filter(|w| w.starts_with("shared/src/"))
+    {
+        assert!(
+            modules.iter().any(|m| m == named),
+            "README Layout names {named}, which does not exist"
+        );
+    }
+}
