@@ -4,9 +4,9 @@
 use crate::write_stdout;
 use anyhow::{anyhow, bail, Context, Result};
 use jiff::Timestamp;
-use kubectl_pacto::cli::{ClusterArgs, ExplainArgs, GateArgs, GetArgs, GetOutput};
-use kubectl_pacto::options::{check_name, duration_flag, namespace_flag, request_timeout, Global};
-use pacto_gates::cluster::{Cluster, ConnectOptions, Scope};
+use kubectl_pacto::cli::{ExplainArgs, GateArgs, GetArgs, GetOutput};
+use kubectl_pacto::options::{check_name, duration_flag, ClusterOptions, Global};
+use pacto_gates::cluster::{Cluster, Scope};
 use pacto_gates::object;
 use pacto_gates::pacto::explain::{self, Options};
 use pacto_gates::pacto::gate::{self, ArgoGate, FluxGate, FluxKustomization};
@@ -28,14 +28,8 @@ fn block_on<T>(fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
     out
 }
 
-async fn connect(c: &ClusterArgs) -> Result<Cluster> {
-    let opts = ConnectOptions {
-        kubeconfig: c.kubeconfig.clone(),
-        context: c.context.clone(),
-        request_timeout: request_timeout(&c.request_timeout)?,
-        discovery_timeout: None,
-    };
-    Ok(Cluster::connect(&opts).await?)
+async fn connect(c: &ClusterOptions) -> Result<Cluster> {
+    Ok(Cluster::connect(&c.connect).await?)
 }
 
 /// The gates: files given win; else the cluster's (when one is given and readable); else the
@@ -137,7 +131,7 @@ fn is_pacto(o: &Value) -> bool {
 /// `kubectl pacto get`.
 pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
     let now = global.now;
-    request_timeout(&args.cluster.request_timeout)?;
+    let cluster_opts = ClusterOptions::new(&args.cluster)?;
     let name = match (pacto_resource(&args.resource)?, &args.name) {
         (Some(_), Some(_)) => bail!("give the name once: pacto/NAME or pactos NAME"),
         (a, b) => a.or(b.clone()),
@@ -151,7 +145,7 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
             bail!("a resource cannot be retrieved by name across all namespaces");
         }
     }
-    let namespace_given = namespace_flag(args.cluster.namespace.as_deref())?;
+    let namespace_given = cluster_opts.namespace.clone();
     let machine = matches!(
         args.output,
         Some(GetOutput::Json | GetOutput::Yaml | GetOutput::Name)
@@ -177,7 +171,7 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
             }
             (objs, None, None)
         } else {
-            let cluster = connect(&args.cluster).await?;
+            let cluster = connect(&cluster_opts).await?;
             let kind = cluster.discover(GROUP, VERSION, KIND).await?;
             let ns = namespace_given
                 .clone()
@@ -274,7 +268,7 @@ fn explain_target(t: &str) -> Result<((&'static str, &'static str, &'static str)
 /// `kubectl pacto explain`.
 pub fn explain(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
     let now = global.now;
-    request_timeout(&args.cluster.request_timeout)?;
+    let cluster_opts = ClusterOptions::new(&args.cluster)?;
     let window = duration_flag(
         "--stabilization-window",
         &args.stabilization_window,
@@ -283,7 +277,7 @@ pub fn explain(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
     let opts = Options {
         stabilization_window_seconds: window.as_secs() as i64,
     };
-    let namespace = namespace_flag(args.cluster.namespace.as_deref())?;
+    let namespace = cluster_opts.namespace.clone();
     let (objects, (argo, flux)) = block_on(async {
         if !args.files.is_empty() {
             let wanted = args.target.as_deref().map(explain_target).transpose()?;
@@ -311,7 +305,7 @@ pub fn explain(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
         }
         let target = args.target.as_deref().unwrap_or_default();
         let ((group, version, kind), name) = explain_target(target)?;
-        let cluster = connect(&args.cluster).await?;
+        let cluster = connect(&cluster_opts).await?;
         let kind = cluster.discover(group, version, kind).await?;
         let ns = namespace
             .clone()

@@ -40,6 +40,29 @@ impl Global {
     }
 }
 
+/// The cluster flags, checked once: how to connect, and the namespace `-n` names (None: the
+/// context's).
+#[derive(Debug, Clone)]
+pub struct ClusterOptions {
+    pub connect: pacto_gates::cluster::ConnectOptions,
+    pub namespace: Option<String>,
+}
+
+impl ClusterOptions {
+    /// Errors: a `--request-timeout` that is not a duration, an invalid `-n`.
+    pub fn new(c: &crate::cli::ClusterArgs) -> Result<ClusterOptions> {
+        Ok(ClusterOptions {
+            connect: pacto_gates::cluster::ConnectOptions {
+                kubeconfig: c.kubeconfig.clone(),
+                context: c.context.clone(),
+                request_timeout: request_timeout(&c.request_timeout)?,
+                discovery_timeout: None,
+            },
+            namespace: namespace_flag(c.namespace.as_deref())?,
+        })
+    }
+}
+
 /// A duration flag as kubectl reads `--request-timeout`: a bare number of seconds or a Go
 /// duration (`1s`, `2m`, `1h30m`). Errors name the flag and give `hint` as an example.
 pub fn duration_flag(flag: &str, s: &str, hint: &str) -> Result<Duration> {
