@@ -18,13 +18,7 @@ const PACTOS: usize = 1000;
 
 fn server() -> (FakeApiServer, tempfile::TempDir, std::path::PathBuf) {
     let server = FakeApiServer::start();
-    server.register(Resource::new(
-        "pacto.trianalab.io/v1alpha1",
-        "Pacto",
-        "pactos",
-        true,
-        true,
-    ));
+    server.register(Resource::pacto());
     server.register(Resource::new(
         "kustomize.toolkit.fluxcd.io/v1",
         "Kustomization",

@@ -13,13 +13,7 @@ use std::time::{Duration, Instant};
 /// time, and its kubeconfig.
 fn silent_discovery() -> (FakeApiServer, tempfile::TempDir, std::path::PathBuf) {
     let server = FakeApiServer::start();
-    server.register(Resource::new(
-        "pacto.trianalab.io/v1alpha1",
-        "Pacto",
-        "pactos",
-        true,
-        true,
-    ));
+    server.register(Resource::pacto());
     server.fault(Fault::always(
         "/apis/pacto.trianalab.io",
         FaultAction::Delay(Duration::from_secs(120)),

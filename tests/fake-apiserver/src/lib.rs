@@ -102,6 +102,12 @@ impl Resource {
         }
     }
 
+    /// The Pacto resource as its CRD serves it: `pacto.trianalab.io/v1alpha1` `Pacto`, plural
+    /// `pactos`, namespaced, with a status subresource.
+    pub fn pacto() -> Resource {
+        Resource::new("pacto.trianalab.io/v1alpha1", "Pacto", "pactos", true, true)
+    }
+
     /// The same resource with these discovery short names.
     pub fn with_short_names(mut self, short_names: &[&str]) -> Resource {
         self.short_names = short_names.iter().map(|s| s.to_string()).collect();

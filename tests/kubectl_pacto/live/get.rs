@@ -265,13 +265,7 @@ fn get_says_on_stderr_when_the_recommended_gate_decides() {
     );
     // Flux not installed at all.
     let bare = Cluster::without_pacto_crd();
-    bare.server.register(Resource::new(
-        "pacto.trianalab.io/v1alpha1",
-        "Pacto",
-        "pactos",
-        true,
-        true,
-    ));
+    bare.server.register(Resource::pacto());
     bare.insert_files(&[pacto_dir().join("03-compliant.yaml")]);
     let r = bare.run(&["get"]);
     r.assert_code(0);

@@ -92,13 +92,7 @@ struct Cluster {
 impl Cluster {
     fn new(namespace: &str) -> Cluster {
         let server = FakeApiServer::start();
-        server.register(Resource::new(
-            "pacto.trianalab.io/v1alpha1",
-            "Pacto",
-            "pactos",
-            true,
-            true,
-        ));
+        server.register(Resource::pacto());
         server.register(Resource::new(
             "coder.com/v1alpha1",
             "CoderTemplateTest",

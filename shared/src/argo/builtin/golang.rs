@@ -349,34 +349,13 @@ mod tests {
         assert_eq!(json_string("a<b\n"), "\"a\\u003cb\\n\"");
     }
 
+    /// The typed conversion keeps Go's error text (k8s::time holds the parser and its table).
     #[test]
     fn rfc3339() {
-        assert!(parse_rfc3339("2018-07-18T04:48:48Z").is_ok());
-        assert!(parse_rfc3339("2018-07-18T04:48:48.123+02:00").is_ok());
         assert!(parse_rfc3339("2018-07-18T4:48:48Z").is_ok());
-        assert_eq!(
-            parse_rfc3339("").unwrap_err(),
-            r#"parsing time "" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "2006""#
-        );
-        assert_eq!(
-            parse_rfc3339("2018-07-18 04:48:48Z").unwrap_err(),
-            r#"parsing time "2018-07-18 04:48:48Z" as "2006-01-02T15:04:05Z07:00": cannot parse " 04:48:48Z" as "T""#
-        );
         assert_eq!(
             parse_rfc3339("2018-13-18T04:48:48Z").unwrap_err(),
             r#"parsing time "2018-13-18T04:48:48Z": month out of range"#
-        );
-        assert_eq!(
-            parse_rfc3339("2019-02-29T04:48:48Z").unwrap_err(),
-            r#"parsing time "2019-02-29T04:48:48Z": day out of range"#
-        );
-        assert_eq!(
-            parse_rfc3339("2018-07-18T04:48:48Zx").unwrap_err(),
-            r#"parsing time "2018-07-18T04:48:48Zx": extra text: "x""#
-        );
-        assert_eq!(
-            parse_rfc3339("2018-07-18T04:48:48+0200").unwrap_err(),
-            r#"parsing time "2018-07-18T04:48:48+0200" as "2006-01-02T15:04:05Z07:00": cannot parse "+0200" as "Z07:00""#
         );
     }
 
