@@ -3,6 +3,7 @@
 
 pub mod argo;
 pub mod cluster;
+pub mod delivery;
 pub mod doctor;
 pub mod flux;
 pub mod k8s;

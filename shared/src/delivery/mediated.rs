@@ -1,0 +1,295 @@
+//! `Mediated`: does the Stage's pointer alone decide what runs? (seed 001, "What the pointer
+//! guarantees"). True when exactly one applier applies the apply OCIRepository, both carry the
+//! `delivery.pacto.trianalab.io/apply-ref` label naming the Stage, the OCIRepository sets no
+//! `spec.ignore`, and the applier cannot change what the version holds: a Flux Kustomization
+//! sets a `serviceAccountName` and none of images, patches, components, postBuild, namePrefix,
+//! nameSuffix, kubeConfig, suspend or decryption; an Argo CD Application has one source and sets
+//! no Kustomize images, patches or components, Helm parameters, values or value files, or
+//! plugin. Appliers (shared/DESIGN.md): the Kustomizations whose `spec.sourceRef` is the apply
+//! OCIRepository, and the Applications labelled for the Stage whose destination namespace is
+//! the Stage's.
+
+use super::condition::{Failure, Rule};
+use super::view::{ApplicationView, KustomizationView, StageView};
+use super::world::World;
+use super::APPLY_REF_LABEL;
+
+/// The reasons of `Mediated=False`, in the order seed 001 lists them; the first failing one is
+/// the condition's reason.
+pub const ORDER: [&str; 7] = [
+    "ApplyRefUnguarded",
+    "NoApplier",
+    "SeveralAppliers",
+    "ApplierUnguarded",
+    "ApplierUnscoped",
+    "ApplierOverrides",
+    "SeveralSources",
+];
+
+/// The label field, as a path.
+pub fn label_field() -> String {
+    format!("metadata.labels[\"{APPLY_REF_LABEL}\"]")
+}
+
+/// One applier of a Stage.
+#[derive(Debug, Clone, Copy)]
+pub enum Applier<'a> {
+    Flux(&'a KustomizationView),
+    Argo(&'a ApplicationView),
+}
+
+impl Applier<'_> {
+    /// `Kustomization ns/name` or `Application ns/name`.
+    pub fn describe(&self) -> String {
+        match self {
+            Applier::Flux(k) => k.this.describe(),
+            Applier::Argo(a) => a.this.describe(),
+        }
+    }
+}
+
+/// The appliers of `stage`, or why they cannot be known. Kustomizations that name the apply
+/// repository without a `sourceRef.kind` are not appliers (Flux requires the kind); they are
+/// returned apart so that the explanation can name them.
+pub fn appliers<'a>(
+    stage: &StageView,
+    world: &'a World,
+) -> Result<(Vec<Applier<'a>>, Vec<&'a KustomizationView>), String> {
+    let ns = &stage.this.namespace;
+    let mut out = Vec::new();
+    let mut kindless = Vec::new();
+    let ks = world.kustomizations.get().map_err(str::to_string)?;
+    for k in ks {
+        if k.source_name != stage.apply_ref || &k.source_namespace != ns {
+            continue;
+        }
+        match k.source_kind.as_str() {
+            "OCIRepository" => out.push(Applier::Flux(k)),
+            "" => kindless.push(k),
+            _ => {}
+        }
+    }
+    let apps = world.applications.get().map_err(str::to_string)?;
+    for a in apps {
+        if a.apply_ref_label.as_deref() == Some(stage.this.name.as_str())
+            && &a.destination_namespace == ns
+        {
+            out.push(Applier::Argo(a));
+        }
+    }
+    Ok((out, kindless))
+}
+
+fn fail(
+    reason: &'static str,
+    object: String,
+    field: &str,
+    message: String,
+    fix: String,
+) -> Failure {
+    Failure {
+        condition: "Mediated",
+        reason,
+        object,
+        field: field.to_string(),
+        message,
+        fix,
+    }
+}
+
+/// The failures, the rules with their verdicts, and what could not be decided.
+pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<String>) {
+    let mut failures = Vec::new();
+    let mut undecided = Vec::new();
+    let name = &stage.this.name;
+    let ns = &stage.this.namespace;
+    let label = label_field();
+    let stage_ref = stage.this.describe();
+    let mut verdicts: Vec<(&'static str, String, &'static str)> = Vec::new();
+
+    // The apply OCIRepository and its label.
+    let repo_rule = format!(
+        "the apply OCIRepository (spec.applyRef.name) carries {APPLY_REF_LABEL}={name} and sets no spec.ignore"
+    );
+    if !stage.has_spec || stage.apply_ref.is_empty() {
+        let field = if stage.has_spec {
+            "spec.applyRef.name"
+        } else {
+            "spec"
+        };
+        failures.push(fail(
+            "ApplyRefUnguarded",
+            stage_ref.clone(),
+            field,
+            format!("the Stage names no apply OCIRepository ({field} is empty): there is no pointer"),
+            "set spec.applyRef.name to the OCIRepository, in the Stage's namespace, that Flux applies the environment from".to_string(),
+        ));
+        verdicts.push(("ApplyRefUnguarded", repo_rule, "fail"));
+    } else {
+        match world.repository(ns, &stage.apply_ref) {
+            Err(why) => {
+                undecided.push(why.to_string());
+                verdicts.push(("ApplyRefUnguarded", repo_rule, "unknown"));
+            }
+            Ok(None) => {
+                failures.push(fail(
+                    "ApplyRefUnguarded",
+                    format!("OCIRepository {ns}/{}", stage.apply_ref),
+                    "spec.applyRef.name",
+                    format!("the apply OCIRepository {ns}/{} does not exist", stage.apply_ref),
+                    format!("create OCIRepository {ns}/{} with the label {APPLY_REF_LABEL}={name} (creating a labelled object is for break-glass or the GitOps users)", stage.apply_ref),
+                ));
+                verdicts.push(("ApplyRefUnguarded", repo_rule, "fail"));
+            }
+            Ok(Some(repo)) => {
+                let mut ok = true;
+                match repo.apply_ref_label.as_deref() {
+                    Some(v) if v == name => {}
+                    other => {
+                        ok = false;
+                        let what = match other {
+                            None => "does not carry the label".to_string(),
+                            Some(v) => format!("names another Stage ({v:?})"),
+                        };
+                        failures.push(fail(
+                            "ApplyRefUnguarded",
+                            repo.this.describe(),
+                            &label,
+                            format!("the apply OCIRepository {} {what}: admission does not keep others off its digest", repo.this.describe()),
+                            format!("kubectl label ocirepository -n {ns} {} {APPLY_REF_LABEL}={name} --overwrite (as break-glass)", repo.this.name),
+                        ));
+                    }
+                }
+                if repo.ignores {
+                    ok = false;
+                    failures.push(fail(
+                        "ApplierOverrides",
+                        repo.this.describe(),
+                        "spec.ignore",
+                        format!("the apply OCIRepository {} sets spec.ignore: what applies is not the whole version the pointer names", repo.this.describe()),
+                        "remove spec.ignore from the apply OCIRepository (as break-glass)".to_string(),
+                    ));
+                }
+                verdicts.push((
+                    "ApplyRefUnguarded",
+                    repo_rule,
+                    if ok { "pass" } else { "fail" },
+                ));
+            }
+        }
+    }
+
+    // The appliers.
+    let count_rule =
+        "exactly one Flux Kustomization or Argo CD Application applies the apply OCIRepository"
+            .to_string();
+    match appliers(stage, world) {
+        Err(why) => {
+            undecided.push(why);
+            verdicts.push(("NoApplier", count_rule, "unknown"));
+        }
+        Ok((found, _)) => {
+            match found.len() {
+                0 => {
+                    failures.push(fail(
+                        "NoApplier",
+                        stage_ref.clone(),
+                        "spec.applyRef.name",
+                        format!("no Kustomization has spec.sourceRef OCIRepository {ns}/{} and no Application labelled {APPLY_REF_LABEL}={name} deploys to namespace {ns}: nothing applies the pointer", stage.apply_ref),
+                        format!("point one Flux Kustomization's spec.sourceRef at OCIRepository {ns}/{} (or label one Argo CD Application {APPLY_REF_LABEL}={name})", stage.apply_ref),
+                    ));
+                    verdicts.push(("NoApplier", count_rule, "fail"));
+                }
+                1 => verdicts.push(("NoApplier", count_rule, "pass")),
+                _ => {
+                    let names: Vec<String> = found.iter().map(Applier::describe).collect();
+                    failures.push(fail(
+                        "SeveralAppliers",
+                        stage_ref.clone(),
+                        "spec.applyRef.name",
+                        format!("{} appliers apply the pointer ({}): each can apply it differently", found.len(), names.join(", ")),
+                        "keep one applier; remove the apply-ref label from the others or point them elsewhere".to_string(),
+                    ));
+                    verdicts.push(("SeveralAppliers", count_rule, "fail"));
+                }
+            }
+            let before = failures.len();
+            for a in &found {
+                applier_rules(a, stage, &mut failures);
+            }
+            let ok = failures.len() == before;
+            verdicts.push((
+                "ApplierUnguarded",
+                format!("every applier carries {APPLY_REF_LABEL}={name}, is scoped to a service account, overrides nothing and has one source"),
+                if found.is_empty() { "unknown" } else if ok { "pass" } else { "fail" },
+            ));
+        }
+    }
+
+    let rules = verdicts
+        .into_iter()
+        .map(|(reason, asks, verdict)| Rule {
+            condition: "Mediated",
+            reason,
+            asks,
+            verdict,
+        })
+        .collect();
+    (failures, rules, undecided)
+}
+
+fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
+    let name = &stage.this.name;
+    let label = label_field();
+    match a {
+        Applier::Flux(k) => {
+            if k.apply_ref_label.as_deref() != Some(name.as_str()) {
+                failures.push(fail(
+                    "ApplierUnguarded",
+                    k.this.describe(),
+                    &label,
+                    format!("the Kustomization {} does not carry {APPLY_REF_LABEL}={name}: admission does not keep its sourceRef, path and overrides fixed", k.this.describe()),
+                    format!("kubectl label kustomization -n {} {} {APPLY_REF_LABEL}={name} --overwrite (as break-glass)", k.this.namespace, k.this.name),
+                ));
+            }
+            if k.service_account.is_empty() {
+                failures.push(fail(
+                    "ApplierUnscoped",
+                    k.this.describe(),
+                    "spec.serviceAccountName",
+                    format!("the Kustomization {} sets no serviceAccountName: Flux applies each version as kustomize-controller (cluster-admin in a default install), so a version whose contract did not change could ship a ClusterRoleBinding", k.this.describe()),
+                    "set spec.serviceAccountName to a namespaced deployer account (pacto init --delivery writes one per environment)".to_string(),
+                ));
+            }
+            for f in &k.overrides {
+                failures.push(fail(
+                    "ApplierOverrides",
+                    k.this.describe(),
+                    &format!("spec.{f}"),
+                    format!("the Kustomization {} sets spec.{f}: it changes what runs beside the pointer", k.this.describe()),
+                    format!("remove spec.{f} from the Kustomization (as break-glass); put the change in the version instead"),
+                ));
+            }
+        }
+        Applier::Argo(app) => {
+            if app.sources > 1 {
+                failures.push(fail(
+                    "SeveralSources",
+                    app.this.describe(),
+                    "spec.sources",
+                    format!("the Application {} has {} sources: the others decide what runs beside the pointer", app.this.describe(), app.sources),
+                    "give the Application the one source the pointer names (spec.source)".to_string(),
+                ));
+            }
+            for f in &app.overrides {
+                failures.push(fail(
+                    "ApplierOverrides",
+                    app.this.describe(),
+                    f,
+                    format!("the Application {} sets {f}: it changes what runs beside the pointer", app.this.describe()),
+                    format!("remove {f} from the Application (as break-glass); put the change in the version instead"),
+                ));
+            }
+        }
+    }
+}

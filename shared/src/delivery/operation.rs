@@ -1,0 +1,300 @@
+//! What an Operation's phase and verdicts mean (seed 001, "How a change moves"): its place on the
+//! promoter's state machine, each gate's verdict in the seed's words, and who may act next.
+//!
+//! ```text
+//! Pending -(gates pass)-> lock -> Running -(Flux applied it)-> Verifying -(Pass)-> Succeeded
+//! Pending -(a person must decide)-> Held -(approved)-> lock      Verifying -(Fail)-> Failed
+//!                                                                Succeeded -(re-check fails)-> Failed
+//! ```
+
+use super::view::{ApprovalView, OperationView};
+use serde::Serialize;
+
+/// The six built-in operation types (seed 001: "Only six built-in operation types exist").
+pub const TYPES: [&str; 6] = [
+    "promote", "rollback", "override", "freeze", "unfreeze", "autonomy",
+];
+
+/// The phases of the state machine, in order.
+pub const PHASES: [&str; 6] = [
+    "Pending",
+    "Held",
+    "Running",
+    "Verifying",
+    "Succeeded",
+    "Failed",
+];
+
+/// Who may act next on an Operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Actor {
+    /// A person in `delivery.identities.humanGroups` (an Approval).
+    Person,
+    /// A person or an agent may propose a new Operation (agents propose, never approve).
+    Anyone,
+    /// Nobody: the promoter (or Flux) moves it on.
+    Nobody,
+}
+
+impl Actor {
+    /// `a person`, `anyone`, `nobody`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Actor::Person => "a person",
+            Actor::Anyone => "anyone",
+            Actor::Nobody => "nobody",
+        }
+    }
+}
+
+/// Where an Operation stands, what happens next and who may act.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Place {
+    /// Whether `spec.type` is one of [`TYPES`].
+    pub known_type: bool,
+    /// Whether `status.phase` is one of [`PHASES`] (or empty: not picked up yet).
+    pub known_phase: bool,
+    /// What the phase means, one sentence.
+    pub meaning: String,
+    /// What moves it on.
+    pub next: String,
+    pub actor: Actor,
+    /// The gates whose verdict is Unknown or Fail before the lock (what a person decides on).
+    pub waiting_on: Vec<String>,
+}
+
+/// The gates of a Held operation that a person must decide on: the before-verdicts that are not
+/// Pass.
+pub fn waiting_on(op: &OperationView) -> Vec<String> {
+    op.verdicts
+        .iter()
+        .filter(|v| v.phase != "after" && v.result != "Pass")
+        .map(|v| v.gate.clone())
+        .collect()
+}
+
+/// The place of `op` on the state machine. `approval_always` is the Stage's
+/// `spec.approval.always` (None when the Stage is not known).
+pub fn place(op: &OperationView, approval_always: Option<bool>) -> Place {
+    let known_type = TYPES.contains(&op.type_.as_str());
+    let waiting = waiting_on(op);
+    let (meaning, next, actor) = match op.phase.as_str() {
+        "" => (
+            "not picked up yet: the promoter has written no status".to_string(),
+            "the promoter evaluates the before-gates".to_string(),
+            Actor::Nobody,
+        ),
+        "Pending" => (
+            "the before-gates are being evaluated".to_string(),
+            "if every gate passes, the promoter locks the Stage and runs it; if a person must decide, it is Held".to_string(),
+            Actor::Nobody,
+        ),
+        "Held" => {
+            let why = if waiting.is_empty() {
+                match approval_always {
+                    Some(true) => "the Stage's spec.approval.always asks a person for every operation".to_string(),
+                    _ => "a person must decide".to_string(),
+                }
+            } else {
+                format!("a person must decide on {}", waiting.join(", "))
+            };
+            (
+                format!("waiting on a person: {why}"),
+                "an Approval (decision approve, acceptUnknown naming each Unknown gate a person accepts) from a member of delivery.identities.humanGroups; agents may propose but never approve".to_string(),
+                Actor::Person,
+            )
+        }
+        "Running" => (
+            "the Stage is locked and the pointer moved: Flux is applying the version".to_string(),
+            "once Flux applied it, the after-gates verify it for spec.gates.verify.window".to_string(),
+            Actor::Nobody,
+        ),
+        "Verifying" => (
+            "Flux applied it; the after-gates are verifying it".to_string(),
+            "Pass: Succeeded; Fail: Failed and rolled back".to_string(),
+            Actor::Nobody,
+        ),
+        "Succeeded" => (
+            "verified and running".to_string(),
+            "nothing, unless a re-check fails (then Failed)".to_string(),
+            Actor::Nobody,
+        ),
+        "Failed" => (
+            "failed (a failed verification is rolled back; the version joins the failed versions never tried again)".to_string(),
+            "a new Operation: a person or an agent may propose one; a person approves it".to_string(),
+            Actor::Anyone,
+        ),
+        other => (
+            format!("{other:?} is not a phase of the promoter's state machine (Pending, Held, Running, Verifying, Succeeded, Failed)"),
+            "nothing this tool can predict".to_string(),
+            Actor::Nobody,
+        ),
+    };
+    let known_phase = op.phase.is_empty() || PHASES.contains(&op.phase.as_str());
+    let (meaning, next, actor) = if known_type {
+        (meaning, next, actor)
+    } else {
+        (
+            format!("spec.type {:?} is not one of the six operation types ({}): the promoter admits no such operation", op.type_, TYPES.join(", ")),
+            "nothing: create an Operation of a known type".to_string(),
+            Actor::Anyone,
+        )
+    };
+    Place {
+        known_type,
+        known_phase,
+        meaning,
+        next,
+        actor,
+        waiting_on: waiting,
+    }
+}
+
+/// What a gate's verdict means, in seed 001's words. Gates this tool does not know are named as
+/// such.
+pub fn gate_meaning(gate: &str, result: &str) -> String {
+    let rule = match gate {
+        "pacto.published" => "admits only a version pacto publish published (its digest among the Stage's status.published, a signature Flux verified); anything else is refused as NotPublished",
+        "pacto.diff" => "compares the candidate's contract with the running version's",
+        "pacto.impact" => "checks every consumer in the environment that declares a range on the service",
+        "pacto.suites" => "holds a version that does not ship a suite one of the Stage's checks names, for a person to accept the unknown; also holds a version that changes a suite it ships, on every level",
+        "pacto.environment" => "holds a version whose contract declares environments but none named like the Stage's spec.environment, or values there that fail their schemas; a contract with no environments passes",
+        "pacto.contract" => "the after-check: counts only when the Pacto's status.evaluatedRevision names this version's contract digest and the current workload generation; Compliant and Warning pass, NonCompliant and Invalid fail, anything else is Unknown",
+        _ => "a gate this tool does not know (a health check may join the after-gates)",
+    };
+    let verdict = match result {
+        "Pass" => "passed",
+        "Fail" => "failed",
+        "Unknown" => "unknown: something it needed was unseen (an unreadable Pacto, a registry silent for 10 seconds); a person may accept it",
+        "" => "no verdict yet",
+        other => return format!("{rule}; {other:?} is not a verdict (Pass, Fail, Unknown)"),
+    };
+    format!("{verdict} — {rule}")
+}
+
+/// The after-check of seed 001 on a Pacto's verdict: `Pass` for Compliant and Warning, `Fail`
+/// for NonCompliant and Invalid, `Unknown` for anything else (Reference, Unknown, NotEvaluated,
+/// no verdict) and whenever `status.evaluatedRevision` does not name this version
+/// (`revision_matches` false).
+pub fn after_check(contract_status: Option<&str>, revision_matches: bool) -> &'static str {
+    if !revision_matches {
+        return "Unknown";
+    }
+    match contract_status {
+        Some("Compliant") | Some("Warning") => "Pass",
+        Some("NonCompliant") | Some("Invalid") => "Fail",
+        _ => "Unknown",
+    }
+}
+
+/// The Approvals of `op`, and whether one counts: decision approve and every Unknown gate of the
+/// operation accepted.
+pub fn approvals<'a>(op: &OperationView, all: &'a [ApprovalView]) -> Vec<(&'a ApprovalView, bool)> {
+    let unknown: Vec<&str> = op
+        .verdicts
+        .iter()
+        .filter(|v| v.phase != "after" && v.result == "Unknown")
+        .map(|v| v.gate.as_str())
+        .collect();
+    all.iter()
+        .filter(|a| a.this.namespace == op.this.namespace && a.operation == op.this.name)
+        .map(|a| {
+            let covers = unknown
+                .iter()
+                .all(|g| a.accept_unknown.iter().any(|x| x == g));
+            (a, a.decision == "approve" && covers)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn op(type_: &str, phase: &str, verdicts: serde_json::Value) -> OperationView {
+        OperationView::new(&json!({
+            "metadata": {"name": "payments-1-4-0", "namespace": "prod"},
+            "spec": {"type": type_, "stageRef": {"name": "payments"}, "version": "1.4.0"},
+            "status": {"phase": phase, "verdicts": verdicts}
+        }))
+    }
+
+    /// Seed 001's state machine: who moves each phase on.
+    #[test]
+    fn who_may_act_in_each_phase() {
+        let cases = [
+            ("", Actor::Nobody),
+            ("Pending", Actor::Nobody),
+            ("Held", Actor::Person),
+            ("Running", Actor::Nobody),
+            ("Verifying", Actor::Nobody),
+            ("Succeeded", Actor::Nobody),
+            ("Failed", Actor::Anyone),
+        ];
+        for (phase, actor) in cases {
+            let p = place(&op("promote", phase, json!([])), None);
+            assert_eq!(p.actor, actor, "{phase}");
+            assert!(p.known_phase && p.known_type);
+        }
+        let p = place(&op("promote", "Paused", json!([])), None);
+        assert!(!p.known_phase);
+        assert!(p.meaning.contains("not a phase"));
+    }
+
+    #[test]
+    fn a_held_operation_waits_on_its_unknown_gates() {
+        let o = op(
+            "promote",
+            "Held",
+            json!([{"gate": "pacto.published", "phase": "before", "result": "Pass"},
+                   {"gate": "pacto.suites", "phase": "before", "result": "Unknown", "message": "no suite smoke"}]),
+        );
+        let p = place(&o, Some(false));
+        assert_eq!(p.waiting_on, vec!["pacto.suites".to_string()]);
+        assert!(p.meaning.contains("pacto.suites"), "{}", p.meaning);
+        let approvals_all = [
+            ApprovalView::new(&json!({"metadata": {"name": "a1", "namespace": "prod"},
+                "spec": {"operationRef": {"name": "payments-1-4-0"}, "decision": "approve"}})),
+            ApprovalView::new(&json!({"metadata": {"name": "a2", "namespace": "prod"},
+                "spec": {"operationRef": {"name": "payments-1-4-0"}, "decision": "approve", "acceptUnknown": ["pacto.suites"]}})),
+        ];
+        let a = approvals(&o, &approvals_all);
+        assert_eq!(
+            a.iter().map(|(_, counts)| *counts).collect::<Vec<_>>(),
+            [false, true]
+        );
+    }
+
+    #[test]
+    fn an_unknown_type_is_named() {
+        let p = place(&op("deploy", "Pending", json!([])), None);
+        assert!(!p.known_type);
+        assert!(p
+            .meaning
+            .contains("spec.type \"deploy\" is not one of the six operation types"));
+    }
+
+    /// Seed 001 (and pacto-domain §2.1): Compliant and Warning pass, NonCompliant and Invalid
+    /// fail, anything else — Reference included — is Unknown; a stale evaluatedRevision is
+    /// Unknown whatever the verdict.
+    #[test]
+    fn after_check_table() {
+        let cases = [
+            (Some("Compliant"), true, "Pass"),
+            (Some("Warning"), true, "Pass"),
+            (Some("NonCompliant"), true, "Fail"),
+            (Some("Invalid"), true, "Fail"),
+            (Some("Reference"), true, "Unknown"),
+            (Some("Unknown"), true, "Unknown"),
+            (Some("NotEvaluated"), true, "Unknown"),
+            (None, true, "Unknown"),
+            (Some("Compliant"), false, "Unknown"),
+            (Some("NonCompliant"), false, "Unknown"),
+        ];
+        for (status, fresh, want) in cases {
+            assert_eq!(after_check(status, fresh), want, "{status:?} {fresh}");
+        }
+    }
+}

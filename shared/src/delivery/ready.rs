@@ -1,0 +1,311 @@
+//! `Ready`: can the Stage promote? (seed 001, "Set up a Stage" and "What only break-glass may
+//! change"). It cannot when its candidates are unverified (`CandidateUnverified`: the candidate
+//! OCIRepository has no `spec.verify`, or neither a `secretRef` nor a `matchOIDCIdentity`, or an
+//! identity that names no one), cannot be found (`CandidateNotFound`), are not configured
+//! (`NoCandidateSource`), or come from an upstream Stage whose offers cannot be trusted
+//! (`UpstreamUntrusted`); or when the apply OCIRepository lacks the label naming this Stage, so
+//! the promoter may not write its digest (`ApplierUnlabelled`).
+//!
+//! `UpstreamUntrusted` is decided by the seed's rule that "a downstream Stage takes only what its
+//! upstream lists in status.offered: versions that passed the published gate and were verified
+//! there": an upstream that serves another service, that is this Stage itself or leads back to
+//! it, or that cannot verify its own candidates offers nothing this Stage can trust.
+
+use super::condition::{Failure, Rule};
+use super::mediated::label_field;
+use super::oidc::open_pattern;
+use super::view::{NamespacedName, StageView};
+use super::world::World;
+use super::APPLY_REF_LABEL;
+
+/// The reasons of `Ready=False`, in the order seed 001 gives them ("Ready False with the reason
+/// CandidateUnverified, CandidateNotFound, NoCandidateSource or UpstreamUntrusted", then
+/// ApplierUnlabelled); the first failing one is the condition's reason.
+pub const ORDER: [&str; 5] = [
+    "CandidateUnverified",
+    "CandidateNotFound",
+    "NoCandidateSource",
+    "UpstreamUntrusted",
+    "ApplierUnlabelled",
+];
+
+/// How deep an upstream chain is followed before it counts as a loop.
+const MAX_UPSTREAM_DEPTH: usize = 32;
+
+fn fail(
+    reason: &'static str,
+    object: String,
+    field: &str,
+    message: String,
+    fix: String,
+) -> Failure {
+    Failure {
+        condition: "Ready",
+        reason,
+        object,
+        field: field.to_string(),
+        message,
+        fix,
+    }
+}
+
+/// The failures, the rules with their verdicts, and what could not be decided.
+pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<String>) {
+    let mut failures = Vec::new();
+    let mut undecided = Vec::new();
+    let mut rules = Vec::new();
+    let candidates = candidate_rules(
+        stage,
+        world,
+        &mut failures,
+        &mut undecided,
+        0,
+        &mut Vec::new(),
+    );
+    rules.push(Rule {
+        condition: "Ready",
+        reason: "CandidateUnverified",
+        asks: "the Stage takes candidates from one source it can trust: a candidate OCIRepository whose spec.verify names the publisher, or an upstream Stage's status.offered".to_string(),
+        verdict: candidates,
+    });
+    let labelled = apply_label_rule(stage, world, &mut failures, &mut undecided);
+    rules.push(Rule {
+        condition: "Ready",
+        reason: "ApplierUnlabelled",
+        asks: format!(
+            "the apply OCIRepository carries {APPLY_REF_LABEL}={}, so the promoter may write its digest",
+            stage.this.name
+        ),
+        verdict: labelled,
+    });
+    (failures, rules, undecided)
+}
+
+/// The candidate rules of `stage`; `depth` and `seen` follow upstream chains.
+fn candidate_rules(
+    stage: &StageView,
+    world: &World,
+    failures: &mut Vec<Failure>,
+    undecided: &mut Vec<String>,
+    depth: usize,
+    seen: &mut Vec<(String, String)>,
+) -> &'static str {
+    let me = stage.this.describe();
+    seen.push((stage.this.namespace.clone(), stage.this.name.clone()));
+    if let Some(up) = &stage.upstream_stage {
+        return upstream_rules(stage, up, world, failures, undecided, depth, seen);
+    }
+    let Some(repo_ref) = &stage.candidate_repository else {
+        let field = if stage.has_spec {
+            "spec.candidates"
+        } else {
+            "spec"
+        };
+        failures.push(fail(
+            "NoCandidateSource",
+            me,
+            field,
+            format!("the Stage names no candidate source ({field} has neither upstreamStage nor ociRepositoryRef): it has nothing to promote"),
+            "set spec.candidates.ociRepositoryRef to the candidate OCIRepository (a first Stage) or spec.candidates.upstreamStage to the Stage before it".to_string(),
+        ));
+        return "fail";
+    };
+    if repo_ref.name.is_empty() {
+        failures.push(fail(
+            "NoCandidateSource",
+            me,
+            "spec.candidates.ociRepositoryRef.name",
+            "spec.candidates.ociRepositoryRef names no OCIRepository".to_string(),
+            "set spec.candidates.ociRepositoryRef.name".to_string(),
+        ));
+        return "fail";
+    }
+    let repo = match world.repository(&repo_ref.namespace, &repo_ref.name) {
+        Err(why) => {
+            undecided.push(why.to_string());
+            return "unknown";
+        }
+        Ok(None) => {
+            failures.push(fail(
+                "CandidateNotFound",
+                me,
+                "spec.candidates.ociRepositoryRef",
+                format!("the candidate OCIRepository {}/{} does not exist", repo_ref.namespace, repo_ref.name),
+                format!("create OCIRepository {}/{} following the deploy artifact's repository, with spec.verify naming the publisher, or fix the reference", repo_ref.namespace, repo_ref.name),
+            ));
+            return "fail";
+        }
+        Ok(Some(r)) => r,
+    };
+    let object = repo.this.describe();
+    if !repo.has_verify {
+        failures.push(fail(
+            "CandidateUnverified",
+            object.clone(),
+            "spec.verify",
+            format!("the candidate OCIRepository {object} has no spec.verify: Flux checks no signature, so nothing it lists is published"),
+            "set spec.verify: {provider: cosign, secretRef: {name: <the publisher's public key>}} (or matchOIDCIdentity with the issuer and subject of publish.sign)".to_string(),
+        ));
+        return "fail";
+    }
+    if repo.verify_secret.is_empty() && repo.oidc_identities.is_empty() {
+        failures.push(fail(
+            "CandidateUnverified",
+            object.clone(),
+            "spec.verify",
+            format!("the candidate OCIRepository {object} verifies with neither a secretRef nor a matchOIDCIdentity: Flux accepts a keyless signature from anyone, so the Stage promotes nothing"),
+            "add spec.verify.secretRef (the publisher's public key) or spec.verify.matchOIDCIdentity with the anchored issuer and subject of publish.sign".to_string(),
+        ));
+        return "fail";
+    }
+    let mut verdict = "pass";
+    for (i, (issuer, subject)) in repo.oidc_identities.iter().enumerate() {
+        for (what, pattern) in [("issuer", issuer), ("subject", subject)] {
+            if let Some(why) = open_pattern(pattern) {
+                verdict = "fail";
+                failures.push(fail(
+                    "CandidateUnverified",
+                    object.clone(),
+                    &format!("spec.verify.matchOIDCIdentity[{i}].{what}"),
+                    format!("the candidate OCIRepository {object}'s matchOIDCIdentity[{i}].{what} {why}: Flux reads it as a regular expression, so it counts as no identity at all"),
+                    format!("anchor the {what} as ^…$ and close it: name the exact {} of publish.sign", if what == "issuer" { "issuer URL" } else { "workflow and ref" }),
+                ));
+            }
+        }
+    }
+    verdict
+}
+
+#[allow(clippy::too_many_arguments)]
+fn upstream_rules(
+    stage: &StageView,
+    up: &NamespacedName,
+    world: &World,
+    failures: &mut Vec<Failure>,
+    undecided: &mut Vec<String>,
+    depth: usize,
+    seen: &mut Vec<(String, String)>,
+) -> &'static str {
+    let me = stage.this.describe();
+    let key = (up.namespace.clone(), up.name.clone());
+    if seen.contains(&key) || depth >= MAX_UPSTREAM_DEPTH {
+        failures.push(fail(
+            "UpstreamUntrusted",
+            me,
+            "spec.candidates.upstreamStage",
+            format!("the upstream chain from {} leads back to Stage {}/{}: no version ever enters it", stage.this.describe(), up.namespace, up.name),
+            "make the first Stage of the chain take its candidates from a candidate OCIRepository (spec.candidates.ociRepositoryRef)".to_string(),
+        ));
+        return "fail";
+    }
+    let Some(upstream) = world.stage(&up.namespace, &up.name) else {
+        failures.push(fail(
+            "CandidateNotFound",
+            me,
+            "spec.candidates.upstreamStage",
+            format!(
+                "the upstream Stage {}/{} does not exist",
+                up.namespace, up.name
+            ),
+            format!(
+                "create Stage {}/{} or fix spec.candidates.upstreamStage",
+                up.namespace, up.name
+            ),
+        ));
+        return "fail";
+    };
+    if !upstream.service.is_empty()
+        && !stage.service.is_empty()
+        && upstream.service != stage.service
+    {
+        failures.push(fail(
+            "UpstreamUntrusted",
+            me,
+            "spec.candidates.upstreamStage",
+            format!("the upstream Stage {} serves {:?}, this Stage {:?}: it offers another service's versions", upstream.this.describe(), upstream.service, stage.service),
+            "point spec.candidates.upstreamStage at the previous Stage of the same service".to_string(),
+        ));
+        return "fail";
+    }
+    // What the upstream offers was verified there only if its own candidates are trusted.
+    let mut theirs = Vec::new();
+    let verdict = candidate_rules(upstream, world, &mut theirs, undecided, depth + 1, seen);
+    match verdict {
+        "fail" => {
+            let why: Vec<String> = theirs
+                .iter()
+                .map(|f| format!("{} ({})", f.reason, f.message))
+                .collect();
+            failures.push(fail(
+                "UpstreamUntrusted",
+                me,
+                "spec.candidates.upstreamStage",
+                format!(
+                    "the upstream Stage {} cannot verify its own candidates: {}",
+                    upstream.this.describe(),
+                    why.join("; ")
+                ),
+                format!("fix the upstream Stage {} first", upstream.this.describe()),
+            ));
+            "fail"
+        }
+        v => v,
+    }
+}
+
+fn apply_label_rule(
+    stage: &StageView,
+    world: &World,
+    failures: &mut Vec<Failure>,
+    undecided: &mut Vec<String>,
+) -> &'static str {
+    let (ns, name) = (&stage.this.namespace, &stage.this.name);
+    if stage.apply_ref.is_empty() {
+        failures.push(fail(
+            "ApplierUnlabelled",
+            stage.this.describe(),
+            if stage.has_spec {
+                "spec.applyRef.name"
+            } else {
+                "spec"
+            },
+            "the Stage names no apply OCIRepository: the promoter has no digest to write"
+                .to_string(),
+            "set spec.applyRef.name".to_string(),
+        ));
+        return "fail";
+    }
+    match world.repository(ns, &stage.apply_ref) {
+        Err(why) => {
+            undecided.push(why.to_string());
+            "unknown"
+        }
+        Ok(None) => {
+            failures.push(fail(
+                "ApplierUnlabelled",
+                format!("OCIRepository {ns}/{}", stage.apply_ref),
+                "spec.applyRef.name",
+                format!("the apply OCIRepository {ns}/{} does not exist: the promoter has no digest to write", stage.apply_ref),
+                format!("create OCIRepository {ns}/{} with the label {APPLY_REF_LABEL}={name}", stage.apply_ref),
+            ));
+            "fail"
+        }
+        Ok(Some(repo)) => match repo.apply_ref_label.as_deref() {
+            Some(v) if v == name => "pass",
+            other => {
+                let what = match other {
+                    None => "does not carry the label".to_string(),
+                    Some(v) => format!("names another Stage ({v:?})"),
+                };
+                failures.push(fail(
+                    "ApplierUnlabelled",
+                    repo.this.describe(),
+                    &label_field(),
+                    format!("the apply OCIRepository {} {what}: the promoter may not write its digest", repo.this.describe()),
+                    format!("kubectl label ocirepository -n {ns} {} {APPLY_REF_LABEL}={name} --overwrite (as break-glass)", repo.this.name),
+                ));
+                "fail"
+            }
+        },
+    }
+}

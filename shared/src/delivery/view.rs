@@ -1,0 +1,700 @@
+//! Typed, read-only views of the objects delivery reads, with the field names settled in
+//! shared/DESIGN.md: Stage, Operation and Approval (`delivery.pacto.trianalab.io/v1alpha1`), the
+//! Flux OCIRepository (`source.toolkit.fluxcd.io`) and Kustomization
+//! (`kustomize.toolkit.fluxcd.io`), and the Argo CD Application (`argoproj.io`). Reading never
+//! fails: a field of the wrong type reads as absent and is named in the view's `problems`
+//! (`spec.applyRef.name: expected a string, found a number`), so that a verdict can say which
+//! field is at fault.
+
+use serde_json::Value;
+
+/// A field at `path` (`["spec", "applyRef", "name"]`), if every step is an object key.
+pub fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, k| v.as_object()?.get(*k))
+}
+
+/// Reads fields of one object, collecting what is of the wrong type.
+pub(crate) struct Reader<'a> {
+    obj: &'a Value,
+    pub problems: Vec<String>,
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
+    }
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(obj: &'a Value) -> Reader<'a> {
+        Reader {
+            obj,
+            problems: Vec::new(),
+        }
+    }
+
+    fn wrong(&mut self, path: &[&str], want: &str, got: &Value) {
+        self.problems.push(format!(
+            "{}: expected {want}, found {}",
+            path.join("."),
+            json_type(got)
+        ));
+    }
+
+    /// A string field; absent or null is empty.
+    pub fn string(&mut self, path: &[&str]) -> String {
+        match at(self.obj, path) {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => {
+                self.wrong(path, "a string", other);
+                String::new()
+            }
+        }
+    }
+
+    /// An optional string field: None when absent or null.
+    pub fn opt_string(&mut self, path: &[&str]) -> Option<String> {
+        match at(self.obj, path) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                self.wrong(path, "a string", other);
+                None
+            }
+        }
+    }
+
+    /// A boolean field; absent or null is false.
+    pub fn bool(&mut self, path: &[&str]) -> bool {
+        match at(self.obj, path) {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                self.wrong(path, "a boolean", other);
+                false
+            }
+        }
+    }
+
+    /// An integer field (a float without fraction counts).
+    pub fn int(&mut self, path: &[&str]) -> Option<i64> {
+        match at(self.obj, path) {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) => n
+                .as_i64()
+                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+            Some(other) => {
+                self.wrong(path, "an integer", other);
+                None
+            }
+        }
+    }
+
+    /// A list field; absent or null is empty.
+    pub fn list(&mut self, path: &[&str]) -> Vec<Value> {
+        match at(self.obj, path) {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => a.clone(),
+            Some(other) => {
+                self.wrong(path, "a list", other);
+                Vec::new()
+            }
+        }
+    }
+
+    /// A list of strings; other entries are reported and skipped.
+    pub fn strings(&mut self, path: &[&str]) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, v) in self.list(path).iter().enumerate() {
+            match v {
+                Value::String(s) => out.push(s.clone()),
+                other => {
+                    let p = format!("{}[{i}]", path.join("."));
+                    self.wrong(&[&p], "a string", other);
+                }
+            }
+        }
+        out
+    }
+
+    /// A map field, if present and a map.
+    pub fn map(&mut self, path: &[&str]) -> Option<&'a serde_json::Map<String, Value>> {
+        match at(self.obj, path) {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(m)) => Some(m),
+            Some(other) => {
+                self.wrong(path, "a map", other);
+                None
+            }
+        }
+    }
+
+    /// Whether a field is set to something other than its zero value: a non-empty string, list
+    /// or map, `true`, a non-zero number (what "sets" means for an override field).
+    pub fn is_set(&self, path: &[&str]) -> bool {
+        match at(self.obj, path) {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+            Some(Value::String(s)) => !s.is_empty(),
+            Some(Value::Array(a)) => !a.is_empty(),
+            Some(Value::Object(m)) => !m.is_empty(),
+            Some(Value::Number(n)) => n.as_f64() != Some(0.0),
+            Some(Value::Bool(true)) => true,
+        }
+    }
+
+    /// `metadata.labels[key]`, if set.
+    pub fn label(&mut self, key: &str) -> Option<String> {
+        let labels = self.map(&["metadata", "labels"])?;
+        match labels.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                let p = format!("metadata.labels[{key:?}]");
+                self.wrong(&[&p], "a string", other);
+                None
+            }
+        }
+    }
+}
+
+/// Name and namespace of an object, and what it is, for messages: `OCIRepository prod/payments`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ObjectRef {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ObjectRef {
+    /// `Kind namespace/name` (or `Kind name` without a namespace).
+    pub fn describe(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{} {}", self.kind, self.name)
+        } else {
+            format!("{} {}/{}", self.kind, self.namespace, self.name)
+        }
+    }
+}
+
+fn object_ref(r: &mut Reader, kind: &str) -> ObjectRef {
+    ObjectRef {
+        kind: kind.to_string(),
+        namespace: r.string(&["metadata", "namespace"]),
+        name: r.string(&["metadata", "name"]),
+    }
+}
+
+/// A `{name, namespace}` reference; the namespace defaults to `default_namespace`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamespacedName {
+    pub name: String,
+    pub namespace: String,
+}
+
+/// One `status.conditions[]` entry as written (metav1.Condition).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WrittenCondition {
+    pub type_: String,
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+    pub last_transition_time: String,
+    pub observed_generation: Option<i64>,
+}
+
+fn conditions(r: &mut Reader) -> Vec<WrittenCondition> {
+    let list = r.list(&["status", "conditions"]);
+    list.iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            if !c.is_object() {
+                r.problems.push(format!(
+                    "status.conditions[{i}]: expected a map, found {}",
+                    json_type(c)
+                ));
+                return None;
+            }
+            let mut cr = Reader::new(c);
+            let w = WrittenCondition {
+                type_: cr.string(&["type"]),
+                status: cr.string(&["status"]),
+                reason: cr.string(&["reason"]),
+                message: cr.string(&["message"]),
+                last_transition_time: cr.string(&["lastTransitionTime"]),
+                observed_generation: cr.int(&["observedGeneration"]),
+            };
+            r.problems.extend(
+                cr.problems
+                    .into_iter()
+                    .map(|p| format!("status.conditions[{i}].{p}")),
+            );
+            Some(w)
+        })
+        .collect()
+}
+
+/// A Stage (`delivery.pacto.trianalab.io/v1alpha1`, kind `Stage`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StageView {
+    pub this: ObjectRef,
+    pub generation: Option<i64>,
+    pub creation_timestamp: String,
+    /// Whether the object has a `spec` map at all.
+    pub has_spec: bool,
+    /// `spec.service.name`.
+    pub service: String,
+    /// `spec.environment`.
+    pub environment: String,
+    /// `spec.applyRef.name`: the apply OCIRepository, in the Stage's namespace.
+    pub apply_ref: String,
+    /// `spec.candidates.upstreamStage` (namespace defaulted to the Stage's).
+    pub upstream_stage: Option<NamespacedName>,
+    /// `spec.candidates.ociRepositoryRef` (namespace defaulted to the Stage's).
+    pub candidate_repository: Option<NamespacedName>,
+    /// `spec.startLevel`.
+    pub start_level: String,
+    /// `spec.gates.verify.window` as written (a Go duration).
+    pub verify_window: String,
+    /// `spec.checks[]`: suite names a candidate must ship.
+    pub checks: Vec<String>,
+    /// `spec.approval.always`.
+    pub approval_always: bool,
+    pub pointer: String,
+    pub published: Vec<String>,
+    pub offered: Vec<String>,
+    pub conditions: Vec<WrittenCondition>,
+    pub level: String,
+    pub frozen: bool,
+    pub observed_generation: Option<i64>,
+    /// Fields of the wrong type, by path.
+    pub problems: Vec<String>,
+}
+
+fn namespaced(r: &mut Reader, path: &[&str], default_ns: &str) -> Option<NamespacedName> {
+    r.map(path)?;
+    let mut name_path = path.to_vec();
+    name_path.push("name");
+    let mut ns_path = path.to_vec();
+    ns_path.push("namespace");
+    let name = r.string(&name_path);
+    let namespace = r
+        .opt_string(&ns_path)
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| default_ns.to_string());
+    Some(NamespacedName { name, namespace })
+}
+
+impl StageView {
+    /// Reads a Stage.
+    pub fn new(obj: &Value) -> StageView {
+        let mut r = Reader::new(obj);
+        let this = object_ref(&mut r, "Stage");
+        let has_spec = r.map(&["spec"]).is_some();
+        let ns = this.namespace.clone();
+        StageView {
+            generation: r.int(&["metadata", "generation"]),
+            creation_timestamp: r.string(&["metadata", "creationTimestamp"]),
+            has_spec,
+            service: r.string(&["spec", "service", "name"]),
+            environment: r.string(&["spec", "environment"]),
+            apply_ref: r.string(&["spec", "applyRef", "name"]),
+            upstream_stage: namespaced(&mut r, &["spec", "candidates", "upstreamStage"], &ns),
+            candidate_repository: namespaced(
+                &mut r,
+                &["spec", "candidates", "ociRepositoryRef"],
+                &ns,
+            ),
+            start_level: r.string(&["spec", "startLevel"]),
+            verify_window: r.string(&["spec", "gates", "verify", "window"]),
+            checks: r.strings(&["spec", "checks"]),
+            approval_always: r.bool(&["spec", "approval", "always"]),
+            pointer: r.string(&["status", "pointer"]),
+            published: r.strings(&["status", "published"]),
+            offered: r.strings(&["status", "offered"]),
+            conditions: conditions(&mut r),
+            level: r.string(&["status", "level"]),
+            frozen: r.bool(&["status", "frozen"]),
+            observed_generation: r.int(&["status", "observedGeneration"]),
+            this,
+            problems: Vec::new(),
+        }
+        .with_problems(r.problems)
+    }
+
+    fn with_problems(mut self, p: Vec<String>) -> StageView {
+        self.problems = p;
+        self
+    }
+
+    /// The written condition of this type, if any.
+    pub fn condition(&self, type_: &str) -> Option<&WrittenCondition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+}
+
+/// A Flux OCIRepository: the apply repository a Stage moves, or a candidate repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OciRepositoryView {
+    pub this: ObjectRef,
+    /// `metadata.labels["delivery.pacto.trianalab.io/apply-ref"]`.
+    pub apply_ref_label: Option<String>,
+    /// `spec.url`.
+    pub url: String,
+    /// Whether `spec.verify` is a map.
+    pub has_verify: bool,
+    /// `spec.verify.provider`.
+    pub verify_provider: String,
+    /// `spec.verify.secretRef.name`.
+    pub verify_secret: String,
+    /// `spec.verify.matchOIDCIdentity[]` as (issuer, subject).
+    pub oidc_identities: Vec<(String, String)>,
+    /// `spec.ignore` is set.
+    pub ignores: bool,
+    /// `spec.ref.digest`: what the promoter writes.
+    pub ref_digest: String,
+    pub problems: Vec<String>,
+}
+
+impl OciRepositoryView {
+    /// Reads an OCIRepository.
+    pub fn new(obj: &Value) -> OciRepositoryView {
+        let mut r = Reader::new(obj);
+        let this = object_ref(&mut r, "OCIRepository");
+        let has_verify = r.map(&["spec", "verify"]).is_some();
+        let identities = r.list(&["spec", "verify", "matchOIDCIdentity"]);
+        let oidc_identities = identities
+            .iter()
+            .map(|i| {
+                let mut ir = Reader::new(i);
+                let pair = (ir.string(&["issuer"]), ir.string(&["subject"]));
+                r.problems.extend(
+                    ir.problems
+                        .into_iter()
+                        .map(|p| format!("spec.verify.matchOIDCIdentity[].{p}")),
+                );
+                pair
+            })
+            .collect();
+        OciRepositoryView {
+            apply_ref_label: r.label(super::APPLY_REF_LABEL),
+            url: r.string(&["spec", "url"]),
+            has_verify,
+            verify_provider: r.string(&["spec", "verify", "provider"]),
+            verify_secret: r.string(&["spec", "verify", "secretRef", "name"]),
+            oidc_identities,
+            ignores: r.is_set(&["spec", "ignore"]),
+            ref_digest: r.string(&["spec", "ref", "digest"]),
+            this,
+            problems: r.problems,
+        }
+    }
+}
+
+/// The fields of a Kustomization that, when set, let something other than the pointer decide
+/// what runs (seed 001, "What the pointer guarantees"), in the seed's order.
+pub const KUSTOMIZATION_OVERRIDES: [&str; 9] = [
+    "images",
+    "patches",
+    "components",
+    "postBuild",
+    "namePrefix",
+    "nameSuffix",
+    "kubeConfig",
+    "suspend",
+    "decryption",
+];
+
+/// A Flux Kustomization as an applier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KustomizationView {
+    pub this: ObjectRef,
+    pub apply_ref_label: Option<String>,
+    /// `spec.sourceRef.kind` as written (empty when absent).
+    pub source_kind: String,
+    pub source_name: String,
+    /// `spec.sourceRef.namespace`, defaulted to the Kustomization's.
+    pub source_namespace: String,
+    /// `spec.serviceAccountName`.
+    pub service_account: String,
+    /// The override fields of [`KUSTOMIZATION_OVERRIDES`] that are set, in that order.
+    pub overrides: Vec<&'static str>,
+    pub problems: Vec<String>,
+}
+
+impl KustomizationView {
+    /// Reads a Kustomization.
+    pub fn new(obj: &Value) -> KustomizationView {
+        let mut r = Reader::new(obj);
+        let this = object_ref(&mut r, "Kustomization");
+        let source_namespace = r
+            .opt_string(&["spec", "sourceRef", "namespace"])
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| this.namespace.clone());
+        let overrides = KUSTOMIZATION_OVERRIDES
+            .into_iter()
+            .filter(|f| r.is_set(&["spec", f]))
+            .collect();
+        KustomizationView {
+            apply_ref_label: r.label(super::APPLY_REF_LABEL),
+            source_kind: r.string(&["spec", "sourceRef", "kind"]),
+            source_name: r.string(&["spec", "sourceRef", "name"]),
+            source_namespace,
+            service_account: r.string(&["spec", "serviceAccountName"]),
+            overrides,
+            this,
+            problems: r.problems,
+        }
+    }
+}
+
+/// An Argo CD Application as an applier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApplicationView {
+    pub this: ObjectRef,
+    pub apply_ref_label: Option<String>,
+    /// `spec.destination.namespace`.
+    pub destination_namespace: String,
+    /// How many sources: 1 for `spec.source`, the length of `spec.sources` (0 when neither).
+    pub sources: usize,
+    /// Whether `spec.sources` is used (a list of sources, even of one).
+    pub multi_source: bool,
+    /// The override fields set on the source, as paths (`spec.source.kustomize.images`, ...).
+    pub overrides: Vec<String>,
+    pub problems: Vec<String>,
+}
+
+/// Fields of an Application source that override what the pointer holds (seed 001: "Kustomize
+/// images, patches or components, Helm parameters, values or value files, or plugin"; Helm's
+/// `valuesObject` is the map form of values).
+pub const APPLICATION_OVERRIDES: [&str; 8] = [
+    "kustomize.images",
+    "kustomize.patches",
+    "kustomize.components",
+    "helm.parameters",
+    "helm.values",
+    "helm.valuesObject",
+    "helm.valueFiles",
+    "plugin",
+];
+
+impl ApplicationView {
+    /// Reads an Application.
+    pub fn new(obj: &Value) -> ApplicationView {
+        let mut r = Reader::new(obj);
+        let this = object_ref(&mut r, "Application");
+        let sources_list = r.list(&["spec", "sources"]);
+        let single = r.map(&["spec", "source"]).is_some();
+        let multi_source = !sources_list.is_empty();
+        let sources = if multi_source {
+            sources_list.len()
+        } else {
+            usize::from(single)
+        };
+        let mut overrides = Vec::new();
+        let check = |src: &Value, prefix: &str, overrides: &mut Vec<String>| {
+            let sr = Reader::new(src);
+            for f in APPLICATION_OVERRIDES {
+                let path: Vec<&str> = f.split('.').collect();
+                if sr.is_set(&path) {
+                    overrides.push(format!("{prefix}.{f}"));
+                }
+            }
+        };
+        if multi_source {
+            for (i, s) in sources_list.iter().enumerate() {
+                check(s, &format!("spec.sources[{i}]"), &mut overrides);
+            }
+        } else if let Some(src) = at(obj, &["spec", "source"]) {
+            check(src, "spec.source", &mut overrides);
+        }
+        ApplicationView {
+            apply_ref_label: r.label(super::APPLY_REF_LABEL),
+            destination_namespace: r.string(&["spec", "destination", "namespace"]),
+            sources,
+            multi_source,
+            overrides,
+            this,
+            problems: r.problems,
+        }
+    }
+}
+
+/// An Operation (`delivery.pacto.trianalab.io/v1alpha1`, kind `Operation`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationView {
+    pub this: ObjectRef,
+    pub creation_timestamp: String,
+    /// `spec.type`: promote, rollback, override, freeze, unfreeze, autonomy (or what was written).
+    pub type_: String,
+    pub stage: String,
+    pub digest: String,
+    pub version: String,
+    pub level: String,
+    pub actor: String,
+    /// Pending, Held, Running, Verifying, Succeeded, Failed (or what was written; empty: none).
+    pub phase: String,
+    pub message: String,
+    pub verdicts: Vec<Verdict>,
+    pub outcome: String,
+    /// human | agent.
+    pub actor_class: String,
+    pub problems: Vec<String>,
+}
+
+/// One `status.verdicts[]` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// `pacto.published`, `pacto.diff`, `pacto.impact`, `pacto.suites`, `pacto.environment`,
+    /// the after-check `pacto.contract`, or another gate's name.
+    pub gate: String,
+    /// before | after.
+    pub phase: String,
+    /// Pass | Fail | Unknown.
+    pub result: String,
+    pub message: String,
+}
+
+impl OperationView {
+    /// Reads an Operation.
+    pub fn new(obj: &Value) -> OperationView {
+        let mut r = Reader::new(obj);
+        let this = object_ref(&mut r, "Operation");
+        let verdicts = r
+            .list(&["status", "verdicts"])
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let mut vr = Reader::new(v);
+                let out = Verdict {
+                    gate: vr.string(&["gate"]),
+                    phase: vr.string(&["phase"]),
+                    result: vr.string(&["result"]),
+                    message: vr.string(&["message"]),
+                };
+                r.problems.extend(
+                    vr.problems
+                        .into_iter()
+                        .map(|p| format!("status.verdicts[{i}].{p}")),
+                );
+                out
+            })
+            .collect();
+        OperationView {
+            creation_timestamp: r.string(&["metadata", "creationTimestamp"]),
+            type_: r.string(&["spec", "type"]),
+            stage: r.string(&["spec", "stageRef", "name"]),
+            digest: r.string(&["spec", "digest"]),
+            version: r.string(&["spec", "version"]),
+            level: r.string(&["spec", "level"]),
+            actor: r.string(&["spec", "actor"]),
+            phase: r.string(&["status", "phase"]),
+            message: r.string(&["status", "message"]),
+            verdicts,
+            outcome: r.string(&["status", "outcome"]),
+            actor_class: r.string(&["status", "actorClass"]),
+            this,
+            problems: r.problems,
+        }
+    }
+}
+
+/// An Approval (`delivery.pacto.trianalab.io/v1alpha1`, kind `Approval`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalView {
+    pub this: ObjectRef,
+    pub operation: String,
+    /// approve | reject.
+    pub decision: String,
+    /// Gates whose Unknown verdict the person accepts.
+    pub accept_unknown: Vec<String>,
+    pub problems: Vec<String>,
+}
+
+impl ApprovalView {
+    /// Reads an Approval.
+    pub fn new(obj: &Value) -> ApprovalView {
+        let mut r = Reader::new(obj);
+        let this = object_ref(&mut r, "Approval");
+        ApprovalView {
+            operation: r.string(&["spec", "operationRef", "name"]),
+            decision: r.string(&["spec", "decision"]),
+            accept_unknown: r.strings(&["spec", "acceptUnknown"]),
+            this,
+            problems: r.problems,
+        }
+    }
+}
+
+/// A list of objects of one kind as read: `None` when the kind is not installed in the cluster
+/// (no such API: nothing of it exists), `Some(Err(why))` when it could not be read (forbidden,
+/// failed), else the objects.
+pub type Listed = Option<Result<Vec<Value>, String>>;
+
+/// Everything a Stage's conditions depend on, each kind read once.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    /// Every Stage (for upstream Stages).
+    pub stages: Vec<Value>,
+    /// Flux OCIRepositories (apply and candidate repositories).
+    pub oci_repositories: Listed,
+    /// Flux Kustomizations.
+    pub kustomizations: Listed,
+    /// Argo CD Applications.
+    pub applications: Listed,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn wrong_types_are_named_by_path_and_read_as_absent() {
+        let s = StageView::new(&json!({
+            "metadata": {"name": "payments", "namespace": "prod"},
+            "spec": {"applyRef": {"name": 5}, "checks": ["a", 3], "approval": {"always": "yes"}},
+            "status": {"conditions": [{"type": "Ready", "status": true}, "x"]}
+        }));
+        assert_eq!(s.apply_ref, "");
+        assert_eq!(s.checks, vec!["a".to_string()]);
+        assert!(!s.approval_always);
+        assert_eq!(
+            s.problems,
+            vec![
+                "spec.applyRef.name: expected a string, found a number",
+                "spec.checks[1]: expected a string, found a number",
+                "spec.approval.always: expected a boolean, found a string",
+                "status.conditions[0].status: expected a string, found a boolean",
+                "status.conditions[1]: expected a map, found a string",
+            ]
+        );
+    }
+
+    #[test]
+    fn references_default_to_the_objects_namespace() {
+        let s = StageView::new(&json!({
+            "metadata": {"name": "payments", "namespace": "test"},
+            "spec": {"candidates": {"ociRepositoryRef": {"name": "payments-candidates"}}}
+        }));
+        assert_eq!(
+            s.candidate_repository,
+            Some(NamespacedName {
+                name: "payments-candidates".into(),
+                namespace: "test".into()
+            })
+        );
+        let k = KustomizationView::new(&json!({
+            "metadata": {"name": "apps", "namespace": "flux-system"},
+            "spec": {"sourceRef": {"kind": "OCIRepository", "name": "payments"}, "suspend": false, "postBuild": {}}
+        }));
+        assert_eq!(k.source_namespace, "flux-system");
+        // suspend: false and an empty postBuild set nothing.
+        assert!(k.overrides.is_empty());
+    }
+}

@@ -1,0 +1,106 @@
+//! The objects a Stage's conditions depend on, read into views once: every Stage, the Flux
+//! OCIRepositories and Kustomizations, the Argo CD Applications. A kind that is not installed
+//! reads as empty (a note says so); a kind that could not be read makes the rules that need it
+//! undecided.
+
+use super::view::{
+    ApplicationView, KustomizationView, Listed, OciRepositoryView, Snapshot, StageView,
+};
+
+/// Views of one kind: the objects, or why they could not be read.
+#[derive(Debug, Clone)]
+pub enum Kind<T> {
+    /// Read (empty when the kind is not installed).
+    Read(Vec<T>),
+    /// Could not be read: why, naming the kind.
+    Unreadable(String),
+}
+
+impl<T> Kind<T> {
+    /// The objects, or the reason they are not known.
+    pub fn get(&self) -> Result<&[T], &str> {
+        match self {
+            Kind::Read(v) => Ok(v),
+            Kind::Unreadable(why) => Err(why),
+        }
+    }
+}
+
+/// Everything a Stage's rules read.
+#[derive(Debug, Clone)]
+pub struct World {
+    pub stages: Vec<StageView>,
+    pub repositories: Kind<OciRepositoryView>,
+    pub kustomizations: Kind<KustomizationView>,
+    pub applications: Kind<ApplicationView>,
+    /// What the reader should know: kinds not installed.
+    pub notes: Vec<String>,
+}
+
+fn read<T>(
+    listed: &Listed,
+    what: &str,
+    view: fn(&serde_json::Value) -> T,
+    notes: &mut Vec<String>,
+) -> Kind<T> {
+    match listed {
+        None => {
+            notes.push(format!(
+                "{what} are not installed in this cluster: none apply"
+            ));
+            Kind::Read(Vec::new())
+        }
+        Some(Err(why)) => Kind::Unreadable(format!("{what} could not be read: {why}")),
+        Some(Ok(items)) => Kind::Read(items.iter().map(view).collect()),
+    }
+}
+
+impl World {
+    /// Reads a snapshot.
+    pub fn new(s: &Snapshot) -> World {
+        let mut notes = Vec::new();
+        World {
+            stages: s.stages.iter().map(StageView::new).collect(),
+            repositories: read(
+                &s.oci_repositories,
+                "OCIRepositories (source.toolkit.fluxcd.io)",
+                OciRepositoryView::new,
+                &mut notes,
+            ),
+            kustomizations: read(
+                &s.kustomizations,
+                "Kustomizations (kustomize.toolkit.fluxcd.io)",
+                KustomizationView::new,
+                &mut notes,
+            ),
+            applications: read(
+                &s.applications,
+                "Applications (argoproj.io)",
+                ApplicationView::new,
+                &mut notes,
+            ),
+            notes,
+        }
+    }
+
+    /// The Stage `namespace/name`, if listed.
+    pub fn stage(&self, namespace: &str, name: &str) -> Option<&StageView> {
+        self.stages
+            .iter()
+            .find(|s| s.this.namespace == namespace && s.this.name == name)
+    }
+
+    /// The OCIRepository `namespace/name`: Ok(None) when it does not exist, Err when
+    /// OCIRepositories could not be read.
+    pub fn repository(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Option<&OciRepositoryView>, &str> {
+        Ok(self
+            .repositories
+            .get()?
+            .iter()
+            .find(|r| r.this.namespace == namespace && r.this.name == name))
+    }
+}
