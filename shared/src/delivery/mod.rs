@@ -10,6 +10,7 @@
 //! open") and listed in the README.
 
 pub mod condition;
+pub mod explain;
 pub mod mediated;
 pub mod oidc;
 pub mod operation;

@@ -32,8 +32,8 @@ pub enum Tone {
 }
 
 /// One line of the report: `indent` 0 for a section, 1 for its details; an empty key continues
-/// the previous value.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// the previous value. Serialized (for `-o json|yaml`) as `{indent, key, value}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Row {
     /// 0 for a section, 1 for a detail line.
     pub indent: usize,
@@ -42,6 +42,7 @@ pub struct Row {
     /// The text, raw (escaped for the terminal when rendered).
     pub value: String,
     /// How the leading word is coloured on a terminal.
+    #[serde(skip)]
     pub tone: Tone,
 }
 

@@ -1,0 +1,357 @@
+//! The `explain stage/NAME` and `explain operation/NAME` reports, like `kubectl describe`: rows
+//! of the same shape as the Pacto report ([`crate::pacto::explain::Row`]), raw text (the
+//! renderer escapes it), and the same facts as data for `-o json|yaml`.
+
+use super::condition::Computed;
+use super::mediated::{appliers, Applier};
+use super::operation::{approvals, gate_meaning, place};
+use super::view::{ApprovalView, OperationView, StageView, WrittenCondition};
+use super::world::World;
+use crate::pacto::explain::{Row, Tone};
+use serde_json::{json, Value};
+
+struct Rows(Vec<Row>);
+
+impl Rows {
+    fn add(&mut self, indent: usize, key: &str, value: impl Into<String>, tone: Tone) {
+        self.0.push(Row {
+            indent,
+            key: key.to_string(),
+            value: value.into(),
+            tone,
+        });
+    }
+}
+
+fn status_tone(status: &str) -> Tone {
+    match status {
+        "True" => Tone::Good,
+        "False" => Tone::Bad,
+        _ => Tone::Pending,
+    }
+}
+
+fn or_none(s: &str) -> String {
+    if s.is_empty() {
+        "<none>".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+fn written_text(c: Option<&WrittenCondition>) -> String {
+    match c {
+        None => "<not written>".to_string(),
+        Some(c) if c.message.is_empty() => format!("{} {}", c.status, c.reason),
+        Some(c) => format!("{} {}: {}", c.status, c.reason, c.message),
+    }
+}
+
+/// Whether the written condition says what the computed one says (status and reason).
+pub fn same(written: Option<&WrittenCondition>, status: &str, reason: &str) -> bool {
+    written.is_some_and(|w| w.status == status && w.reason == reason)
+}
+
+/// The rows of `explain stage/NAME`.
+pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<Row> {
+    let mut r = Rows(Vec::new());
+    r.add(
+        0,
+        "Stage",
+        stage.this.describe().replacen("Stage ", "", 1),
+        Tone::Plain,
+    );
+    r.add(0, "Service", or_none(&stage.service), Tone::Plain);
+    r.add(0, "Environment", or_none(&stage.environment), Tone::Plain);
+    r.add(
+        0,
+        "Apply",
+        if stage.apply_ref.is_empty() {
+            "<none> (spec.applyRef.name)".to_string()
+        } else {
+            format!("OCIRepository {}/{}", stage.this.namespace, stage.apply_ref)
+        },
+        Tone::Plain,
+    );
+    let candidates = match (&stage.upstream_stage, &stage.candidate_repository) {
+        (Some(u), _) => format!(
+            "upstream Stage {}/{} (its status.offered)",
+            u.namespace, u.name
+        ),
+        (None, Some(c)) => format!("OCIRepository {}/{}", c.namespace, c.name),
+        (None, None) => "<none>".to_string(),
+    };
+    r.add(0, "Candidates", candidates, Tone::Plain);
+    r.add(0, "Level", or_none(&stage.level), Tone::Plain);
+    if !stage.start_level.is_empty() {
+        r.add(1, "Start level", stage.start_level.clone(), Tone::Plain);
+    }
+    if stage.frozen {
+        r.add(
+            1,
+            "Frozen",
+            "yes: the promoter moves nothing until an unfreeze",
+            Tone::Warn,
+        );
+    }
+    r.add(0, "Pointer", or_none(&stage.pointer), Tone::Plain);
+    r.add(
+        0,
+        "Published",
+        stage.published.len().to_string(),
+        Tone::Plain,
+    );
+    for d in &stage.published {
+        r.add(1, "", d.clone(), Tone::Plain);
+    }
+    r.add(0, "Offered", stage.offered.len().to_string(), Tone::Plain);
+    for d in &stage.offered {
+        r.add(1, "", d.clone(), Tone::Plain);
+    }
+
+    for c in computed.conditions() {
+        let written = stage.condition(c.type_);
+        let agrees = same(written, c.status, &c.reason);
+        r.add(
+            0,
+            c.type_,
+            format!("{} {}: {}", c.status, c.reason, c.message),
+            status_tone(c.status),
+        );
+        r.add(
+            1,
+            "Written",
+            if agrees {
+                format!("{} (the same)", written_text(written))
+            } else {
+                format!(
+                    "{} (differs from what is computed here)",
+                    written_text(written)
+                )
+            },
+            if agrees { Tone::Plain } else { Tone::Warn },
+        );
+    }
+
+    match appliers(stage, world) {
+        Err(why) => r.add(0, "Appliers", format!("unknown: {why}"), Tone::Pending),
+        Ok((found, kindless)) => {
+            r.add(0, "Appliers", found.len().to_string(), Tone::Plain);
+            for a in &found {
+                let via = match a {
+                    Applier::Flux(_) => "spec.sourceRef names the apply OCIRepository",
+                    Applier::Argo(_) => "labelled for this Stage, deploys to its namespace",
+                };
+                r.add(1, "", format!("{} ({via})", a.describe()), Tone::Plain);
+            }
+            for k in kindless {
+                r.add(
+                    1,
+                    "Not counted",
+                    format!("{}: spec.sourceRef names the apply OCIRepository but has no kind (Flux requires one: GitRepository, OCIRepository or Bucket)", k.this.describe()),
+                    Tone::Warn,
+                );
+            }
+        }
+    }
+
+    r.add(0, "Rules", String::new(), Tone::Plain);
+    for rule in &computed.rules {
+        let tone = match rule.verdict {
+            "pass" => Tone::Good,
+            "fail" => Tone::Bad,
+            _ => Tone::Pending,
+        };
+        r.add(
+            1,
+            rule.condition,
+            format!("{} {}", rule.verdict, rule.asks),
+            tone,
+        );
+    }
+    for f in &computed.failures {
+        r.add(0, f.reason, f.message.clone(), Tone::Bad);
+        r.add(1, "Object", f.object.clone(), Tone::Plain);
+        r.add(1, "Field", f.field.clone(), Tone::Plain);
+        r.add(1, "Fix", f.fix.clone(), Tone::Plain);
+    }
+    for p in &stage.problems {
+        r.add(0, "Field error", p.clone(), Tone::Bad);
+    }
+    for n in world.notes.iter().chain(&computed.unreadable) {
+        r.add(0, "Note", n.clone(), Tone::Warn);
+    }
+    r.0
+}
+
+/// `explain stage/NAME -o json|yaml`: the explanation as data. `conditions` is shaped like the
+/// `status.conditions` a reconcile would write (`type`, `status`, `reason`, `message`).
+pub fn stage_json(stage: &StageView, computed: &Computed, world: &World) -> Value {
+    let written: Vec<Value> = stage
+        .conditions
+        .iter()
+        .map(|c| json!({"type": c.type_, "status": c.status, "reason": c.reason, "message": c.message}))
+        .collect();
+    let applier_names = appliers(stage, world)
+        .map(|(found, _)| found.iter().map(Applier::describe).collect::<Vec<_>>())
+        .ok();
+    json!({
+        "apiVersion": "pacto.trianalab.io/v1alpha1",
+        "kind": "StageExplanation",
+        "stage": {"namespace": stage.this.namespace, "name": stage.this.name},
+        "conditions": computed.conditions(),
+        "written": written,
+        "failures": computed.failures,
+        "rules": computed.rules,
+        "appliers": applier_names,
+        "pointer": stage.pointer,
+        "published": stage.published,
+        "offered": stage.offered,
+        "problems": stage.problems,
+        "notes": world.notes.iter().chain(&computed.unreadable).collect::<Vec<_>>(),
+    })
+}
+
+/// The rows of `explain operation/NAME`. `stage` is the Stage it names (None when not found);
+/// `all_approvals` every Approval read.
+pub fn operation_rows(
+    op: &OperationView,
+    stage: Option<&StageView>,
+    all_approvals: &[ApprovalView],
+) -> Vec<Row> {
+    let mut r = Rows(Vec::new());
+    let p = place(op, stage.map(|s| s.approval_always));
+    r.add(
+        0,
+        "Operation",
+        op.this.describe().replacen("Operation ", "", 1),
+        Tone::Plain,
+    );
+    r.add(
+        0,
+        "Type",
+        or_none(&op.type_),
+        if p.known_type { Tone::Plain } else { Tone::Bad },
+    );
+    r.add(
+        0,
+        "Stage",
+        match stage {
+            Some(s) => format!("{}/{}", s.this.namespace, s.this.name),
+            None if op.stage.is_empty() => "<none> (spec.stageRef.name)".to_string(),
+            None => format!("{}/{} (not found)", op.this.namespace, op.stage),
+        },
+        Tone::Plain,
+    );
+    let target = [
+        ("Version", &op.version),
+        ("Digest", &op.digest),
+        ("Level", &op.level),
+        ("Actor", &op.actor),
+    ];
+    for (k, v) in target {
+        if !v.is_empty() {
+            r.add(0, k, v.clone(), Tone::Plain);
+        }
+    }
+    if !op.actor_class.is_empty() {
+        r.add(1, "Actor class", op.actor_class.clone(), Tone::Plain);
+    }
+    let phase_tone = match op.phase.as_str() {
+        "Succeeded" => Tone::Good,
+        "Failed" => Tone::Bad,
+        "Held" => Tone::Warn,
+        _ => Tone::Pending,
+    };
+    r.add(
+        0,
+        "Phase",
+        format!("{}: {}", or_none(&op.phase), p.meaning),
+        phase_tone,
+    );
+    r.add(1, "Next", p.next.clone(), Tone::Plain);
+    r.add(1, "Who may act", p.actor.as_str().to_string(), Tone::Plain);
+    if !op.message.is_empty() {
+        r.add(0, "Message", op.message.clone(), Tone::Plain);
+    }
+    if !op.outcome.is_empty() {
+        r.add(0, "Outcome", op.outcome.clone(), Tone::Plain);
+    }
+    r.add(0, "Verdicts", op.verdicts.len().to_string(), Tone::Plain);
+    for v in &op.verdicts {
+        let tone = match v.result.as_str() {
+            "Pass" => Tone::Good,
+            "Fail" => Tone::Bad,
+            _ => Tone::Pending,
+        };
+        let head = if v.message.is_empty() {
+            format!("{} ({})", v.result, or_none(&v.phase))
+        } else {
+            format!("{} ({}): {}", v.result, or_none(&v.phase), v.message)
+        };
+        r.add(1, &v.gate, head, tone);
+        r.add(1, "", gate_meaning(&v.gate, &v.result), Tone::Plain);
+    }
+    let mine = approvals(op, all_approvals);
+    if !mine.is_empty() {
+        r.add(0, "Approvals", mine.len().to_string(), Tone::Plain);
+        for (a, counts) in mine {
+            let accepted = if a.accept_unknown.is_empty() {
+                String::new()
+            } else {
+                format!(", accepts unknown {}", a.accept_unknown.join(", "))
+            };
+            r.add(
+                1,
+                &a.this.name,
+                format!(
+                    "{}{accepted}: {}",
+                    or_none(&a.decision),
+                    if counts {
+                        "counts"
+                    } else {
+                        "does not cover every Unknown gate, or does not approve"
+                    }
+                ),
+                if counts { Tone::Good } else { Tone::Warn },
+            );
+        }
+    }
+    for p in &op.problems {
+        r.add(0, "Field error", p.clone(), Tone::Bad);
+    }
+    r.0
+}
+
+/// `explain operation/NAME -o json|yaml`: the explanation as data.
+pub fn operation_json(
+    op: &OperationView,
+    stage: Option<&StageView>,
+    all_approvals: &[ApprovalView],
+) -> Value {
+    let p = place(op, stage.map(|s| s.approval_always));
+    let verdicts: Vec<Value> = op
+        .verdicts
+        .iter()
+        .map(|v| {
+            json!({"gate": v.gate, "phase": v.phase, "result": v.result, "message": v.message,
+                        "meaning": gate_meaning(&v.gate, &v.result)})
+        })
+        .collect();
+    let approvals: Vec<Value> = approvals(op, all_approvals)
+        .into_iter()
+        .map(|(a, counts)| json!({"name": a.this.name, "decision": a.decision, "acceptUnknown": a.accept_unknown, "counts": counts}))
+        .collect();
+    json!({
+        "apiVersion": "pacto.trianalab.io/v1alpha1",
+        "kind": "OperationExplanation",
+        "operation": {"namespace": op.this.namespace, "name": op.this.name},
+        "type": op.type_,
+        "stage": op.stage,
+        "phase": op.phase,
+        "place": p,
+        "verdicts": verdicts,
+        "approvals": approvals,
+        "problems": op.problems,
+    })
+}
