@@ -19,6 +19,9 @@ pub mod stage;
 pub mod view;
 pub mod world;
 
+#[cfg(test)]
+mod tests;
+
 /// The delivery API group.
 pub const GROUP: &str = "delivery.pacto.trianalab.io";
 /// The delivery API version (alpha).

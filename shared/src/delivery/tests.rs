@@ -1,0 +1,238 @@
+//! The reason table of `testdata/cases.yaml` (seed 001), each case run through the real
+//! computation and the explanation.
+
+use super::explain::{stage_json, stage_rows};
+use super::view::{Listed, Snapshot, StageView};
+use super::{compute, World};
+use serde_json::{json, Value};
+
+fn yaml_docs(text: &str) -> Vec<Value> {
+    crate::object::parse_objects(text, "testdata")
+        .expect("valid test objects")
+        .into_iter()
+        .map(|o| o.value)
+        .collect()
+}
+
+/// JSON merge patch (RFC 7386).
+fn merge(target: &mut Value, patch: &Value) {
+    match patch {
+        Value::Object(p) => {
+            if !target.is_object() {
+                *target = json!({});
+            }
+            let t = target.as_object_mut().unwrap();
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    merge(t.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        }
+        other => *target = other.clone(),
+    }
+}
+
+fn is(o: &Value, kind: &str, name: &str) -> bool {
+    o["kind"] == json!(kind) && o["metadata"]["name"] == json!(name)
+}
+
+/// The snapshot of a case: the base's objects, edited.
+fn snapshot(case: &Value) -> (Snapshot, (&'static str, &'static str)) {
+    let (base, stage) = match case["base"].as_str().unwrap() {
+        "flux" => (
+            include_str!("testdata/base-flux.yaml"),
+            ("test", "payments"),
+        ),
+        "argo" => (include_str!("testdata/base-argo.yaml"), ("shop", "orders")),
+        other => panic!("unknown base {other}"),
+    };
+    let mut objects = yaml_docs(base);
+    let mut unlisted: Vec<String> = Vec::new();
+    let mut unreadable: Vec<(String, String)> = Vec::new();
+    for e in case["edits"].as_array().into_iter().flatten() {
+        if let Some(m) = e.get("merge") {
+            let (kind, name) = (m["kind"].as_str().unwrap(), m["name"].as_str().unwrap());
+            let o = objects
+                .iter_mut()
+                .find(|o| is(o, kind, name))
+                .unwrap_or_else(|| panic!("no {kind} {name} to edit"));
+            merge(o, &m["patch"]);
+        } else if let Some(r) = e.get("remove") {
+            let (kind, name) = (r["kind"].as_str().unwrap(), r["name"].as_str().unwrap());
+            let before = objects.len();
+            objects.retain(|o| !is(o, kind, name));
+            assert_eq!(objects.len(), before - 1, "no {kind} {name} to remove");
+        } else if let Some(a) = e.get("add") {
+            objects.push(a.clone());
+        } else if let Some(k) = e.get("unlisted") {
+            unlisted.push(k.as_str().unwrap().to_string());
+        } else if let Some(u) = e.get("unreadable") {
+            unreadable.push((
+                u["kind"].as_str().unwrap().to_string(),
+                u["why"].as_str().unwrap().to_string(),
+            ));
+        } else {
+            panic!("unknown edit {e}");
+        }
+    }
+    let of = |kind: &str| -> Listed {
+        if unlisted.iter().any(|k| k == kind) {
+            return None;
+        }
+        if let Some((_, why)) = unreadable.iter().find(|(k, _)| k == kind) {
+            return Some(Err(why.clone()));
+        }
+        Some(Ok(objects
+            .iter()
+            .filter(|o| o["kind"] == json!(kind))
+            .cloned()
+            .collect()))
+    };
+    let snap = Snapshot {
+        stages: objects
+            .iter()
+            .filter(|o| o["kind"] == json!("Stage"))
+            .cloned()
+            .collect(),
+        oci_repositories: of("OCIRepository"),
+        kustomizations: of("Kustomization"),
+        applications: of("Application"),
+    };
+    (snap, stage)
+}
+
+#[test]
+fn every_reason_of_seed_001() {
+    let table: Value =
+        serde_saphyr::from_str(include_str!("testdata/cases.yaml")).expect("cases.yaml");
+    let cases = table["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 36);
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let (snap, (ns, stage_name)) = snapshot(case);
+        let world = World::new(&snap);
+        let stage = world
+            .stage(ns, stage_name)
+            .unwrap_or_else(|| panic!("{name}: no Stage {ns}/{stage_name}"))
+            .clone();
+        let c = compute(&stage, &world);
+        let want = |k: &str| {
+            (
+                case[k][0].as_str().unwrap().to_string(),
+                case[k][1].as_str().unwrap().to_string(),
+            )
+        };
+        assert_eq!(
+            (c.ready.status.to_string(), c.ready.reason.clone()),
+            want("ready"),
+            "{name}: Ready ({})",
+            c.ready.message
+        );
+        assert_eq!(
+            (c.mediated.status.to_string(), c.mediated.reason.clone()),
+            want("mediated"),
+            "{name}: Mediated ({})",
+            c.mediated.message
+        );
+        let got: Vec<String> = c
+            .failures
+            .iter()
+            .map(|f| format!("{} {} {}", f.condition, f.reason, f.field))
+            .collect();
+        let expected: Vec<String> = case["failures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(got, expected, "{name}: failures");
+        if let Some(notes) = case.get("notes") {
+            let notes: Vec<&str> = notes
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.as_str().unwrap())
+                .collect();
+            assert_eq!(world.notes, notes, "{name}: notes");
+        }
+        // A False condition names every other failure of its kind in its message.
+        for cond in [&c.ready, &c.mediated] {
+            for f in c.failures.iter().filter(|f| f.condition == cond.type_) {
+                if f.reason != cond.reason {
+                    assert!(
+                        cond.message.contains(&format!("{}: ", f.reason)),
+                        "{name}: {} message lacks {}: {}",
+                        cond.type_,
+                        f.reason,
+                        cond.message
+                    );
+                }
+            }
+        }
+        // The explanation: both conditions, and for each failure its field and fix.
+        let rows = stage_rows(&stage, &c, &world);
+        for cond in c.conditions() {
+            let row = rows
+                .iter()
+                .find(|r| r.indent == 0 && r.key == cond.type_)
+                .unwrap_or_else(|| panic!("{name}: no {} row", cond.type_));
+            assert!(
+                row.value
+                    .starts_with(&format!("{} {}: ", cond.status, cond.reason)),
+                "{name}: {}",
+                row.value
+            );
+        }
+        for f in &c.failures {
+            let at = rows
+                .iter()
+                .position(|r| r.indent == 0 && r.key == f.reason && r.value == f.message)
+                .unwrap_or_else(|| panic!("{name}: no row for {}", f.reason));
+            assert_eq!(rows[at + 1].key, "Object", "{name}");
+            assert_eq!(
+                (rows[at + 2].key.as_str(), rows[at + 2].value.as_str()),
+                ("Field", f.field.as_str()),
+                "{name}"
+            );
+            assert_eq!(rows[at + 3].key, "Fix", "{name}");
+            assert!(!rows[at + 3].value.is_empty(), "{name}: empty fix");
+        }
+        // As data: the conditions a reconcile would write, Ready then Mediated.
+        let data = stage_json(&stage, &c, &world);
+        let conditions = data["conditions"].as_array().unwrap();
+        assert_eq!(conditions.len(), 2);
+        assert_eq!(conditions[0]["type"], json!("Ready"));
+        assert_eq!(conditions[0]["status"], json!(c.ready.status));
+        assert_eq!(conditions[0]["reason"], json!(c.ready.reason));
+        assert_eq!(conditions[1]["type"], json!("Mediated"));
+        assert_eq!(conditions[1]["reason"], json!(c.mediated.reason));
+    }
+}
+
+/// What is written and what is computed are told apart in the explanation.
+#[test]
+fn a_written_condition_that_differs_is_shown() {
+    let (snap, _) = snapshot(&json!({"base": "flux"}));
+    let mut snap = snap;
+    snap.stages[0]["status"] = json!({"conditions": [
+        {"type": "Ready", "status": "True", "reason": "Promotable"},
+        {"type": "Mediated", "status": "False", "reason": "ApplierUnscoped", "message": "old"}]});
+    let world = World::new(&snap);
+    let stage = StageView::new(&snap.stages[0]);
+    let c = compute(&stage, &world);
+    let rows = stage_rows(&stage, &c, &world);
+    let written: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.key == "Written")
+        .map(|r| r.value.as_str())
+        .collect();
+    assert_eq!(
+        written,
+        [
+            "True Promotable (the same)",
+            "False ApplierUnscoped: old (differs from what is computed here)"
+        ]
+    );
+}
