@@ -236,3 +236,85 @@ fn a_written_condition_that_differs_is_shown() {
         ]
     );
 }
+
+/// The shipped examples (examples/delivery, read as one directory like `get stages -f` reads
+/// it) give the conditions their README promises.
+#[test]
+fn the_examples_are_what_their_readme_says() {
+    let files = [
+        include_str!("../../../examples/delivery/flux-payments.yaml"),
+        include_str!("../../../examples/delivery/argo-orders.yaml"),
+        include_str!("../../../examples/delivery/broken-unlabelled.yaml"),
+        include_str!("../../../examples/delivery/broken-open-identity.yaml"),
+        include_str!("../../../examples/delivery/broken-unscoped.yaml"),
+        include_str!("../../../examples/delivery/broken-two-sources.yaml"),
+        include_str!("../../../examples/delivery/operation-held.yaml"),
+    ];
+    let objects: Vec<Value> = files.iter().flat_map(|f| yaml_docs(f)).collect();
+    let of = |kind: &str| -> Vec<Value> {
+        objects
+            .iter()
+            .filter(|o| o["kind"] == json!(kind))
+            .cloned()
+            .collect()
+    };
+    let snap = Snapshot {
+        stages: of("Stage"),
+        oci_repositories: Some(Ok(of("OCIRepository"))),
+        kustomizations: Some(Ok(of("Kustomization"))),
+        applications: Some(Ok(of("Application"))),
+    };
+    let world = World::new(&snap);
+    let expected = [
+        (
+            "payments-test",
+            "payments",
+            ("True", "Promotable"),
+            ("True", "PointerDecides"),
+        ),
+        (
+            "orders-prod",
+            "orders",
+            ("True", "Promotable"),
+            ("True", "PointerDecides"),
+        ),
+        (
+            "billing-test",
+            "billing",
+            ("False", "ApplierUnlabelled"),
+            ("False", "ApplyRefUnguarded"),
+        ),
+        (
+            "search-test",
+            "search",
+            ("False", "CandidateUnverified"),
+            ("True", "PointerDecides"),
+        ),
+        (
+            "ledger-test",
+            "ledger",
+            ("True", "Promotable"),
+            ("False", "ApplierUnscoped"),
+        ),
+        (
+            "cart-prod",
+            "cart",
+            ("True", "Promotable"),
+            ("False", "SeveralSources"),
+        ),
+    ];
+    assert_eq!(world.stages.len(), expected.len());
+    for (ns, name, ready, mediated) in expected {
+        let c = compute(world.stage(ns, name).unwrap(), &world);
+        assert_eq!(
+            (c.ready.status, c.ready.reason.as_str()),
+            ready,
+            "{ns}/{name}"
+        );
+        assert_eq!(
+            (c.mediated.status, c.mediated.reason.as_str()),
+            mediated,
+            "{ns}/{name}"
+        );
+    }
+}
