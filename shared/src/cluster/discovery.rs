@@ -1,7 +1,7 @@
 //! Kinds found by discovery, never a guessed plural: one `GET /apis/<group>/<version>` (or
-//! `/api/v1`) per kind, bounded like kubectl's discovery client. Follows kube-rs's
-//! `kube-client/src/discovery/oneshot.rs` (a pinned group version) and, for the timeout,
-//! client-go's `discovery/discovery_client.go`.
+//! `/api/v1`) per group version, however many of its kinds are wanted, bounded like kubectl's
+//! discovery client. Follows kube-rs's `kube-client/src/discovery/oneshot.rs` (a pinned group
+//! version) and, for the timeout, client-go's `discovery/discovery_client.go`.
 
 use super::request::Op;
 use super::{Cluster, ClusterError};
@@ -83,21 +83,47 @@ impl Cluster {
         version: &str,
         kind: &str,
     ) -> Result<Kind, ClusterError> {
-        let gv = if group.is_empty() {
-            version.to_string()
-        } else {
-            format!("{group}/{version}")
-        };
+        let served = self.served(group, version).await?;
+        find_kind(served.as_deref(), group, version, kind)
+            .ok_or_else(|| not_installed(group, version, kind))
+    }
+
+    /// Finds several kinds with one discovery request per group version, in the order given.
+    /// Each kind succeeds or fails on its own: [`ClusterError::NotInstalled`] when its group
+    /// version or the kind is not served, the discovery request's error otherwise.
+    pub async fn discover_each(
+        &self,
+        kinds: &[(&str, &str, &str)],
+    ) -> Vec<Result<Kind, ClusterError>> {
+        let mut documents: Vec<((&str, &str), Served)> = Vec::new();
+        let mut out = Vec::with_capacity(kinds.len());
+        for &(group, version, kind) in kinds {
+            let at = match documents.iter().position(|(gv, _)| *gv == (group, version)) {
+                Some(at) => at,
+                None => {
+                    let served = self.served(group, version).await;
+                    documents.push(((group, version), served));
+                    documents.len() - 1
+                }
+            };
+            out.push(match &documents[at].1 {
+                Ok(served) => find_kind(served.as_deref(), group, version, kind)
+                    .ok_or_else(|| not_installed(group, version, kind)),
+                Err(e) => Err(e.clone()),
+            });
+        }
+        out
+    }
+
+    /// The resources a group version serves (one request), None when it is not served at all.
+    async fn served(&self, group: &str, version: &str) -> Served {
+        let gv = group_version(group, version);
         let url = if group.is_empty() {
             format!("/api/{version}")
         } else {
             format!("/apis/{gv}")
         };
         let op = discovery_op(&gv);
-        let not_installed = || ClusterError::NotInstalled {
-            kind: kind.to_string(),
-            group_version: gv.clone(),
-        };
         let list = match self
             .call(&op, || {
                 http::Request::get(url.clone())
@@ -107,39 +133,63 @@ impl Cluster {
             .await
         {
             Ok(v) => v,
-            Err(ClusterError::NotFound { .. }) => return Err(not_installed()),
+            Err(ClusterError::NotFound { .. }) => return Ok(None),
             Err(e) => return Err(e),
         };
-        let resources = list
-            .get("resources")
-            .and_then(Value::as_array)
-            .ok_or_else(|| ClusterError::Malformed {
+        match list.get("resources").and_then(Value::as_array) {
+            Some(resources) => Ok(Some(resources.clone())),
+            None => Err(ClusterError::Malformed {
                 verb: op.verb.into(),
                 resource: op.resource.clone(),
                 scope: String::new(),
                 detail: "no resources list".into(),
-            })?;
-        resources
-            .iter()
-            .find(|r| {
-                r.get("kind").and_then(Value::as_str) == Some(kind)
-                    && r.get("name")
-                        .and_then(Value::as_str)
-                        .is_some_and(|n| !n.contains('/'))
-            })
-            .map(|r| Kind {
-                group: group.to_string(),
-                version: version.to_string(),
-                kind: kind.to_string(),
-                plural: r
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                namespaced: r.get("namespaced").and_then(Value::as_bool).unwrap_or(true),
-            })
-            .ok_or_else(not_installed)
+            }),
+        }
     }
+}
+
+/// What a group version serves: its resources, None when it is not served at all.
+type Served = Result<Option<Vec<Value>>, ClusterError>;
+
+/// The error for a kind discovery does not list.
+fn not_installed(group: &str, version: &str, kind: &str) -> ClusterError {
+    ClusterError::NotInstalled {
+        kind: kind.to_string(),
+        group_version: group_version(group, version),
+    }
+}
+
+/// `v1` for the core group, `group/version` otherwise.
+fn group_version(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    }
+}
+
+/// The kind among the resources a group version serves (None: the group version is not served,
+/// or not this kind). Subresources (`pactos/status`) are not kinds.
+fn find_kind(served: Option<&[Value]>, group: &str, version: &str, kind: &str) -> Option<Kind> {
+    served?
+        .iter()
+        .find(|r| {
+            r.get("kind").and_then(Value::as_str) == Some(kind)
+                && r.get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|n| !n.contains('/'))
+        })
+        .map(|r| Kind {
+            group: group.to_string(),
+            version: version.to_string(),
+            kind: kind.to_string(),
+            plural: r
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            namespaced: r.get("namespaced").and_then(Value::as_bool).unwrap_or(true),
+        })
 }
 
 #[cfg(test)]

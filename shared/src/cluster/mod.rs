@@ -9,14 +9,17 @@
 //! layer is off so that these bounds hold.
 //!
 //! As kube-rs separates them: `kubeconfig` builds the client, `discovery` finds kinds, `request`
-//! reads objects and words their errors; this module holds the connected [`Cluster`] they share.
+//! reads objects and words their errors; `delivery` reads the objects Pacto delivery needs; this
+//! module holds the connected [`Cluster`] they share.
 
+mod delivery;
 mod discovery;
 mod error;
 mod kubeconfig;
 pub mod proxy;
 mod request;
 
+pub use delivery::{DeliveryObjects, DeliveryQuery, Read};
 pub use discovery::{Kind, DISCOVERY_TIMEOUT};
 pub use error::{chain, reason_phrase, root_cause, ClusterError};
 pub use kubeconfig::ConnectOptions;
