@@ -10,3 +10,6 @@ pub mod k8s;
 pub mod object;
 pub mod pacto;
 pub mod render;
+
+#[cfg(test)]
+mod testutil;

@@ -6,37 +6,7 @@ use super::view::{Listed, Snapshot, StageView};
 use super::{compute, World};
 use serde_json::{json, Value};
 
-fn yaml_docs(text: &str) -> Vec<Value> {
-    crate::object::parse_objects(text, "testdata")
-        .expect("valid test objects")
-        .into_iter()
-        .map(|o| o.value)
-        .collect()
-}
-
-/// JSON merge patch (RFC 7386).
-fn merge(target: &mut Value, patch: &Value) {
-    match patch {
-        Value::Object(p) => {
-            if !target.is_object() {
-                *target = json!({});
-            }
-            let t = target.as_object_mut().unwrap();
-            for (k, v) in p {
-                if v.is_null() {
-                    t.remove(k);
-                } else {
-                    merge(t.entry(k.clone()).or_insert(Value::Null), v);
-                }
-            }
-        }
-        other => *target = other.clone(),
-    }
-}
-
-fn is(o: &Value, kind: &str, name: &str) -> bool {
-    o["kind"] == json!(kind) && o["metadata"]["name"] == json!(name)
-}
+use crate::testutil::{docs as yaml_docs, edit};
 
 /// The snapshot of a case: the base's objects, edited.
 fn snapshot(case: &Value) -> (Snapshot, (&'static str, &'static str)) {
@@ -51,22 +21,8 @@ fn snapshot(case: &Value) -> (Snapshot, (&'static str, &'static str)) {
     let mut objects = yaml_docs(base);
     let mut unlisted: Vec<String> = Vec::new();
     let mut unreadable: Vec<(String, String)> = Vec::new();
-    for e in case["edits"].as_array().into_iter().flatten() {
-        if let Some(m) = e.get("merge") {
-            let (kind, name) = (m["kind"].as_str().unwrap(), m["name"].as_str().unwrap());
-            let o = objects
-                .iter_mut()
-                .find(|o| is(o, kind, name))
-                .unwrap_or_else(|| panic!("no {kind} {name} to edit"));
-            merge(o, &m["patch"]);
-        } else if let Some(r) = e.get("remove") {
-            let (kind, name) = (r["kind"].as_str().unwrap(), r["name"].as_str().unwrap());
-            let before = objects.len();
-            objects.retain(|o| !is(o, kind, name));
-            assert_eq!(objects.len(), before - 1, "no {kind} {name} to remove");
-        } else if let Some(a) = e.get("add") {
-            objects.push(a.clone());
-        } else if let Some(k) = e.get("unlisted") {
+    for e in edit(&mut objects, &case["edits"]) {
+        if let Some(k) = e.get("unlisted") {
             unlisted.push(k.as_str().unwrap().to_string());
         } else if let Some(u) = e.get("unreadable") {
             unreadable.push((

@@ -1,8 +1,20 @@
 //! Checks of an Argo CD configuration (argocd-cm `resource.customizations*`), following how
-//! argo-cd `util/settings/settings.go` reads the keys and `util/lua/lua.go` looks them up.
+//! argo-cd `util/settings/settings.go` reads the keys and `util/lua/lua.go` looks them up and
+//! runs them; IDs from shared/reference/pacto-domain.md §2.5 (A01–A12, C01).
 
+use super::near::near_miss;
+use super::probes::{self, Must, Probe};
 use super::{Finding, Severity};
-use crate::argo::settings::Overrides;
+use crate::argo::health::ArgoHealth;
+use crate::argo::settings::{self, Overrides};
+use crate::pacto::gate::{argo_gate, Gate};
+use serde_json::Value;
+
+/// The argocd-cm key of the Pacto health customization (seed 000).
+pub const PACTO_KEY: &str = "resource.customizations.health.pacto.trianalab.io_Pacto";
+/// The argocd-cm key of the CoderTemplateTest health customization (seed 004).
+pub const CTT_KEY: &str = "resource.customizations.health.coder.com_CoderTemplateTest";
+const LEGACY_KEY: &str = "resource.customizations";
 
 /// A01 (pacto-domain §2.5): a custom health script whose key matches none of the objects
 /// given. Argo CD looks a script up by the object's exact `group/Kind` (`GetConfigMapKey`), and
@@ -30,6 +42,337 @@ pub fn unused_health_keys(overrides: &Overrides, group_kinds: &[String]) -> Vec<
             ),
         })
         .collect()
+}
+
+/// An argocd-cm as read: its name for findings, its data, and the parsed overrides (or why Argo
+/// refuses them).
+pub struct ArgoCm<'a> {
+    pub object: String,
+    pub cm: &'a Value,
+    pub data: Vec<(String, String)>,
+    pub overrides: Result<Overrides, String>,
+}
+
+impl<'a> ArgoCm<'a> {
+    /// Reads an argocd-cm ConfigMap object.
+    pub fn new(cm: &'a Value) -> ArgoCm<'a> {
+        let ns = cm
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let name = cm
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("argocd-cm");
+        let data = cm
+            .get("data")
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        ArgoCm {
+            object: if ns.is_empty() {
+                format!("ConfigMap {name}")
+            } else {
+                format!("ConfigMap {ns}/{name}")
+            },
+            cm,
+            data,
+            overrides: settings::parse_configmap(cm).map_err(|e| e.to_string()),
+        }
+    }
+}
+
+fn finding(
+    id: &'static str,
+    severity: Severity,
+    object: &str,
+    evidence: String,
+    finding: String,
+    fix: String,
+) -> Finding {
+    Finding {
+        id,
+        severity,
+        object: object.to_string(),
+        evidence,
+        finding,
+        fix,
+    }
+}
+
+/// The static checks of one argocd-cm: a configuration Argo refuses, near misses of the Pacto
+/// and CoderTemplateTest keys (A01), the legacy blob beside a split key (A02), string or math
+/// library calls in a restricted script (A03), a whole-ConfigMap apply (A09). `kinds_present` says which of Pacto and CoderTemplateTest objects exist, to
+/// flag a missing customization.
+pub fn static_checks(cm: &ArgoCm, pactos_present: bool, ctts_present: bool) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let o = &cm.object;
+    if let Err(e) = &cm.overrides {
+        out.push(finding("A01", Severity::Error, o, e.clone(),
+            format!("Argo CD refuses this configuration ({e}): every application's health is Unknown and every sync fails"),
+            "fix the key named in the error; `kubectl pacto health --argocd-cm FILE` shows what Argo makes of it".to_string()));
+    }
+    let keys: Vec<&str> = cm.data.iter().map(|(k, _)| k.as_str()).collect();
+    for (want, override_key, kind, present) in [
+        (
+            PACTO_KEY,
+            "pacto.trianalab.io/Pacto",
+            "Pacto",
+            pactos_present,
+        ),
+        (
+            CTT_KEY,
+            "coder.com/CoderTemplateTest",
+            "CoderTemplateTest",
+            ctts_present,
+        ),
+    ] {
+        // The keys Argo CD resolves to this kind's override work, whatever their spelling
+        // (settings.go convertToOverrideKey takes `group/Kind` as well as `group_Kind`).
+        let effective: Vec<&str> = cm
+            .overrides
+            .as_ref()
+            .ok()
+            .and_then(|o| o.by_key.get(override_key))
+            .filter(|o| !o.health_lua.is_empty())
+            .map(|o| o.keys.iter().map(String::as_str).collect())
+            .unwrap_or_default();
+        let misses: Vec<&&str> = keys
+            .iter()
+            .filter(|k| near_miss(k, want, 4) && !effective.contains(*k))
+            .collect();
+        for k in &misses {
+            out.push(finding("A01", Severity::Error, o, format!("data key {k:?}"),
+                format!("the data key {k:?} looks like the {kind} health key but is not it: Argo CD ignores it without a word, which looks exactly like no configuration"),
+                format!("rename the key to {want}")));
+        }
+        if effective.is_empty() && present && misses.is_empty() && cm.overrides.is_ok() {
+            out.push(finding(if kind == "Pacto" { "A01" } else { "C01" }, Severity::Error, o, format!("no data key {want}"),
+                format!("no health customization for {kind}: Argo CD has no check for it, so the roll-up ignores it and the gate gates nothing"),
+                format!("kubectl pacto snippet argocd --for {} > patch.yaml && kubectl -n argocd patch configmap argocd-cm --type merge --patch-file patch.yaml", kind.to_ascii_lowercase())));
+        }
+    }
+    if keys.contains(&"resource.customizations.health") {
+        out.push(finding("A01", Severity::Error, o, "data key \"resource.customizations.health\"".to_string(),
+            "a blob under resource.customizations.health: Argo CD reads per-kind keys there (resource.customizations.health.<group>_<Kind>), not a blob".to_string(),
+            format!("move each script under its own key, e.g. {PACTO_KEY}")));
+    }
+    let blob = cm
+        .data
+        .iter()
+        .find(|(k, _)| k == LEGACY_KEY)
+        .map(|(_, v)| v.as_str())
+        .unwrap_or("");
+    if blob.contains("pacto.trianalab.io/Pacto") && keys.contains(&PACTO_KEY) {
+        out.push(finding("A02", Severity::Warning, o, format!("data keys {LEGACY_KEY} (pacto.trianalab.io/Pacto) and {PACTO_KEY}"),
+            "the Pacto health script is configured twice: in the legacy resource.customizations blob and under its own key (the split key wins)".to_string(),
+            "delete the Pacto entry from the resource.customizations blob".to_string()));
+    }
+    if let Ok(overrides) = &cm.overrides {
+        for (key, ov) in &overrides.by_key {
+            if ov.health_lua.is_empty() {
+                continue;
+            }
+            if !ov.use_open_libs {
+                if let Some(call) = library_call(&ov.health_lua) {
+                    out.push(finding("A03", Severity::Error, o, format!("{} uses {call}", ov.keys.join(", ")),
+                        format!("the health script for {key} calls {call}, but Argo CD runs custom scripts without the string and math libraries: it fails at run time and the resource shows Unknown"),
+                        format!("rewrite it with .., comparisons, ipairs and tostring only, or set resource.customizations.useOpenLibs.{}: \"true\"", key.replacen('/', "_", 1))));
+                }
+            }
+        }
+    }
+    let last_applied = cm
+        .cm
+        .pointer("/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration")
+        .and_then(Value::as_str);
+    if let Some(applied) = last_applied {
+        let only_ours = serde_json::from_str::<Value>(applied).ok().and_then(|v| {
+            let data = v.get("data")?.as_object()?.clone();
+            Some(
+                !data.is_empty()
+                    && data
+                        .keys()
+                        .all(|k| k.starts_with("resource.customizations")),
+            )
+        });
+        if only_ours == Some(true) {
+            out.push(finding("A09", Severity::Warning, o, "annotation kubectl.kubernetes.io/last-applied-configuration holds only resource.customizations keys".to_string(),
+                "argocd-cm was applied whole with kubectl apply and a file holding only the health customizations: Argo CD's own keys were dropped".to_string(),
+                "apply the customizations as a merge patch: kubectl -n argocd patch configmap argocd-cm --type merge --patch-file patch.yaml".to_string()));
+        }
+    }
+    out
+}
+
+/// The first string or math library call in a script, as a restricted Argo CD script would
+/// fail on it (`string.format`, `s:gsub(`, `math.floor`, ...).
+pub fn library_call(script: &str) -> Option<String> {
+    let code: String = script
+        .lines()
+        .map(|l| l.split("--").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    for lib in ["string.", "math."] {
+        if let Some(at) = code.find(lib) {
+            let name: String = code[at..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '.' || *c == '_')
+                .collect();
+            return Some(name);
+        }
+    }
+    for m in [
+        "gsub", "format", "match", "gmatch", "find", "sub", "lower", "upper", "len", "rep", "byte",
+        "reverse",
+    ] {
+        if code.contains(&format!(":{m}(")) {
+            return Some(format!(":{m}()"));
+        }
+    }
+    None
+}
+
+fn outcome(g: Gate) -> Must {
+    match g {
+        Gate::Pass => Must::Pass,
+        Gate::Hold => Must::Hold,
+        Gate::Fail => Must::Fail,
+    }
+}
+
+/// What Argo CD's verdict on a probe does: the gate word, the status, its message, and whether
+/// evaluation failed.
+fn judge(engine: &ArgoHealth, p: &Probe) -> Option<(Must, String, bool, bool)> {
+    let v = engine.evaluate(&p.object);
+    let h = v.health.as_ref()?;
+    let words = format!(
+        "{} {:?}",
+        if h.status.is_empty() {
+            "<empty>"
+        } else {
+            &h.status
+        },
+        h.message
+    );
+    let returned_unknown = v.error.is_none() && h.status == "Unknown";
+    Some((
+        outcome(argo_gate(&v)),
+        words,
+        v.error.is_some(),
+        returned_unknown,
+    ))
+}
+
+/// The checks that run the configured scripts, as Argo CD would, on the probes of seed 000 and
+/// seed 004: a script that errors on a fresh object (A06), passes a stale generation (A05) or a
+/// verdict it does not know (A04), fails open or never passes (A07), and where the Warning knob
+/// sits (A10). `now_unix` is the clock of `os.time`.
+pub fn evaluated(cm: &ArgoCm, now_unix: i64) -> Vec<Finding> {
+    let Ok(overrides) = &cm.overrides else {
+        return Vec::new();
+    };
+    let engine = ArgoHealth::new(overrides.clone(), None, now_unix);
+    let mut out = Vec::new();
+    let o = &cm.object;
+    for (key, probes, kind_id) in [
+        ("pacto.trianalab.io/Pacto", probes::pactos(), "A07"),
+        (
+            "coder.com/CoderTemplateTest",
+            probes::coder_template_tests(),
+            "C01",
+        ),
+    ] {
+        let Some(ov) = overrides.by_key.get(key) else {
+            continue;
+        };
+        let keys = ov.keys.join(", ");
+        for p in &probes {
+            let Some((got, words, errored, returned_unknown)) = judge(&engine, p) else {
+                continue;
+            };
+            let evidence = format!("{keys} on {}: {words}", p.name);
+            if returned_unknown {
+                out.push(finding("A04", Severity::Warning, o, evidence.clone(),
+                    format!("the {key} script returns Unknown for {}: Argo CD ranks Unknown worse than Degraded, so it masks genuinely broken workloads and fires no on-degraded trigger", p.name),
+                    "return Progressing for anything unrecognised".to_string()));
+            }
+            if errored && p.fresh {
+                out.push(finding("A06", Severity::Error, o, evidence,
+                    format!("the {key} script fails on {}: Argo CD shows the application Unknown until the first status lands", p.name),
+                    "guard the status first: if obj.status == nil then return {status = \"Progressing\", message = \"...\"} end".to_string()));
+                continue;
+            }
+            match (p.must, got) {
+                (Must::Hold, Must::Pass) if p.name.contains("older generation") => {
+                    out.push(finding("A05", Severity::Warning, o, evidence,
+                        format!("the {key} script passes {}: Argo CD has no generation check of its own, so a verdict about the previous spec lets the rollout go on", p.name),
+                        "compare obj.status.observedGeneration with obj.metadata.generation and return Progressing when they differ".to_string()));
+                }
+                (Must::Hold | Must::Fail, Must::Pass) => {
+                    let id = if p.name.contains("added later") {
+                        "A04"
+                    } else {
+                        kind_id
+                    };
+                    out.push(finding(id, Severity::Error, o, evidence,
+                        format!("the {key} gate fails open: it passes {}", p.name),
+                        "return Progressing for anything the script does not recognise, Degraded for a violation".to_string()));
+                }
+                (Must::Pass, Must::Hold | Must::Fail) => {
+                    out.push(finding(kind_id, Severity::Error, o, evidence,
+                        format!("the {key} gate never passes {}: every rollout would stall or fail", p.name),
+                        "return Healthy for a satisfied contract (or a Succeeded test with Ready=True)".to_string()));
+                }
+                (Must::Fail, Must::Hold) => {
+                    out.push(finding(kind_id, Severity::Warning, o, evidence,
+                        format!("the {key} gate only holds {}: Argo CD waits instead of failing the sync", p.name),
+                        "return Degraded for a violation".to_string()));
+                }
+                (Must::Knob, got) => {
+                    out.push(finding("A10", Severity::Info, o, evidence,
+                        format!("the Warning knob of {key}: a Warning verdict {} (Argo CD health customizations are instance-global: one policy for every team)", if got == Must::Pass { "passes" } else { "blocks" }),
+                        String::new()));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// A08: the application controller started before the Pacto key was last written, so it runs
+/// without it until a restart (seed 000: "The restart is not optional"). Times are Unix
+/// seconds.
+pub fn restart_needed(
+    cm: &ArgoCm,
+    key_written: i64,
+    controller_started: i64,
+    controller: &str,
+) -> Option<Finding> {
+    (controller_started < key_written).then(|| finding("A08", Severity::Error, &cm.object,
+        format!("{PACTO_KEY} last written at {}, {controller} started at {}", crate::k8s::time::format_rfc3339_utc(key_written), crate::k8s::time::format_rfc3339_utc(controller_started)),
+        "the application controller started before the health customization was written: it compares cached verdicts without it until it restarts".to_string(),
+        "kubectl -n argocd rollout restart statefulset/argocd-application-controller".to_string()))
+}
+
+/// A12: `controller.resource.health.persist: "false"` in argocd-cmd-params-cm: per-resource
+/// health is not in the Application's status.
+pub fn params_checks(params: &Value) -> Vec<Finding> {
+    let v = params
+        .pointer("/data/controller.resource.health.persist")
+        .and_then(Value::as_str);
+    match v {
+        Some("false") => vec![finding("A12", Severity::Info, "ConfigMap argocd-cmd-params-cm",
+            "controller.resource.health.persist: \"false\"".to_string(),
+            "Argo CD keeps per-resource health out of Application.status.resources: tools reading it see none; `kubectl pacto` recomputes it".to_string(),
+            String::new())],
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -73,5 +416,25 @@ mod tests {
             "resource.customizations": "\"*.io/*\":\n  health.lua: return {}\n",
         }));
         assert!(unused_health_keys(&o, &["pacto.trianalab.io/Pacto".to_string()]).is_empty());
+    }
+
+    #[test]
+    fn library_calls_a_restricted_script_fails_on() {
+        assert_eq!(
+            library_call("local m = string.format('%s', x)").as_deref(),
+            Some("string.format")
+        );
+        assert_eq!(
+            library_call("return s:gsub('a', 'b')").as_deref(),
+            Some(":gsub()")
+        );
+        assert_eq!(
+            library_call("-- string.format in a comment\nreturn {}"),
+            None
+        );
+        assert_eq!(
+            library_call("return math.floor(1.5)").as_deref(),
+            Some("math.floor")
+        );
     }
 }

@@ -1,11 +1,22 @@
 //! Configuration checks: is a gate configured, or does it only look configured? Each check has a
-//! stable ID (the checklist of `shared/reference/pacto-domain.md` §2.5: F.. Flux, A.. Argo CD,
-//! O.. operator and object, C.. CoderTemplateTest), a severity, the object it is about, the
-//! evidence that decided it and the fix. Pure: objects and parsed configuration in, findings out.
+//! stable ID (the checklist of shared/reference/pacto-domain.md §2.5: F.. Flux, A.. Argo CD,
+//! O.. operator and object, C.. CoderTemplateTest; S.. delivery Stages, ours), a severity, the
+//! object it is about, the evidence that decided it and the fix. Beyond reading, some checks run
+//! the configured gates with this crate's engines on probe objects ([`probes`]). Pure: objects,
+//! cluster facts and the clock come in, findings go out.
 
 pub mod argocd;
+pub mod delivery;
+pub mod flux;
+pub mod near;
+pub mod objects;
+pub mod probes;
+
+#[cfg(test)]
+mod tests;
 
 use serde::Serialize;
+use serde_json::Value;
 
 /// How much a finding matters: an error means the gate does not do what it looks like it does;
 /// a warning that it may not; info is worth knowing and never changes an exit code.
@@ -34,8 +45,7 @@ pub struct Finding {
     /// The check's stable ID, e.g. `A01`.
     pub id: &'static str,
     pub severity: Severity,
-    /// The object the finding is about, e.g. `ConfigMap argocd/argocd-cm`, or `argocd-cm` for a
-    /// file's configuration.
+    /// The object the finding is about, e.g. `ConfigMap argocd/argocd-cm`.
     pub object: String,
     /// What was read that decided it: the key, the expression, the field and its value.
     pub evidence: String,
@@ -43,4 +53,219 @@ pub struct Finding {
     pub finding: String,
     /// The change that fixes it (a key, a line, a command); empty when there is nothing to do.
     pub fix: String,
+}
+
+/// What a cluster tells beyond its objects (`doctor --cluster`).
+#[derive(Debug, Clone, Default)]
+pub struct ClusterFacts {
+    /// When the Argo CD application controller started, Unix seconds, and its name.
+    pub controller_started: Option<(i64, String)>,
+    /// When argocd-cm's Pacto health key was last written (its managedFields entry), Unix seconds.
+    pub pacto_key_written: Option<i64>,
+}
+
+/// Everything doctor reads.
+#[derive(Debug, Clone, Default)]
+pub struct Input {
+    /// The objects: argocd-cm, argocd-cmd-params-cm, Kustomizations, HelmReleases, Pactos,
+    /// CoderTemplateTests, Stages, OCIRepositories, Applications (others are ignored).
+    pub objects: Vec<Value>,
+    pub cluster: ClusterFacts,
+    /// Kinds that could not be read (a note each), e.g. `applications.argoproj.io: forbidden`.
+    pub unreadable: Vec<(String, String)>,
+    /// The operator's stabilization window, seconds.
+    pub stabilization_window: i64,
+    /// The clock, Unix seconds.
+    pub now_unix: i64,
+}
+
+/// The findings, grouped by object (objects in the order met, findings by severity then ID), and
+/// notes on what was not checked.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Report {
+    pub findings: Vec<Finding>,
+    pub notes: Vec<String>,
+    /// What was read, per kind: `(kind, count)`.
+    pub read: Vec<(String, usize)>,
+}
+
+impl Report {
+    /// kubectl's convention for checks: 0 when no finding is a warning or an error, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        u8::from(self.findings.iter().any(|f| f.severity != Severity::Info))
+    }
+}
+
+fn kind_of(o: &Value) -> (String, String) {
+    let g = crate::k8s::gvk_of(o);
+    (g.group, g.kind)
+}
+
+/// Runs every check on the input.
+pub fn run(input: &Input) -> Report {
+    let objs = &input.objects;
+    let is = |o: &Value, group: &str, kind: &str| {
+        let (g, k) = kind_of(o);
+        g == group && k == kind
+    };
+    let name = |o: &Value| {
+        o.pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let of = |group: &str, kind: &str| {
+        objs.iter()
+            .filter(|o| is(o, group, kind))
+            .collect::<Vec<_>>()
+    };
+    let configmaps = of("", "ConfigMap");
+    let argocd_cms: Vec<&Value> = configmaps
+        .iter()
+        .copied()
+        .filter(|o| name(o) == "argocd-cm")
+        .collect();
+    let params: Vec<&Value> = configmaps
+        .iter()
+        .copied()
+        .filter(|o| name(o) == "argocd-cmd-params-cm")
+        .collect();
+    let kustomizations: Vec<&Value> = objs
+        .iter()
+        .filter(|o| {
+            is(o, "kustomize.toolkit.fluxcd.io", "Kustomization")
+                || is(o, "helm.toolkit.fluxcd.io", "HelmRelease")
+        })
+        .collect();
+    let pactos = of(crate::pacto::GROUP, crate::pacto::KIND);
+    let ctts = of("coder.com", "CoderTemplateTest");
+    let stages = of(crate::delivery::GROUP, "Stage");
+    let repos = of("source.toolkit.fluxcd.io", "OCIRepository");
+    let apps = of("argoproj.io", "Application");
+    let mut report = Report {
+        read: vec![
+            ("argocd-cm".to_string(), argocd_cms.len()),
+            (
+                "Kustomization/HelmRelease".to_string(),
+                kustomizations.len(),
+            ),
+            ("Pacto".to_string(), pactos.len()),
+            ("CoderTemplateTest".to_string(), ctts.len()),
+            ("Stage".to_string(), stages.len()),
+        ],
+        ..Report::default()
+    };
+    let mut findings = Vec::new();
+
+    // Argo CD.
+    for cm in &argocd_cms {
+        let cm = argocd::ArgoCm::new(cm);
+        findings.extend(argocd::static_checks(
+            &cm,
+            !pactos.is_empty(),
+            !ctts.is_empty(),
+        ));
+        findings.extend(argocd::evaluated(&cm, input.now_unix));
+        if let (Some((started, who)), Some(written)) = (
+            &input.cluster.controller_started,
+            input.cluster.pacto_key_written,
+        ) {
+            findings.extend(argocd::restart_needed(&cm, written, *started, who));
+        }
+    }
+    for p in &params {
+        findings.extend(argocd::params_checks(p));
+    }
+
+    // Flux.
+    let max_interval = pactos
+        .iter()
+        .map(|p| crate::pacto::view::PactoView::new(p).check_interval_seconds)
+        .max()
+        .unwrap_or(crate::pacto::view::DEFAULT_CHECK_INTERVAL_SECONDS);
+    let max_test_timeout = ctts
+        .iter()
+        .filter_map(|t| t.pointer("/spec/timeoutSeconds").and_then(Value::as_i64))
+        .max()
+        .unwrap_or(900);
+    for k in &kustomizations {
+        let parsed = match crate::flux::kustomization::parse(k) {
+            Ok(p) => p,
+            Err(e) => {
+                findings.push(Finding {
+                    id: "F05",
+                    severity: Severity::Error,
+                    object: format!("{} {}", kind_of(k).1, name(k)),
+                    evidence: e.clone(),
+                    finding: format!("cannot be read as Flux reads it: {e}"),
+                    fix: "fix the field named".to_string(),
+                });
+                continue;
+            }
+        };
+        let inventory: Option<Vec<String>> = k
+            .pointer("/status/inventory/entries")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|e| e.get("id").and_then(Value::as_str).map(str::to_string))
+                    .collect()
+            });
+        let ctx = flux::Context {
+            applies_pactos: inventory
+                .as_ref()
+                .map(|ids| ids.iter().any(|i| i.ends_with("_pacto.trianalab.io_Pacto"))),
+            applies_ctts: inventory.as_ref().map(|ids| {
+                ids.iter()
+                    .any(|i| i.ends_with("_coder.com_CoderTemplateTest"))
+            }),
+            max_check_interval: max_interval,
+            stabilization_window: input.stabilization_window,
+            max_test_timeout,
+        };
+        findings.extend(flux::checks(&parsed, &ctx, input.now_unix));
+    }
+
+    // The objects.
+    let now = jiff::Timestamp::from_second(input.now_unix).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+    for p in &pactos {
+        findings.extend(objects::pacto(p, now));
+    }
+    for t in &ctts {
+        findings.extend(objects::coder_template_test(t));
+    }
+
+    // Delivery.
+    if !stages.is_empty() {
+        let snapshot = crate::delivery::Snapshot {
+            stages: stages.iter().map(|s| (*s).clone()).collect(),
+            oci_repositories: Some(Ok(repos.iter().map(|s| (*s).clone()).collect())),
+            kustomizations: Some(Ok(kustomizations.iter().map(|s| (*s).clone()).collect())),
+            applications: Some(Ok(apps.iter().map(|s| (*s).clone()).collect())),
+        };
+        let world = crate::delivery::World::new(&snapshot);
+        let labelled: Vec<Value> = repos
+            .iter()
+            .chain(&kustomizations)
+            .chain(&apps)
+            .map(|o| (*o).clone())
+            .collect();
+        findings.extend(delivery::checks(&world, &labelled));
+    }
+
+    for (kind, why) in &input.unreadable {
+        report.notes.push(format!("{kind} not checked: {why}"));
+    }
+
+    // Group by object, in the order objects were met; errors first within one.
+    let mut order: Vec<String> = Vec::new();
+    for f in &findings {
+        if !order.contains(&f.object) {
+            order.push(f.object.clone());
+        }
+    }
+    findings.sort_by_key(|f| (order.iter().position(|o| *o == f.object), f.severity, f.id));
+    findings.dedup();
+    report.findings = findings;
+    report
 }

@@ -1,0 +1,205 @@
+//! Checks of Flux gates: a Kustomization's (or HelmRelease's) `healthCheckExprs`, `wait` and
+//! `timeout`, read as kustomize-controller reads them and evaluated with the engine of
+//! [`crate::flux`] (fluxcd/pkg `runtime/cel`); IDs from shared/reference/pacto-domain.md §2.5
+//! (F01–F13, C01–C02).
+
+use super::near::near_miss;
+use super::probes::{self, Must};
+use super::{Finding, Severity};
+use crate::flux::health::FluxHealth;
+use crate::flux::kustomization::Kustomization;
+use crate::flux::KStatus;
+use crate::k8s::duration::go_duration;
+use std::time::Duration;
+
+/// What the checks need to know about the objects around a Kustomization.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// The Kustomization's inventory holds a Pacto (`status.inventory`), or None when it has no
+    /// inventory to tell.
+    pub applies_pactos: Option<bool>,
+    /// Likewise for CoderTemplateTests.
+    pub applies_ctts: Option<bool>,
+    /// The longest `spec.checkIntervalSeconds` of the Pactos read (300 when none).
+    pub max_check_interval: i64,
+    /// The operator's stabilization window, seconds (120 by default).
+    pub stabilization_window: i64,
+    /// The longest `spec.timeoutSeconds` of the CoderTemplateTests read (900 when none).
+    pub max_test_timeout: i64,
+}
+
+fn finding(
+    id: &'static str,
+    severity: Severity,
+    object: &str,
+    evidence: String,
+    finding: String,
+    fix: String,
+) -> Finding {
+    Finding {
+        id,
+        severity,
+        object: object.to_string(),
+        evidence,
+        finding,
+        fix,
+    }
+}
+
+const PACTO_GROUP: &str = "pacto.trianalab.io";
+const CTT_GROUP: &str = "coder.com";
+
+/// Every check of one Kustomization or HelmRelease. `now_unix` is the clock of kstatus.
+pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
+    let o = format!("{} {}/{}", k.kind, k.namespace, k.name);
+    let mut out = Vec::new();
+    let entry = |group: &str, kind: &str| {
+        k.exprs
+            .iter()
+            .find(|e| e.group() == group && (e.kind == kind || e.kind.is_empty()))
+    };
+    let pacto_entry = entry(PACTO_GROUP, "Pacto");
+    let ctt_entry = entry(CTT_GROUP, "CoderTemplateTest");
+
+    // F04: near misses of the group or kind.
+    for e in &k.exprs {
+        for (group, kind) in [(PACTO_GROUP, "Pacto"), (CTT_GROUP, "CoderTemplateTest")] {
+            let group_miss = near_miss(e.group(), group, 3);
+            let kind_miss = e.group() == group
+                && !e.kind.is_empty()
+                && e.kind != kind
+                && e.kind.eq_ignore_ascii_case(kind);
+            if group_miss || kind_miss {
+                out.push(finding("F04", Severity::Error, &o,
+                    format!("spec.healthCheckExprs[{}]: apiVersion {:?}, kind {:?}", e.index, e.api_version, e.kind),
+                    format!("healthCheckExprs[{}] looks meant for {group}/{kind} but names {:?}/{:?}: Flux matches group and kind exactly, so it applies to nothing and the object falls back to kstatus", e.index, e.group(), e.kind),
+                    format!("set apiVersion: {group}/v1alpha1 and kind: {kind}")));
+            }
+        }
+    }
+
+    // The expressions must compile (F05 names a missing current).
+    let engine = match FluxHealth::new(&k.exprs, k.job_order(), now_unix) {
+        Ok(e) => Some(e),
+        Err(e) => {
+            out.push(finding("F05", Severity::Error, &o, e.clone(),
+                format!("the healthCheckExprs do not compile ({e}): the {} stalls with InvalidCELExpression and applies nothing", k.kind),
+                "fix the expression; every entry needs a current expression".to_string()));
+            None
+        }
+    };
+
+    let gates_pactos = pacto_entry.is_some() || ctx.applies_pactos == Some(true);
+    // F01: applies Pactos with no entry for them.
+    if pacto_entry.is_none() && ctx.applies_pactos == Some(true) {
+        out.push(finding("F01", Severity::Error, &o, "status.inventory lists a Pacto; spec.healthCheckExprs has no pacto.trianalab.io/Pacto entry".to_string(),
+            format!("the {} applies Pactos but has no healthCheckExprs entry for them: kstatus reads every Pacto Current, so a NonCompliant Pacto reports healthy", k.kind),
+            "kubectl pacto snippet flux --for pacto (add the entry to spec.healthCheckExprs)".to_string()));
+    }
+    let ctt_applied = ctt_entry.is_some() || ctx.applies_ctts == Some(true);
+    if ctt_entry.is_none() && ctx.applies_ctts == Some(true) {
+        out.push(finding("C01", Severity::Error, &o, "status.inventory lists a CoderTemplateTest; spec.healthCheckExprs has no coder.com/CoderTemplateTest entry".to_string(),
+            "CoderTemplateTests are applied without a healthCheckExprs entry: kstatus reads a test without status as Current, so Flux treats a new test as passed until its controller writes one".to_string(),
+            "kubectl pacto snippet flux --for codertemplatetest (add the entry to spec.healthCheckExprs)".to_string()));
+    }
+
+    // F02: the expressions are never evaluated.
+    if (gates_pactos || ctt_applied) && !k.wait && k.health_checks.is_empty() {
+        out.push(finding("F02", Severity::Error, &o, "spec.wait: false, spec.healthChecks empty".to_string(),
+            format!("the {} waits for nothing: its healthCheckExprs are never evaluated and the next step never waits for the verdict", k.kind),
+            "set spec.wait: true".to_string()));
+    }
+
+    // Evaluate the entries on the probes (F06, F07, F08; C01 for tests).
+    if let Some(engine) = &engine {
+        let sets = [
+            (
+                pacto_entry.is_some(),
+                probes::pactos(),
+                "pacto.trianalab.io/Pacto",
+                true,
+            ),
+            (
+                ctt_entry.is_some(),
+                probes::coder_template_tests(),
+                "coder.com/CoderTemplateTest",
+                false,
+            ),
+        ];
+        for (present, probe_set, what, pacto) in sets {
+            if !present {
+                continue;
+            }
+            for p in &probe_set {
+                let v = engine.evaluate(&p.object);
+                let got = match v.status {
+                    KStatus::Current => Must::Pass,
+                    KStatus::Failed => Must::Fail,
+                    _ => Must::Hold,
+                };
+                let evidence = format!(
+                    "on {}: {}{}",
+                    p.name,
+                    v.status.as_str(),
+                    v.error
+                        .as_ref()
+                        .map(|e| format!(" ({e})"))
+                        .unwrap_or_default()
+                );
+                match (p.must, got) {
+                    (Must::Hold | Must::Fail, Must::Pass) => out.push(finding(if pacto { "F06" } else { "C01" }, Severity::Error, &o, evidence,
+                        format!("the {what} entry fails open: it reads {} as Current", p.name),
+                        "list only passing verdicts in current (Compliant, Reference, Warning) and add no inProgress that a passing verdict can reach".to_string())),
+                    (Must::Fail, Must::Hold) => out.push(finding(if pacto { "F07" } else { "C01" }, Severity::Error, &o, evidence,
+                        format!("the {what} entry does not fail {}: a real violation only surfaces as a timeout", p.name),
+                        if pacto { "failed: status.contractStatus in ['NonCompliant', 'Invalid']".to_string() } else { "failed: status.phase == 'Failed'".to_string() })),
+                    (Must::Pass, Must::Hold | Must::Fail) => out.push(finding(if pacto { "F06" } else { "C01" }, Severity::Error, &o, evidence,
+                        format!("the {what} entry never passes {}: every rollout would wait for the timeout", p.name),
+                        "make current true for a passing verdict".to_string())),
+                    (Must::Knob, got) => out.push(finding("F08", Severity::Info, &o, evidence,
+                        format!("the Warning knob: a Warning Pacto {} (Warning sits in {})", if got == Must::Pass { "passes" } else { "blocks" }, if got == Must::Pass { "current" } else { "failed" }),
+                        String::new())),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    // F09 and F13: what the Pacto expressions read.
+    if let Some(e) = pacto_entry {
+        let all = format!("{} {} {}", e.current, e.failed, e.in_progress);
+        if all.contains("observedGeneration") {
+            out.push(finding("F09", Severity::Warning, &o, format!("spec.healthCheckExprs[{}] reads observedGeneration", e.index),
+                "a hand-written generation guard: Flux compares observedGeneration with generation before any expression, and the hand-written one errors on a Pacto without status".to_string(),
+                "drop the observedGeneration comparison from the expressions".to_string()));
+        }
+        if all.contains("status.conditions") {
+            out.push(finding("F13", Severity::Info, &o, format!("spec.healthCheckExprs[{}] reads status.conditions", e.index),
+                "the Pacto expressions read status.conditions: the verdict is status.contractStatus".to_string(),
+                "decide on status.contractStatus".to_string()));
+        }
+    }
+
+    // F10 / C02: the timeout against what the verdicts take.
+    let timeout = crate::flux::wait::timeout(k);
+    if gates_pactos && (k.wait || !k.health_checks.is_empty()) {
+        let floor =
+            Duration::from_secs((ctx.stabilization_window + ctx.max_check_interval).max(0) as u64);
+        if timeout <= floor {
+            out.push(finding("F10", Severity::Warning, &o,
+                format!("timeout {} (spec.timeout {:?}, interval {:?}); stabilization window {}s + check interval {}s = {}", go_duration(timeout), k.timeout.as_deref().unwrap_or(""), k.interval.as_deref().unwrap_or(""), ctx.stabilization_window, ctx.max_check_interval, go_duration(floor)),
+                "the timeout does not exceed the operator's stabilization window plus one requeue: an absence confirmed late arrives as an ambiguous timeout instead of a clean failure".to_string(),
+                format!("set spec.timeout above {} (plus the time the apply takes)", go_duration(floor))));
+        }
+    }
+    if ctt_applied && (k.wait || !k.health_checks.is_empty()) {
+        let floor = Duration::from_secs(ctx.max_test_timeout.max(0) as u64 + 60);
+        if timeout <= floor {
+            out.push(finding("C02", Severity::Warning, &o,
+                format!("timeout {}; the tests' timeoutSeconds {}s", go_duration(timeout), ctx.max_test_timeout),
+                "the timeout does not exceed the tests' timeoutSeconds plus the time their controller needs to start: Flux stops waiting before the test ends".to_string(),
+                format!("set spec.timeout well above {}", go_duration(floor))));
+        }
+    }
+    out
+}

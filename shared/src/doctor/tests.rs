@@ -1,0 +1,111 @@
+//! The check table of `testdata/cases.yaml`: the base (the recommended gates of examples/ and
+//! well-configured objects) passes every check, and each case breaks one.
+
+use super::{run, ClusterFacts, Input};
+use crate::testutil::{docs, edit};
+use serde_json::{json, Value};
+
+const NOW: &str = "2026-11-29T12:00:00Z";
+
+fn base() -> Vec<Value> {
+    let mut objects = docs(include_str!("../../../examples/argocd-cm.yaml"));
+    let mut k = docs(include_str!(
+        "../../../examples/flux/kustomization-gated.yaml"
+    ));
+    k[0]["status"] = json!({"inventory": {"entries": [
+        {"id": "shop_orders_pacto.trianalab.io_Pacto", "v": "v1alpha1"},
+        {"id": "coder_docker-v2_coder.com_CoderTemplateTest", "v": "v1alpha1"}]}});
+    objects.extend(k);
+    objects.extend(docs(include_str!("testdata/objects.yaml")));
+    objects
+}
+
+fn unix(t: &str) -> i64 {
+    t.parse::<jiff::Timestamp>().unwrap().as_second()
+}
+
+fn ids_of(input: &Input) -> (Vec<String>, super::Report) {
+    let report = run(input);
+    let mut ids: Vec<String> = report.findings.iter().map(|f| f.id.to_string()).collect();
+    ids.sort();
+    ids.dedup();
+    (ids, report)
+}
+
+fn input(objects: Vec<Value>, cluster: ClusterFacts) -> Input {
+    Input {
+        objects,
+        cluster,
+        unreadable: Vec::new(),
+        stabilization_window: 120,
+        now_unix: unix(NOW),
+    }
+}
+
+#[test]
+fn the_base_passes_every_check_and_each_case_breaks_one() {
+    let table: Value = serde_saphyr::from_str(include_str!("testdata/cases.yaml")).unwrap();
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
+    };
+    let (ids, report) = ids_of(&input(base(), ClusterFacts::default()));
+    assert_eq!(ids, strings(&table["base"]), "base: {:#?}", report.findings);
+    assert_eq!(report.exit_code(), 0);
+    let cases = table["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 38);
+    let mut covered = std::collections::BTreeSet::new();
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let mut objects = base();
+        for e in edit(&mut objects, &case["edits"]) {
+            let r = &e["rename"];
+            let cm = objects
+                .iter_mut()
+                .find(|o| o["metadata"]["name"] == json!("argocd-cm"))
+                .unwrap();
+            let data = cm["data"].as_object_mut().unwrap();
+            let v = data
+                .remove(r["from"].as_str().unwrap())
+                .expect("a key to rename");
+            data.insert(r["to"].as_str().unwrap().to_string(), v);
+        }
+        let mut cluster = ClusterFacts::default();
+        if let Some(c) = case.get("cluster") {
+            cluster.controller_started = Some((
+                unix(c["controller_started"].as_str().unwrap()),
+                "argocd-application-controller-0".into(),
+            ));
+            cluster.pacto_key_written = Some(unix(c["pacto_key_written"].as_str().unwrap()));
+        }
+        let (ids, report) = ids_of(&input(objects, cluster));
+        let want = strings(&case["ids"]);
+        assert_eq!(ids, want, "{name}: {:#?}", report.findings);
+        let id = &name[..3];
+        assert!(ids.iter().any(|i| i == id), "{name}");
+        covered.insert(id.to_string());
+        // Every finding says what decided it and, unless it is info, how to fix it.
+        for f in &report.findings {
+            assert!(
+                !f.evidence.is_empty() && !f.finding.is_empty(),
+                "{name}: {f:?}"
+            );
+            if f.severity != super::Severity::Info {
+                assert!(!f.fix.is_empty(), "{name}: no fix: {f:?}");
+            }
+        }
+        let expected_exit = u8::from(
+            report
+                .findings
+                .iter()
+                .any(|f| f.severity != super::Severity::Info),
+        );
+        assert_eq!(report.exit_code(), expected_exit);
+    }
+    // 31 checks broken one by one; the two info checks (A10, F08: where the Warning knob sits)
+    // speak on the base itself.
+    assert_eq!(covered.len(), 31, "{covered:?}");
+}
