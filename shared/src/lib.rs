@@ -10,6 +10,7 @@ pub mod k8s;
 pub mod object;
 pub mod pacto;
 pub mod render;
+pub mod snippets;
 
 #[cfg(test)]
 mod testutil;

@@ -4,9 +4,8 @@
 //! engine of [`crate::argo`]. Flux: the `healthCheckExprs` of every Kustomization whose inventory
 //! holds the object (kustomize-controller `status.inventory.entries[].id`,
 //! `<namespace>_<name>_<group>_<kind>`, fluxcd/cli-utils `object.ObjMetadata.String`), evaluated by
-//! [`crate::flux`]. When neither can be read, the recommended gate: the scripts and expressions
-//! under `examples/gates` and `examples/flux/kustomization-gated.yaml` (seed 000 and seed 004
-//! semantics), compiled into the binary.
+//! [`crate::flux`]. When neither can be read, the recommended gate of [`super::recommended`]
+//! (seed 000 and seed 004 semantics), compiled into the binary.
 
 use crate::argo::health::{ArgoHealth, ArgoVerdict};
 use crate::argo::settings::{self, Overrides};
@@ -16,54 +15,19 @@ use crate::flux::KStatus;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 
-/// The recommended Argo CD health script for Pacto (`examples/gates/pacto.trianalab.io/Pacto`).
-pub const PACTO_HEALTH_LUA: &str =
-    include_str!("../../../examples/gates/pacto.trianalab.io/Pacto/health.lua");
-/// The recommended Argo CD health script for CoderTemplateTest.
-pub const CODER_TEMPLATE_TEST_HEALTH_LUA: &str =
-    include_str!("../../../examples/gates/coder.com/CoderTemplateTest/health.lua");
-/// The recommended Flux Kustomization (its `healthCheckExprs` for Pacto and CoderTemplateTest).
-pub const FLUX_KUSTOMIZATION_YAML: &str =
-    include_str!("../../../examples/flux/kustomization-gated.yaml");
-
-/// The argocd-cm key of the Pacto health customization.
-pub const PACTO_ARGO_KEY: &str = "resource.customizations.health.pacto.trianalab.io_Pacto";
-const WARNING_PASSES: &str = "local onWarning = \"Healthy\"";
-const WARNING_BLOCKS: &str = "local onWarning = \"Degraded\"";
+pub use super::recommended::PACTO_ARGO_KEY;
 
 /// The recommended argocd-cm `data`: health customizations for Pacto and CoderTemplateTest. With
 /// `warning_blocks` the Pacto script's one knob is flipped: Warning reads Degraded.
 pub fn recommended_argocd_data(warning_blocks: bool) -> BTreeMap<String, String> {
-    let pacto = if warning_blocks {
-        PACTO_HEALTH_LUA.replace(WARNING_PASSES, WARNING_BLOCKS)
-    } else {
-        PACTO_HEALTH_LUA.to_string()
-    };
-    BTreeMap::from([
-        (PACTO_ARGO_KEY.to_string(), pacto),
-        (
-            "resource.customizations.health.coder.com_CoderTemplateTest".to_string(),
-            CODER_TEMPLATE_TEST_HEALTH_LUA.to_string(),
-        ),
-    ])
+    super::recommended::argocd_data(warning_blocks)
 }
 
 /// The recommended Kustomization as read by [`kustomization::parse`]. With `warning_blocks`,
 /// Warning moves from the Pacto entry's `current` to its `failed` expression.
 pub fn recommended_kustomization(warning_blocks: bool) -> Kustomization {
-    let docs = crate::object::parse_objects(FLUX_KUSTOMIZATION_YAML, "recommended gate")
-        .expect("the recommended Kustomization is valid YAML (a test reads it)");
-    let mut k = kustomization::parse(&docs[0].value)
-        .expect("the recommended Kustomization is a Kustomization (a test reads it)");
-    if warning_blocks {
-        for e in k.exprs.iter_mut().filter(|e| e.kind == "Pacto") {
-            e.current = e
-                .current
-                .replace(" || status.contractStatus == 'Warning'", "");
-            e.failed.push_str(" || status.contractStatus == 'Warning'");
-        }
-    }
-    k
+    kustomization::parse(&super::recommended::kustomization_object(warning_blocks))
+        .expect("the recommended Kustomization is a Kustomization (a test reads it)")
 }
 
 /// Where a gate's rules came from, for the reader.

@@ -4,6 +4,7 @@
 
 pub mod explain;
 pub mod gate;
+pub mod recommended;
 pub mod verdict;
 pub mod view;
 
