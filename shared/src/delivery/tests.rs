@@ -193,17 +193,17 @@ fn a_written_condition_that_differs_is_shown() {
     );
 }
 
-/// The shipped examples (examples/delivery, read as one directory like `get stages -f` reads
-/// it) give the conditions their README promises.
+/// The shipped examples (examples/delivery) and the broken Stages beside the tests
+/// (tests/fixtures/mistakes/delivery), read as one set, give the conditions their READMEs promise.
 #[test]
 fn the_examples_are_what_their_readme_says() {
     let files = [
         include_str!("../../../examples/delivery/flux-payments.yaml"),
         include_str!("../../../examples/delivery/argo-orders.yaml"),
-        include_str!("../../../examples/delivery/broken-unlabelled.yaml"),
-        include_str!("../../../examples/delivery/broken-open-identity.yaml"),
-        include_str!("../../../examples/delivery/broken-unscoped.yaml"),
-        include_str!("../../../examples/delivery/broken-two-sources.yaml"),
+        include_str!("../../../tests/fixtures/mistakes/delivery/broken-unlabelled.yaml"),
+        include_str!("../../../tests/fixtures/mistakes/delivery/broken-open-identity.yaml"),
+        include_str!("../../../tests/fixtures/mistakes/delivery/broken-unscoped.yaml"),
+        include_str!("../../../tests/fixtures/mistakes/delivery/broken-two-sources.yaml"),
         include_str!("../../../examples/delivery/operation-held.yaml"),
     ];
     let objects: Vec<Value> = files.iter().flat_map(|f| yaml_docs(f)).collect();
