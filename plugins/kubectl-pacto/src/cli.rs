@@ -38,10 +38,14 @@ pub enum Command {
     /// object's group and kind, Flux's Job reader, else kstatus; then what the Kustomization's wait
     /// makes of them. Exit 0 when it ran, whatever the verdicts.
     Health(HealthArgs),
-    /// List Pactos with their verdict and what the Argo CD and Flux gates decide.
+    /// List Pactos with their verdict and what the Argo CD and Flux gates decide; or delivery
+    /// Stages with their computed conditions; or Operations with where they stand.
     ///
-    /// Reads the cluster (kubeconfig or in-cluster) with one list call, or files with -f.
-    /// Columns: STATUS is status.contractStatus as written (unknown values shown, read as
+    /// Reads the cluster (kubeconfig or in-cluster) with one list call per kind, or files with
+    /// -f. RESOURCE is pactos (the default), stages or operations (singular, plural,
+    /// group-qualified, or TYPE/NAME for one object).
+    ///
+    /// Pactos: STATUS is status.contractStatus as written (unknown values shown, read as
     /// pending); ERRORS and WARNINGS the summary counts (legacy operator: failed checks that make
     /// it NonCompliant, and the others); GATE what the gates do with the next rollout step: pass,
     /// hold, fail, none (no gate reads the verdict), or argo:X flux:Y when they differ; FRESH yes,
@@ -49,18 +53,35 @@ pub enum Command {
     /// evaluated); AGE since creation; FINDING the first error finding (for an Unknown verdict the
     /// first unknown one). -o wide adds ARGO, FLUX, RECONCILED, INTERVAL (checkIntervalSeconds,
     /// default 300) and SCHEMA (current, legacy, none: no status, undetermined: a status with
-    /// neither shape's fields).
+    /// neither shape's fields). The gates are the cluster's own (argocd-cm, and the Flux
+    /// Kustomizations whose inventory holds the Pacto) when readable, else the recommended gate;
+    /// a note on stderr says when.
     ///
-    /// The gates are the cluster's own (argocd-cm, and the Flux Kustomizations whose inventory
-    /// holds the Pacto) when readable, else the recommended gate; a note on stderr says when.
+    /// Stages: READY and MEDIATED are the Ready and Mediated conditions as computed here from
+    /// the Stage, its OCIRepositories and its appliers (Flux Kustomizations, Argo CD
+    /// Applications), True, False or Unknown; REASON the computed reason of the first that is not
+    /// True; POINTER status.pointer (the digest cut to 12 hex digits); LEVEL status.level. -o wide
+    /// adds SERVICE, ENVIRONMENT, APPLY (spec.applyRef.name) and WRITTEN (same: the conditions
+    /// written on the Stage say what is computed; differs). A kind that is not installed or
+    /// cannot be read is a note on stderr.
+    ///
+    /// Operations: TYPE spec.type, STAGE spec.stageRef.name, PHASE status.phase, WAITING-ON the
+    /// gates a Held operation waits on a person for (- in other phases). -o wide adds VERSION,
+    /// DIGEST and ACTOR.
+    ///
     /// KUBECTL_PACTO_NOW (RFC 3339) fixes the clock for reproducible output.
     Get(GetArgs),
-    /// Explain one Pacto's verdict: findings, conditions, freshness, what Argo CD and Flux decide
-    /// and why, and when it will change.
+    /// Explain one Pacto's verdict, one delivery Stage's conditions or one Operation's place.
     ///
-    /// Takes pacto/NAME (or codertemplatetest/NAME) from the cluster, or the objects of -f
-    /// files (all of them, or the one KIND/NAME names). KUBECTL_PACTO_NOW (RFC 3339) fixes the
-    /// clock for reproducible output.
+    /// A Pacto: findings, conditions, freshness, what Argo CD and Flux decide and why, and when
+    /// it will change. A Stage: its conditions as written and as computed, every rule with its
+    /// verdict, and for each failure the object, the field and the fix. An Operation: what its
+    /// phase means, each gate's verdict, who may act next, and the Approvals that count.
+    ///
+    /// Takes pacto/NAME, codertemplatetest/NAME, stage/NAME or operation/NAME from the cluster,
+    /// or the objects of -f files (all of them, or the one KIND/NAME names; the files also hold
+    /// what a Stage or Operation depends on). -o json|yaml prints the explanation as data.
+    /// KUBECTL_PACTO_NOW (RFC 3339) fixes the clock for reproducible output.
     Explain(ExplainArgs),
     /// Print a shell completion script (bash, zsh or fish) for kubectl-pacto.
     Completion {
@@ -155,10 +176,10 @@ pub struct GateArgs {
 
 #[derive(Debug, Args)]
 pub struct GetArgs {
-    /// What to list: pactos (also pacto, pacto.pacto.trianalab.io, or pacto/NAME).
+    /// What to list: pactos, stages or operations (also singular, group-qualified, or TYPE/NAME).
     #[arg(value_name = "RESOURCE", default_value = "pactos", add = ArgValueCandidates::new(resources))]
     pub resource: String,
-    /// One Pacto by name.
+    /// One object by name.
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
     /// List across all namespaces (adds a NAMESPACE column).
@@ -167,11 +188,12 @@ pub struct GetArgs {
     /// Label selector (e.g. team=shop,tier!=batch).
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
-    /// Output format: wide adds ARGO, FLUX, RECONCILED, INTERVAL and SCHEMA; name prints
-    /// pacto.pacto.trianalab.io/NAME; json and yaml print a kubectl List of the objects.
+    /// Output format: wide adds the wide columns of the kind; name prints TYPE/NAME
+    /// (pacto.pacto.trianalab.io/NAME); json and yaml print a kubectl List of the objects.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<GetOutput>,
-    /// Read Pactos from files (YAML or JSON, directories, - for stdin) instead of the cluster.
+    /// Read the objects from files (YAML or JSON, directories, - for stdin) instead of the
+    /// cluster; for Stages, the files also hold what they depend on.
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
@@ -182,7 +204,8 @@ pub struct GetArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// pacto/NAME or codertemplatetest/NAME (with -f: pick that object of the files).
+    /// pacto/NAME, codertemplatetest/NAME, stage/NAME or operation/NAME (with -f: pick that
+    /// object of the files).
     #[arg(
         value_name = "KIND/NAME",
         required_unless_present = "files",
@@ -195,6 +218,10 @@ pub struct ExplainArgs {
     /// The Pacto operator's --stabilization-window, for the timing of absences.
     #[arg(long, value_name = "DURATION", default_value = "2m")]
     pub stabilization_window: String,
+    /// Output format: the report by default; json and yaml print it as data (a kubectl List
+    /// when several objects are explained).
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<Output>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]
@@ -237,8 +264,15 @@ pub enum Shell {
 
 /// What `get` lists (completion candidates).
 fn resources() -> Vec<CompletionCandidate> {
-    vec![CompletionCandidate::new("pactos")
-        .help(Some("Pacto contracts (pacto.trianalab.io)".into()))]
+    vec![
+        CompletionCandidate::new("pactos")
+            .help(Some("Pacto contracts (pacto.trianalab.io)".into())),
+        CompletionCandidate::new("stages")
+            .help(Some("delivery Stages (delivery.pacto.trianalab.io)".into())),
+        CompletionCandidate::new("operations").help(Some(
+            "delivery Operations (delivery.pacto.trianalab.io)".into(),
+        )),
+    ]
 }
 
 /// The kinds `explain` takes from a cluster (completion candidates; the name follows the slash).
@@ -246,5 +280,7 @@ fn explain_kinds() -> Vec<CompletionCandidate> {
     vec![
         CompletionCandidate::new("pacto/").help(Some("pacto/NAME".into())),
         CompletionCandidate::new("codertemplatetest/").help(Some("codertemplatetest/NAME".into())),
+        CompletionCandidate::new("stage/").help(Some("stage/NAME".into())),
+        CompletionCandidate::new("operation/").help(Some("operation/NAME".into())),
     ]
 }

@@ -1,14 +1,16 @@
-//! `get` and `explain`: gather the objects and the gates (cluster or files), then hand them to
-//! the library's pure views and renderers.
+//! `get`: gather the objects (cluster or files) and, for Pactos, the gates, then hand them to the
+//! library's pure views and renderers. Stages and Operations are listed by [`crate::delivery`];
+//! `explain` is [`crate::explain`]. The I/O both share lives here: the runtime, the connection,
+//! the gates.
 
 use crate::write_stdout;
 use anyhow::{anyhow, bail, Context, Result};
 use jiff::Timestamp;
-use kubectl_pacto::cli::{ExplainArgs, GateArgs, GetArgs, GetOutput};
-use kubectl_pacto::options::{check_name, duration_flag, ClusterOptions, Global};
+use kubectl_pacto::cli::{GateArgs, GetArgs, GetOutput};
+use kubectl_pacto::options::{ClusterOptions, Global};
+use kubectl_pacto::resource::{get_resource, Listed};
 use pacto_gates::cluster::{Cluster, Scope};
 use pacto_gates::object;
-use pacto_gates::pacto::explain::{self, Options};
 use pacto_gates::pacto::gate::{self, ArgoGate, FluxGate, FluxKustomization};
 use pacto_gates::pacto::view::PactoView;
 use pacto_gates::pacto::{GROUP, KIND, VERSION};
@@ -18,7 +20,7 @@ use std::process::ExitCode;
 
 /// Runs the I/O of one command. The runtime is then shut down without waiting for blocking
 /// work that may still run (a stuck kubeconfig exec plugin after a timeout).
-fn block_on<T>(fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+pub(crate) fn block_on<T>(fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -28,13 +30,13 @@ fn block_on<T>(fut: impl std::future::Future<Output = Result<T>>) -> Result<T> {
     out
 }
 
-async fn connect(c: &ClusterOptions) -> Result<Cluster> {
+pub(crate) async fn connect(c: &ClusterOptions) -> Result<Cluster> {
     Ok(Cluster::connect(&c.connect).await?)
 }
 
 /// The gates: files given win; else the cluster's (when one is given and readable); else the
 /// recommended gate, with the reason.
-async fn load_gates(
+pub(crate) async fn load_gates(
     g: &GateArgs,
     cluster: Option<&Cluster>,
     now: Timestamp,
@@ -92,29 +94,8 @@ async fn cluster_gates(
     )
 }
 
-/// `pactos`, `pacto`, `pacto.pacto.trianalab.io` (and `/NAME` forms) → the name, if any.
-fn pacto_resource(arg: &str) -> Result<Option<String>> {
-    let (res, name) = match arg.split_once('/') {
-        Some((r, n)) => (r, Some(n.to_string())),
-        None => (arg, None),
-    };
-    let known = [
-        "pactos",
-        "pacto",
-        "pactos.pacto.trianalab.io",
-        "pacto.pacto.trianalab.io",
-    ];
-    if !known.contains(&res.to_ascii_lowercase().as_str()) {
-        bail!("\"{res}\" is not a resource type kubectl pacto get knows: it lists pactos (for one Pacto: kubectl pacto get pactos {res})");
-    }
-    if name.as_deref() == Some("") {
-        bail!("{arg}: a name is needed after the slash");
-    }
-    Ok(name)
-}
-
 /// With `-n`, only the objects of that namespace (kubectl would refuse the others).
-fn in_namespace(o: &Value, namespace: Option<&str>) -> bool {
+pub(crate) fn in_namespace(o: &Value, namespace: Option<&str>) -> bool {
     namespace.is_none_or(|ns| {
         o.pointer("/metadata/namespace")
             .and_then(Value::as_str)
@@ -128,16 +109,10 @@ fn is_pacto(o: &Value) -> bool {
     gvk.group == GROUP && gvk.kind == KIND
 }
 
-/// `kubectl pacto get`.
+/// `kubectl pacto get`: Pactos here, Stages and Operations in [`crate::delivery`].
 pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
-    let now = global.now;
-    let cluster_opts = ClusterOptions::new(&args.cluster)?;
-    let name = match (pacto_resource(&args.resource)?, &args.name) {
-        (Some(_), Some(_)) => bail!("give the name once: pacto/NAME or pactos NAME"),
-        (a, b) => a.or(b.clone()),
-    };
-    if let Some(n) = &name {
-        check_name(n, "Pacto name")?;
+    let (listed, name) = get_resource(&args.resource, args.name.as_deref())?;
+    if name.is_some() {
         if args.selector.is_some() {
             bail!("name cannot be provided when a selector is specified");
         }
@@ -145,6 +120,20 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
             bail!("a resource cannot be retrieved by name across all namespaces");
         }
     }
+    if !args.files.is_empty() && args.selector.is_some() {
+        bail!("-l/--selector selects on the API server: it cannot be used with -f");
+    }
+    match listed {
+        Listed::Pactos => get_pactos(args, name, global),
+        Listed::Stages => crate::delivery::get_stages(args, name, global),
+        Listed::Operations => crate::delivery::get_operations(args, name, global),
+    }
+}
+
+/// `kubectl pacto get pactos`.
+fn get_pactos(args: &GetArgs, name: Option<String>, global: &Global) -> Result<ExitCode> {
+    let now = global.now;
+    let cluster_opts = ClusterOptions::new(&args.cluster)?;
     let namespace_given = cluster_opts.namespace.clone();
     let machine = matches!(
         args.output,
@@ -152,9 +141,6 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
     );
     let (objects, gates, namespace) = block_on(async {
         let (objects, cluster, namespace) = if !args.files.is_empty() {
-            if args.selector.is_some() {
-                bail!("-l/--selector selects on the API server: it cannot be used with -f");
-            }
             let objs: Vec<Value> = object::read_paths(&args.files)?
                 .into_iter()
                 .map(|o| o.value)
@@ -238,94 +224,6 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
             )
         }
     };
-    write_stdout(&out)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `pacto/NAME`, `codertemplatetest/NAME` (plural and group-qualified forms too).
-fn explain_target(t: &str) -> Result<((&'static str, &'static str, &'static str), String)> {
-    let Some((kind, name)) = t.split_once('/') else {
-        bail!("{t}: expected KIND/NAME, for example pacto/orders");
-    };
-    if name.is_empty() {
-        bail!("{t}: a name is needed after the slash");
-    }
-    check_name(name, "name")?;
-    let k = kind.to_ascii_lowercase();
-    let gvk = match k.as_str() {
-        "pacto" | "pactos" | "pacto.pacto.trianalab.io" | "pactos.pacto.trianalab.io" => {
-            (GROUP, VERSION, KIND)
-        }
-        "codertemplatetest"
-        | "codertemplatetests"
-        | "codertemplatetest.coder.com"
-        | "codertemplatetests.coder.com" => ("coder.com", "v1alpha1", "CoderTemplateTest"),
-        _ => bail!("{t}: kubectl pacto explain knows pacto/NAME and codertemplatetest/NAME"),
-    };
-    Ok((gvk, name.to_string()))
-}
-
-/// `kubectl pacto explain`.
-pub fn explain(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
-    let now = global.now;
-    let cluster_opts = ClusterOptions::new(&args.cluster)?;
-    let window = duration_flag(
-        "--stabilization-window",
-        &args.stabilization_window,
-        "2m or 90 (seconds)",
-    )?;
-    let opts = Options {
-        stabilization_window_seconds: window.as_secs() as i64,
-    };
-    let namespace = cluster_opts.namespace.clone();
-    let (objects, (argo, flux)) = block_on(async {
-        if !args.files.is_empty() {
-            let wanted = args.target.as_deref().map(explain_target).transpose()?;
-            let objs: Vec<Value> = object::read_paths(&args.files)?
-                .into_iter()
-                .map(|o| o.value)
-                .filter(|o| in_namespace(o, namespace.as_deref()))
-                .filter(|o| {
-                    wanted.as_ref().is_none_or(|((group, _, kind), name)| {
-                        let gvk = pacto_gates::k8s::gvk_of(o);
-                        gvk.group == *group
-                            && gvk.kind == *kind
-                            && o.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
-                    })
-                })
-                .collect();
-            if objs.is_empty() {
-                match &args.target {
-                    Some(t) => bail!("{t} is not in the files given"),
-                    None => bail!("no objects in the files given"),
-                }
-            }
-            let gates = load_gates(&args.gates, None, now).await?;
-            return Ok((objs, gates));
-        }
-        let target = args.target.as_deref().unwrap_or_default();
-        let ((group, version, kind), name) = explain_target(target)?;
-        let cluster = connect(&cluster_opts).await?;
-        let kind = cluster.discover(group, version, kind).await?;
-        let ns = namespace
-            .clone()
-            .unwrap_or_else(|| cluster.default_namespace.clone());
-        let obj = cluster.get(&kind, &ns, &name).await?;
-        let gates = load_gates(&args.gates, Some(&cluster), now).await?;
-        Ok::<_, anyhow::Error>((vec![obj], gates))
-    })?;
-    let colour = global.colour;
-    let mut out = String::new();
-    for (i, o) in objects.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        let d = gate::decide(&argo, &flux, o);
-        out.push_str(&render::explain_text(
-            &explain::explain(o, &d, now, opts),
-            colour,
-        ));
-    }
     write_stdout(&out)?;
     Ok(ExitCode::SUCCESS)
 }

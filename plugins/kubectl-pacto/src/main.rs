@@ -1,6 +1,8 @@
 //! `kubectl-pacto`: the kubectl plugin. Argument parsing and I/O only; the evaluation, the
 //! explanations and the rendering live in the pacto-gates library.
 
+mod delivery;
+mod explain;
 mod live;
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -64,7 +66,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             None => health(&args, &global()?),
         },
         Command::Get(args) => live::get(&args, &global()?),
-        Command::Explain(args) => live::explain(&args, &global()?),
+        Command::Explain(args) => explain::explain(&args, &global()?),
         Command::Completion { shell } => {
             let mut cmd = Cli::command().bin_name("kubectl-pacto");
             let mut buf = Vec::new();

@@ -346,6 +346,8 @@ mod tests {
     }
 }
 
+mod delivery;
 mod pacto;
 pub mod suite;
-pub use pacto::{explain_text, kube_list, pacto_table, PactoRow, TableOptions};
+pub use delivery::{operation_table, short_digest, stage_table, StageRow};
+pub use pacto::{explain_text, explanation, kube_list, pacto_table, PactoRow, TableOptions};

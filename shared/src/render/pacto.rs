@@ -15,24 +15,24 @@ pub struct PactoRow<'a> {
     pub decision: &'a Decision,
 }
 
-/// How to lay out the table.
+/// How to lay out a `get` table (Pactos, Stages or Operations).
 #[derive(Debug, Clone, Copy)]
 pub struct TableOptions {
     /// `-A`: a NAMESPACE column first.
     pub all_namespaces: bool,
-    /// `-o wide`: ARGO, FLUX, RECONCILED, INTERVAL and SCHEMA columns too.
+    /// `-o wide`: the wide columns of the kind too.
     pub wide: bool,
     pub colour: bool,
     pub now: Timestamp,
 }
 
-const NONE: &str = "<none>";
+pub(super) const NONE: &str = "<none>";
 
 fn or_none(v: Option<impl ToString>) -> String {
     v.map(|v| v.to_string()).unwrap_or_else(|| NONE.to_string())
 }
 
-fn paint(word: &str, tone: Tone, colour: bool) -> String {
+pub(super) fn paint(word: &str, tone: Tone, colour: bool) -> String {
     if !colour {
         return word.to_string();
     }
@@ -60,7 +60,7 @@ fn gate_tone(d: &Decision) -> Tone {
 /// table's layout cost grows with the square of a cell's length.
 const MAX_CELL: usize = 400;
 
-fn clip(s: &str) -> String {
+pub(super) fn clip(s: &str) -> String {
     if s.chars().count() <= MAX_CELL {
         return s.to_string();
     }
@@ -188,10 +188,33 @@ pub fn explain_text(rows: &[Row], colour: bool) -> String {
             .find(|c: char| !(c.is_alphanumeric() || c == '<' || c == '>' || c == '-'))
             .unwrap_or(escaped.len());
         let (word, rest) = escaped.split_at(word_end);
+        if escaped.is_empty() {
+            // A heading with its details below: no padding after the colon.
+            out.push_str(&format!("{lead}\n"));
+            continue;
+        }
         let value = format!("{}{rest}", paint(word, r.tone, colour));
         out.push_str(&format!("{lead}{}{value}\n", " ".repeat(pad.max(1))));
     }
     out
+}
+
+/// `explain -o json|yaml` of a Pacto or another gated kind: `{"apiVersion":
+/// "pacto.trianalab.io/v1alpha1", "kind": "Explanation", "object": {apiVersion, kind, namespace,
+/// name}, "rows": [{indent, key, value}, ...]}`, the rows exactly as the text report has them.
+pub fn explanation(obj: &Value, rows: &[Row]) -> Value {
+    let s = |p: &str| obj.pointer(p).cloned().unwrap_or(Value::Null);
+    json!({
+        "apiVersion": "pacto.trianalab.io/v1alpha1",
+        "kind": "Explanation",
+        "object": {
+            "apiVersion": s("/apiVersion"),
+            "kind": s("/kind"),
+            "namespace": s("/metadata/namespace"),
+            "name": s("/metadata/name"),
+        },
+        "rows": rows,
+    })
 }
 
 /// A kubectl `List` of objects (`-o json|yaml` of `get`): `{"apiVersion":"v1","kind":"List",

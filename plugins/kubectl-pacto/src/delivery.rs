@@ -1,0 +1,509 @@
+//! `get stages|operations`, and the Stage and Operation reports of `explain`: read the delivery
+//! objects (from the cluster with one list per kind, or from files), hand them to the library's
+//! views and computation, print the notes on stderr and the tables or reports on stdout.
+
+use crate::explain::Report;
+use crate::live::{block_on, connect, in_namespace};
+use crate::write_stdout;
+use anyhow::{bail, Context, Result};
+use kubectl_pacto::cli::{GetArgs, GetOutput};
+use kubectl_pacto::options::{ClusterOptions, Global};
+use kubectl_pacto::resource::{Listed, DELIVERY_GROUP, DELIVERY_VERSION};
+use pacto_gates::cluster::{self, Cluster, ClusterError, DeliveryQuery, Scope};
+use pacto_gates::delivery::explain::{operation_json, operation_rows, stage_json, stage_rows};
+use pacto_gates::delivery::view::{ApprovalView, OperationView, Snapshot, StageView};
+use pacto_gates::delivery::{compute, World};
+use pacto_gates::k8s::selector::Selector;
+use pacto_gates::object;
+use pacto_gates::pacto::explain::{Row, Tone};
+use pacto_gates::render::{self, StageRow, TableOptions};
+use serde_json::Value;
+use std::process::ExitCode;
+
+/// The kinds a Stage or an Operation depends on, read for them (never explained on their own
+/// when the files hold a Stage or an Operation).
+const DEPENDENCIES: [(&str, &str); 4] = [
+    (DELIVERY_GROUP, "Approval"),
+    ("source.toolkit.fluxcd.io", "OCIRepository"),
+    ("kustomize.toolkit.fluxcd.io", "Kustomization"),
+    ("argoproj.io", "Application"),
+];
+
+/// Whether an object is of a kind Stages and Operations depend on.
+pub(crate) fn is_dependency(o: &Value) -> bool {
+    let gvk = pacto_gates::k8s::gvk_of(o);
+    DEPENDENCIES
+        .iter()
+        .any(|(group, kind)| gvk.group == *group && gvk.kind == *kind)
+}
+
+fn of_kind<'a>(
+    all: &'a [Value],
+    group: &'a str,
+    kind: &'a str,
+) -> impl Iterator<Item = Value> + 'a {
+    all.iter()
+        .filter(move |o| {
+            let gvk = pacto_gates::k8s::gvk_of(o);
+            gvk.group == group && gvk.kind == kind
+        })
+        .cloned()
+}
+
+/// The delivery objects a command works on, each kind as read.
+#[derive(Debug, Default)]
+pub(crate) struct Objects {
+    /// Every Stage read (the upstream chain may lead to any of them).
+    pub stages: Vec<Value>,
+    pub operations: Vec<Value>,
+    pub approvals: Vec<Value>,
+    /// The kinds a Stage's conditions read, for [`World`].
+    pub snapshot: Snapshot,
+    /// Why Stages or Approvals that an Operation report reads are not known.
+    pub notes: Vec<String>,
+}
+
+impl Objects {
+    /// The objects of files: a kind absent from them counts as read and empty.
+    pub(crate) fn from_files(all: &[Value]) -> Objects {
+        let read = |group, kind| Some(Ok(of_kind(all, group, kind).collect()));
+        Objects {
+            stages: of_kind(all, DELIVERY_GROUP, "Stage").collect(),
+            operations: of_kind(all, DELIVERY_GROUP, "Operation").collect(),
+            approvals: of_kind(all, DELIVERY_GROUP, "Approval").collect(),
+            snapshot: Snapshot {
+                stages: of_kind(all, DELIVERY_GROUP, "Stage").collect(),
+                oci_repositories: read("source.toolkit.fluxcd.io", "OCIRepository"),
+                kustomizations: read("kustomize.toolkit.fluxcd.io", "Kustomization"),
+                applications: read("argoproj.io", "Application"),
+            },
+            notes: Vec::new(),
+        }
+    }
+
+    fn world(&self) -> World {
+        World::new(&self.snapshot)
+    }
+}
+
+/// A kind the command lists or explains: it must be read (a kind not installed is the error
+/// that says so).
+fn primary(read: cluster::Read) -> Result<Vec<Value>> {
+    Ok(read.transpose()?.unwrap_or_default())
+}
+
+/// A kind a Stage depends on, as [`Snapshot`] takes it: None when not installed.
+fn listed(read: cluster::Read) -> pacto_gates::delivery::view::Listed {
+    match read {
+        None => Some(Ok(Vec::new())),
+        Some(Ok(items)) => Some(Ok(items)),
+        Some(Err(ClusterError::NotInstalled { .. })) => None,
+        Some(Err(e)) => Some(Err(e.to_string())),
+    }
+}
+
+/// A kind an Operation report reads: the objects, or none and a note saying why.
+fn or_note(read: cluster::Read, what: &str, notes: &mut Vec<String>) -> Vec<Value> {
+    match read {
+        None => Vec::new(),
+        Some(Ok(items)) => items,
+        Some(Err(ClusterError::NotInstalled { .. })) => {
+            notes.push(format!(
+                "{what} are not installed in this cluster: none apply"
+            ));
+            Vec::new()
+        }
+        Some(Err(e)) => {
+            notes.push(format!("{what} could not be read: {e}"));
+            Vec::new()
+        }
+    }
+}
+
+/// The appliers' kinds of a cluster, for the snapshot.
+async fn read_appliers(c: &Cluster, snapshot: &mut Snapshot) {
+    let read = c
+        .delivery_objects(&DeliveryQuery {
+            appliers: true,
+            ..Default::default()
+        })
+        .await;
+    snapshot.oci_repositories = listed(read.oci_repositories);
+    snapshot.kustomizations = listed(read.kustomizations);
+    snapshot.applications = listed(read.applications);
+}
+
+fn print_notes(notes: &[String]) {
+    let mut seen: Vec<&String> = Vec::new();
+    for n in notes {
+        if !seen.contains(&n) {
+            eprintln!("note: {}", render::one_line(n));
+            seen.push(n);
+        }
+    }
+}
+
+fn name_of(o: &Value) -> Option<&str> {
+    o.pointer("/metadata/name").and_then(Value::as_str)
+}
+
+/// The objects of a listing that are shown: in the namespace (None: all), with the name, matching
+/// the selector.
+fn shown(
+    all: &[Value],
+    namespace: Option<&str>,
+    name: Option<&str>,
+    selector: &Selector,
+) -> Vec<Value> {
+    all.iter()
+        .filter(|o| in_namespace(o, namespace))
+        .filter(|o| name.is_none_or(|n| name_of(o) == Some(n)))
+        .filter(|o| selector.matches(o))
+        .cloned()
+        .collect()
+}
+
+/// The error for a named object that was not read.
+fn not_found(listed: Listed, name: &str, namespace: Option<&str>) -> anyhow::Error {
+    match namespace {
+        Some(ns) => ClusterError::NotFound {
+            resource: listed.resource(),
+            name: name.to_string(),
+            scope: format!(" in namespace \"{ns}\""),
+        }
+        .into(),
+        None => anyhow::anyhow!(
+            "{} \"{name}\" not found in the files given",
+            listed.kind().to_ascii_lowercase()
+        ),
+    }
+}
+
+/// Machine output of a listing (`-o name|json|yaml`), or None for a table.
+fn machine(listed: Listed, output: Option<GetOutput>, objects: &[Value]) -> Result<Option<String>> {
+    Ok(match output {
+        Some(GetOutput::Json) => {
+            Some(serde_json::to_string_pretty(&render::kube_list(objects.to_vec()))? + "\n")
+        }
+        Some(GetOutput::Yaml) => Some(
+            serde_saphyr::to_string(&render::kube_list(objects.to_vec()))
+                .context("rendering YAML")?,
+        ),
+        Some(GetOutput::Name) => {
+            let names: Vec<String> = objects
+                .iter()
+                .map(|o| name_of(o).unwrap_or_default().to_string())
+                .collect();
+            Some(render::names(&listed.name_prefix(), &names))
+        }
+        None | Some(GetOutput::Wide) => None,
+    })
+}
+
+fn table_options(args: &GetArgs, global: &Global, namespaces: Vec<&str>) -> TableOptions {
+    TableOptions {
+        // Files may mix namespaces: then the column is needed to tell rows apart.
+        all_namespaces: args.all_namespaces || namespaces.windows(2).any(|w| w[0] != w[1]),
+        wide: args.output == Some(GetOutput::Wide),
+        colour: global.colour,
+        now: global.now,
+    }
+}
+
+/// `-l` read before anything is asked of the cluster: Stages are matched here, after the one
+/// list of every Stage the upstream chains need.
+fn selector(args: &GetArgs) -> Result<Selector> {
+    match args.selector.as_deref() {
+        None => Ok(Selector::default()),
+        Some(s) => Selector::parse(s).map_err(|e| anyhow::anyhow!("-l/--selector {e}")),
+    }
+}
+
+/// `kubectl pacto get stages`: every Stage is listed once (the upstream chain of a shown Stage
+/// may lead to another namespace), and the shown ones are picked here by namespace, name and
+/// selector; their appliers' kinds are read only for a table.
+pub fn get_stages(args: &GetArgs, name: Option<String>, global: &Global) -> Result<ExitCode> {
+    let cluster_opts = ClusterOptions::new(&args.cluster)?;
+    let selector = selector(args)?;
+    let listed = Listed::Stages;
+    let table = machine(listed, args.output, &[])?.is_none();
+    let (objects, namespace) = if !args.files.is_empty() {
+        let all: Vec<Value> = object::read_paths(&args.files)?
+            .into_iter()
+            .map(|o| o.value)
+            .collect();
+        let ns = cluster_opts
+            .namespace
+            .clone()
+            .filter(|_| !args.all_namespaces);
+        (Objects::from_files(&all), ns)
+    } else {
+        block_on(async {
+            let c = connect(&cluster_opts).await?;
+            let read = c
+                .delivery_objects(&DeliveryQuery {
+                    stages: Some(Scope::All),
+                    ..Default::default()
+                })
+                .await;
+            let stages = primary(read.stages)?;
+            let ns = cluster_opts
+                .namespace
+                .clone()
+                .unwrap_or_else(|| c.default_namespace.clone());
+            let ns = (!args.all_namespaces).then_some(ns);
+            let any_shown = !shown(&stages, ns.as_deref(), name.as_deref(), &selector).is_empty();
+            let mut objects = Objects {
+                snapshot: Snapshot {
+                    stages: stages.clone(),
+                    ..Default::default()
+                },
+                stages,
+                ..Default::default()
+            };
+            if table && any_shown {
+                read_appliers(&c, &mut objects.snapshot).await;
+            }
+            Ok::<_, anyhow::Error>((objects, ns))
+        })?
+    };
+    let stages = shown(
+        &objects.stages,
+        namespace.as_deref(),
+        name.as_deref(),
+        &selector,
+    );
+    if let (Some(n), true) = (&name, stages.is_empty()) {
+        let ns = namespace.as_deref().filter(|_| args.files.is_empty());
+        return Err(not_found(listed, n, ns));
+    }
+    if let Some(out) = machine(listed, args.output, &stages)? {
+        write_stdout(&out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if stages.is_empty() {
+        eprint!("{}", render::no_resources(namespace.as_deref()));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let world = objects.world();
+    let views: Vec<StageView> = stages.iter().map(StageView::new).collect();
+    let computed: Vec<_> = views.iter().map(|v| compute(v, &world)).collect();
+    let mut notes = world.notes.clone();
+    for c in &computed {
+        notes.extend(c.unreadable.iter().cloned());
+    }
+    print_notes(&notes);
+    let rows: Vec<StageRow> = views
+        .iter()
+        .zip(&computed)
+        .map(|(view, computed)| StageRow { view, computed })
+        .collect();
+    let namespaces = views.iter().map(|v| v.this.namespace.as_str()).collect();
+    write_stdout(&render::stage_table(
+        &rows,
+        table_options(args, global, namespaces),
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `kubectl pacto get operations`: one GET for a name, else one list (the selector goes to the
+/// API server, as for Pactos).
+pub fn get_operations(args: &GetArgs, name: Option<String>, global: &Global) -> Result<ExitCode> {
+    let cluster_opts = ClusterOptions::new(&args.cluster)?;
+    let selector = selector(args)?;
+    let listed = Listed::Operations;
+    let (ops, namespace) = if !args.files.is_empty() {
+        let all: Vec<Value> = object::read_paths(&args.files)?
+            .into_iter()
+            .map(|o| o.value)
+            .collect();
+        let ns = cluster_opts
+            .namespace
+            .clone()
+            .filter(|_| !args.all_namespaces);
+        let ops = shown(
+            &Objects::from_files(&all).operations,
+            ns.as_deref(),
+            name.as_deref(),
+            &selector,
+        );
+        if let (Some(n), true) = (&name, ops.is_empty()) {
+            return Err(not_found(listed, n, None));
+        }
+        (ops, ns)
+    } else {
+        block_on(async {
+            let c = connect(&cluster_opts).await?;
+            let kind = c
+                .discover(DELIVERY_GROUP, DELIVERY_VERSION, listed.kind())
+                .await?;
+            let ns = cluster_opts
+                .namespace
+                .clone()
+                .unwrap_or_else(|| c.default_namespace.clone());
+            let ops = match &name {
+                Some(n) => vec![c.get(&kind, &ns, n).await?],
+                None => {
+                    let scope = if args.all_namespaces {
+                        Scope::All
+                    } else {
+                        Scope::Namespace(&ns)
+                    };
+                    c.list(&kind, scope, args.selector.as_deref()).await?
+                }
+            };
+            Ok::<_, anyhow::Error>((ops, (!args.all_namespaces).then_some(ns)))
+        })?
+    };
+    if let Some(out) = machine(listed, args.output, &ops)? {
+        write_stdout(&out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if ops.is_empty() {
+        eprint!("{}", render::no_resources(namespace.as_deref()));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let views: Vec<OperationView> = ops.iter().map(OperationView::new).collect();
+    let namespaces = views.iter().map(|v| v.this.namespace.as_str()).collect();
+    write_stdout(&render::operation_table(
+        &views,
+        table_options(args, global, namespaces),
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The report of one Stage, and the notes it carries (kinds not installed or not readable).
+pub(crate) fn stage_report(objects: &Objects, stage: &Value) -> Report {
+    let world = objects.world();
+    let view = StageView::new(stage);
+    let computed = compute(&view, &world);
+    let mut notes = world.notes.clone();
+    notes.extend(computed.unreadable.iter().cloned());
+    Report {
+        rows: stage_rows(&view, &computed, &world),
+        data: stage_json(&view, &computed, &world),
+        notes,
+    }
+}
+
+/// The report of one Operation: the Stage it names (in its namespace) and its Approvals.
+pub(crate) fn operation_report(objects: &Objects, op: &Value) -> Report {
+    let view = OperationView::new(op);
+    let stages: Vec<StageView> = objects.stages.iter().map(StageView::new).collect();
+    let stage = stages
+        .iter()
+        .find(|s| s.this.namespace == view.this.namespace && s.this.name == view.stage);
+    let approvals: Vec<ApprovalView> = objects.approvals.iter().map(ApprovalView::new).collect();
+    let mut rows = operation_rows(&view, stage, &approvals);
+    rows.extend(objects.notes.iter().map(|n| Row {
+        indent: 0,
+        key: "Note".into(),
+        value: n.clone(),
+        tone: Tone::Warn,
+    }));
+    let mut data = operation_json(&view, stage, &approvals);
+    data["notes"] = objects.notes.clone().into();
+    Report {
+        rows,
+        data,
+        notes: objects.notes.clone(),
+    }
+}
+
+/// `explain stage/NAME` from the cluster: every Stage (for the upstream chain), then the
+/// appliers' kinds.
+pub(crate) fn explain_stage(c: &ClusterOptions, name: &str) -> Result<Report> {
+    block_on(async {
+        let cluster = connect(c).await?;
+        let ns = c
+            .namespace
+            .clone()
+            .unwrap_or_else(|| cluster.default_namespace.clone());
+        let read = cluster
+            .delivery_objects(&DeliveryQuery {
+                stages: Some(Scope::All),
+                ..Default::default()
+            })
+            .await;
+        let stages = primary(read.stages)?;
+        let Some(stage) = shown(&stages, Some(&ns), Some(name), &Selector::default()).pop() else {
+            return Err(not_found(Listed::Stages, name, Some(&ns)));
+        };
+        let mut objects = Objects {
+            snapshot: Snapshot {
+                stages: stages.clone(),
+                ..Default::default()
+            },
+            stages,
+            ..Default::default()
+        };
+        read_appliers(&cluster, &mut objects.snapshot).await;
+        Ok(stage_report(&objects, &stage))
+    })
+}
+
+/// `explain operation/NAME` from the cluster: the Operations, Stages and Approvals of its
+/// namespace, one list each.
+pub(crate) fn explain_operation(c: &ClusterOptions, name: &str) -> Result<Report> {
+    block_on(async {
+        let cluster = connect(c).await?;
+        let ns = c
+            .namespace
+            .clone()
+            .unwrap_or_else(|| cluster.default_namespace.clone());
+        let here = Some(Scope::Namespace(&ns));
+        let read = cluster
+            .delivery_objects(&DeliveryQuery {
+                stages: here,
+                operations: here,
+                approvals: here,
+                appliers: false,
+            })
+            .await;
+        let ops = primary(read.operations)?;
+        let Some(op) = ops.into_iter().find(|o| name_of(o) == Some(name)) else {
+            return Err(not_found(Listed::Operations, name, Some(&ns)));
+        };
+        let mut notes = Vec::new();
+        let stages = or_note(
+            read.stages,
+            "Stages (delivery.pacto.trianalab.io)",
+            &mut notes,
+        );
+        let approvals = or_note(
+            read.approvals,
+            "Approvals (delivery.pacto.trianalab.io)",
+            &mut notes,
+        );
+        let objects = Objects {
+            stages,
+            approvals,
+            notes,
+            ..Default::default()
+        };
+        Ok(operation_report(&objects, &op))
+    })
+}
+
+/// With `-f` and no KIND/NAME, which objects are explained: every object, but the kinds Stages
+/// and Operations depend on only when the files hold neither.
+pub(crate) fn explained_objects(objects: Vec<Value>) -> Vec<Value> {
+    let delivery = objects
+        .iter()
+        .any(|o| Listed::Stages.is(o) || Listed::Operations.is(o));
+    if !delivery {
+        return objects;
+    }
+    objects.into_iter().filter(|o| !is_dependency(o)).collect()
+}
+
+/// Refuses a KIND/NAME that names nothing of the files.
+pub(crate) fn require_some(objects: &[Value], what: Option<&str>) -> Result<()> {
+    if objects.is_empty() {
+        match what {
+            Some(t) => bail!("{t} is not in the files given"),
+            None => bail!("no objects in the files given"),
+        }
+    }
+    Ok(())
+}

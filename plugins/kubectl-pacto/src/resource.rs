@@ -1,0 +1,239 @@
+//! What `get` lists and what `explain` explains, read from the words users type: the resource
+//! types of `get` (`pactos`, `stages`, `operations`, in kubectl's spellings: singular, plural,
+//! group-qualified, `TYPE/NAME`) and the `KIND/NAME` targets of `explain`. Checked before
+//! anything is read, so a name never reaches a request path unchecked.
+
+use crate::options::check_name;
+use anyhow::{bail, Result};
+use serde_json::Value;
+
+/// The delivery API group (Stages, Operations, Approvals).
+pub const DELIVERY_GROUP: &str = "delivery.pacto.trianalab.io";
+/// The delivery API version.
+pub const DELIVERY_VERSION: &str = "v1alpha1";
+
+/// A kind `get` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listed {
+    Pactos,
+    Stages,
+    Operations,
+}
+
+impl Listed {
+    /// The kind, as objects name it.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Listed::Pactos => "Pacto",
+            Listed::Stages => "Stage",
+            Listed::Operations => "Operation",
+        }
+    }
+
+    /// `pactos`, `stages`, `operations`.
+    pub fn plural(self) -> &'static str {
+        match self {
+            Listed::Pactos => "pactos",
+            Listed::Stages => "stages",
+            Listed::Operations => "operations",
+        }
+    }
+
+    /// The API group.
+    pub fn group(self) -> &'static str {
+        match self {
+            Listed::Pactos => "pacto.trianalab.io",
+            Listed::Stages | Listed::Operations => DELIVERY_GROUP,
+        }
+    }
+
+    /// What `-o name` prints before the slash: `stage.delivery.pacto.trianalab.io`.
+    pub fn name_prefix(self) -> String {
+        format!("{}.{}", self.kind().to_ascii_lowercase(), self.group())
+    }
+
+    /// `stages.delivery.pacto.trianalab.io`: the resource as errors name it.
+    pub fn resource(self) -> String {
+        format!("{}.{}", self.plural(), self.group())
+    }
+
+    /// Whether an object is of this kind.
+    pub fn is(self, o: &Value) -> bool {
+        let gvk = pacto_gates::k8s::gvk_of(o);
+        gvk.group == self.group() && gvk.kind == self.kind()
+    }
+
+    fn spellings(self) -> [String; 4] {
+        let singular = self.kind().to_ascii_lowercase();
+        [
+            self.plural().to_string(),
+            singular.clone(),
+            format!("{}.{}", self.plural(), self.group()),
+            format!("{singular}.{}", self.group()),
+        ]
+    }
+}
+
+/// The RESOURCE argument of `get` (`stages`, `stage/NAME`, ...) and the NAME after it: the kind
+/// and the one name, if any. Errors: an unknown resource type (naming the three there are), a
+/// name given twice or empty, an invalid name.
+pub fn get_resource(arg: &str, name: Option<&str>) -> Result<(Listed, Option<String>)> {
+    let (res, slash_name) = match arg.split_once('/') {
+        Some((r, n)) => (r, Some(n.to_string())),
+        None => (arg, None),
+    };
+    let lower = res.to_ascii_lowercase();
+    let Some(listed) = [Listed::Pactos, Listed::Stages, Listed::Operations]
+        .into_iter()
+        .find(|l| l.spellings().contains(&lower))
+    else {
+        bail!("\"{res}\" is not a resource type kubectl pacto get knows: it lists pactos, stages and operations (for one Pacto: kubectl pacto get pactos {res})");
+    };
+    if slash_name.as_deref() == Some("") {
+        bail!("{arg}: a name is needed after the slash");
+    }
+    let name = match (slash_name, name) {
+        (Some(_), Some(_)) => bail!(
+            "give the name once: {}/NAME or {} NAME",
+            listed.kind().to_ascii_lowercase(),
+            listed.plural()
+        ),
+        (a, b) => a.or(b.map(str::to_string)),
+    };
+    if let Some(n) = &name {
+        check_name(n, &format!("{} name", listed.kind()))?;
+    }
+    Ok((listed, name))
+}
+
+/// What `explain` explains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Explained {
+    /// A kind the Argo CD and Flux gates judge: (group, version, kind) — Pacto or
+    /// CoderTemplateTest.
+    Gated(&'static str, &'static str, &'static str),
+    Stage,
+    Operation,
+}
+
+/// A `KIND/NAME` of `explain`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub kind: Explained,
+    pub name: String,
+}
+
+impl Target {
+    /// (group, kind) of the target.
+    pub fn group_kind(&self) -> (&'static str, &'static str) {
+        match self.kind {
+            Explained::Gated(group, _, kind) => (group, kind),
+            Explained::Stage => (DELIVERY_GROUP, "Stage"),
+            Explained::Operation => (DELIVERY_GROUP, "Operation"),
+        }
+    }
+
+    /// Whether `o` is the object this target names (namespace aside).
+    pub fn is(&self, o: &Value) -> bool {
+        let gvk = pacto_gates::k8s::gvk_of(o);
+        let (group, kind) = self.group_kind();
+        gvk.group == group
+            && gvk.kind == kind
+            && o.pointer("/metadata/name").and_then(Value::as_str) == Some(self.name.as_str())
+    }
+}
+
+/// `pacto/NAME`, `codertemplatetest/NAME`, `stage/NAME`, `operation/NAME` (plural and
+/// group-qualified kinds too).
+pub fn explain_target(t: &str) -> Result<Target> {
+    let Some((kind, name)) = t.split_once('/') else {
+        bail!("{t}: expected KIND/NAME, for example pacto/orders");
+    };
+    if name.is_empty() {
+        bail!("{t}: a name is needed after the slash");
+    }
+    check_name(name, "name")?;
+    let k = kind.to_ascii_lowercase();
+    let kind = match k.as_str() {
+        "pacto" | "pactos" | "pacto.pacto.trianalab.io" | "pactos.pacto.trianalab.io" => {
+            Explained::Gated("pacto.trianalab.io", "v1alpha1", "Pacto")
+        }
+        "codertemplatetest"
+        | "codertemplatetests"
+        | "codertemplatetest.coder.com"
+        | "codertemplatetests.coder.com" => {
+            Explained::Gated("coder.com", "v1alpha1", "CoderTemplateTest")
+        }
+        k if Listed::Stages.spellings().iter().any(|s| s == k) => Explained::Stage,
+        k if Listed::Operations.spellings().iter().any(|s| s == k) => Explained::Operation,
+        _ => bail!("{t}: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME and operation/NAME"),
+    };
+    Ok(Target {
+        kind,
+        name: name.to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spelling_of_the_three_kinds() {
+        for (arg, name, want) in [
+            ("pactos", None, (Listed::Pactos, None)),
+            (
+                "Stage",
+                Some("payments"),
+                (Listed::Stages, Some("payments")),
+            ),
+            (
+                "stages.delivery.pacto.trianalab.io",
+                None,
+                (Listed::Stages, None),
+            ),
+            (
+                "operation/payments-1-4-0",
+                None,
+                (Listed::Operations, Some("payments-1-4-0")),
+            ),
+            (
+                "operation.delivery.pacto.trianalab.io",
+                None,
+                (Listed::Operations, None),
+            ),
+        ] {
+            let (l, n) = get_resource(arg, name).unwrap();
+            assert_eq!((l, n.as_deref()), want, "{arg}");
+        }
+        let e = get_resource("deployments", None).unwrap_err().to_string();
+        assert!(e.contains("it lists pactos, stages and operations"), "{e}");
+        let e = get_resource("stage/a", Some("a")).unwrap_err().to_string();
+        assert_eq!(e, "give the name once: stage/NAME or stages NAME");
+        assert!(get_resource("stage/A_b", None).is_err());
+        assert_eq!(
+            Listed::Stages.name_prefix(),
+            "stage.delivery.pacto.trianalab.io"
+        );
+    }
+
+    #[test]
+    fn explain_targets() {
+        assert_eq!(
+            explain_target("stages/payments").unwrap().kind,
+            Explained::Stage
+        );
+        assert_eq!(
+            explain_target("operation.delivery.pacto.trianalab.io/x")
+                .unwrap()
+                .kind,
+            Explained::Operation
+        );
+        assert_eq!(
+            explain_target("pacto/orders").unwrap().group_kind(),
+            ("pacto.trianalab.io", "Pacto")
+        );
+        let e = explain_target("deployment/web").unwrap_err().to_string();
+        assert_eq!(e, "deployment/web: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME and operation/NAME");
+    }
+}
