@@ -4,7 +4,7 @@
 
 use super::near::near_miss;
 use super::probes::{self, Must, Probe};
-use super::{Finding, Severity};
+use super::{Finding, Merged, Severity};
 use crate::argo::health::ArgoHealth;
 use crate::argo::settings::{self, Overrides};
 use crate::pacto::gate::{argo_gate, Gate};
@@ -277,7 +277,7 @@ pub fn evaluated(cm: &ArgoCm, now_unix: i64) -> Vec<Finding> {
         return Vec::new();
     };
     let engine = ArgoHealth::new(overrides.clone(), None, now_unix);
-    let mut out = Vec::new();
+    let mut out = Merged::default();
     let o = &cm.object;
     for (key, probes, kind_id) in [
         ("pacto.trianalab.io/Pacto", probes::pactos(), "A07"),
@@ -290,59 +290,65 @@ pub fn evaluated(cm: &ArgoCm, now_unix: i64) -> Vec<Finding> {
         let Some(ov) = overrides.by_key.get(key) else {
             continue;
         };
+        // A script that calls a library Argo does not open fails everywhere: A03 says so once.
+        if !ov.use_open_libs && library_call(&ov.health_lua).is_some() {
+            continue;
+        }
         let keys = ov.keys.join(", ");
         for p in &probes {
             let Some((got, words, errored, returned_unknown)) = judge(&engine, p) else {
                 continue;
             };
             let evidence = format!("{keys} on {}: {words}", p.name);
+            let mut add = |id: &'static str, severity: Severity, template: String, fix: &str| {
+                out.add(
+                    finding(
+                        id,
+                        severity,
+                        o,
+                        String::new(),
+                        String::new(),
+                        fix.to_string(),
+                    ),
+                    &template,
+                    p.name,
+                    evidence.clone(),
+                );
+            };
             if returned_unknown {
-                out.push(finding("A04", Severity::Warning, o, evidence.clone(),
-                    format!("the {key} script returns Unknown for {}: Argo CD ranks Unknown worse than Degraded, so it masks genuinely broken workloads and fires no on-degraded trigger", p.name),
-                    "return Progressing for anything unrecognised".to_string()));
+                add("A04", Severity::Warning,
+                    format!("the {key} script returns Unknown for {{}}: Argo CD ranks Unknown worse than Degraded, so it masks genuinely broken workloads and fires no on-degraded trigger"),
+                    "return Progressing for anything unrecognised");
             }
             if errored && p.fresh {
-                out.push(finding("A06", Severity::Error, o, evidence,
-                    format!("the {key} script fails on {}: Argo CD shows the application Unknown until the first status lands", p.name),
-                    "guard the status first: if obj.status == nil then return {status = \"Progressing\", message = \"...\"} end".to_string()));
+                add("A06", Severity::Error,
+                    format!("the {key} script fails on {{}}: Argo CD shows the application Unknown until the first status lands"),
+                    "guard the status first: if obj.status == nil then return {status = \"Progressing\", message = \"...\"} end");
                 continue;
             }
             match (p.must, got) {
-                (Must::Hold, Must::Pass) if p.name.contains("older generation") => {
-                    out.push(finding("A05", Severity::Warning, o, evidence,
-                        format!("the {key} script passes {}: Argo CD has no generation check of its own, so a verdict about the previous spec lets the rollout go on", p.name),
-                        "compare obj.status.observedGeneration with obj.metadata.generation and return Progressing when they differ".to_string()));
-                }
-                (Must::Hold | Must::Fail, Must::Pass) => {
-                    let id = if p.name.contains("added later") {
-                        "A04"
-                    } else {
-                        kind_id
-                    };
-                    out.push(finding(id, Severity::Error, o, evidence,
-                        format!("the {key} gate fails open: it passes {}", p.name),
-                        "return Progressing for anything the script does not recognise, Degraded for a violation".to_string()));
-                }
-                (Must::Pass, Must::Hold | Must::Fail) => {
-                    out.push(finding(kind_id, Severity::Error, o, evidence,
-                        format!("the {key} gate never passes {}: every rollout would stall or fail", p.name),
-                        "return Healthy for a satisfied contract (or a Succeeded test with Ready=True)".to_string()));
-                }
-                (Must::Fail, Must::Hold) => {
-                    out.push(finding(kind_id, Severity::Warning, o, evidence,
-                        format!("the {key} gate only holds {}: Argo CD waits instead of failing the sync", p.name),
-                        "return Degraded for a violation".to_string()));
-                }
-                (Must::Knob, got) => {
-                    out.push(finding("A10", Severity::Info, o, evidence,
-                        format!("the Warning knob of {key}: a Warning verdict {} (Argo CD health customizations are instance-global: one policy for every team)", if got == Must::Pass { "passes" } else { "blocks" }),
-                        String::new()));
-                }
+                (Must::Hold, Must::Pass) if p.name.contains("older generation") => add("A05", Severity::Warning,
+                    format!("the {key} script passes {{}}: Argo CD has no generation check of its own, so a verdict about the previous spec lets the rollout go on"),
+                    "compare obj.status.observedGeneration with obj.metadata.generation and return Progressing when they differ"),
+                (Must::Hold | Must::Fail, Must::Pass) => add(
+                    if p.name.contains("added later") { "A04" } else { kind_id },
+                    Severity::Error,
+                    format!("the {key} gate fails open: it passes {{}}"),
+                    "return Progressing for anything the script does not recognise, Degraded for a violation"),
+                (Must::Pass, Must::Hold | Must::Fail) => add(kind_id, Severity::Error,
+                    format!("the {key} gate never passes {{}}: every rollout would stall or fail"),
+                    "return Healthy for a satisfied contract (or a Succeeded test with Ready=True)"),
+                (Must::Fail, Must::Hold) => add(kind_id, Severity::Warning,
+                    format!("the {key} gate only holds {{}}: Argo CD waits instead of failing the sync"),
+                    "return Degraded for a violation"),
+                (Must::Knob, got) => add("A10", Severity::Info,
+                    format!("the Warning knob of {key}: {{}} {} (Argo CD health customizations are instance-global: one policy for every team)", if got == Must::Pass { "passes" } else { "blocks" }),
+                    ""),
                 _ => {}
             }
         }
     }
-    out
+    out.finish()
 }
 
 /// A08: the application controller started before the Pacto key was last written, so it runs

@@ -5,7 +5,7 @@
 
 use super::near::near_miss;
 use super::probes::{self, Must};
-use super::{Finding, Severity};
+use super::{Finding, Merged, Severity};
 use crate::flux::health::FluxHealth;
 use crate::flux::kustomization::Kustomization;
 use crate::flux::KStatus;
@@ -130,6 +130,7 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
             if !present {
                 continue;
             }
+            let mut merged = Merged::default();
             for p in &probe_set {
                 let v = engine.evaluate(&p.object);
                 let got = match v.status {
@@ -146,22 +147,33 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
                         .map(|e| format!(" ({e})"))
                         .unwrap_or_default()
                 );
+                let id_of = |pacto_id: &'static str| if pacto { pacto_id } else { "C01" };
+                let mut add =
+                    |id: &'static str, severity: Severity, template: String, fix: String| {
+                        merged.add(
+                            finding(id, severity, &o, String::new(), String::new(), fix),
+                            &template,
+                            p.name,
+                            evidence.clone(),
+                        );
+                    };
                 match (p.must, got) {
-                    (Must::Hold | Must::Fail, Must::Pass) => out.push(finding(if pacto { "F06" } else { "C01" }, Severity::Error, &o, evidence,
-                        format!("the {what} entry fails open: it reads {} as Current", p.name),
-                        "list only passing verdicts in current (Compliant, Reference, Warning) and add no inProgress that a passing verdict can reach".to_string())),
-                    (Must::Fail, Must::Hold) => out.push(finding(if pacto { "F07" } else { "C01" }, Severity::Error, &o, evidence,
-                        format!("the {what} entry does not fail {}: a real violation only surfaces as a timeout", p.name),
-                        if pacto { "failed: status.contractStatus in ['NonCompliant', 'Invalid']".to_string() } else { "failed: status.phase == 'Failed'".to_string() })),
-                    (Must::Pass, Must::Hold | Must::Fail) => out.push(finding(if pacto { "F06" } else { "C01" }, Severity::Error, &o, evidence,
-                        format!("the {what} entry never passes {}: every rollout would wait for the timeout", p.name),
-                        "make current true for a passing verdict".to_string())),
-                    (Must::Knob, got) => out.push(finding("F08", Severity::Info, &o, evidence,
-                        format!("the Warning knob: a Warning Pacto {} (Warning sits in {})", if got == Must::Pass { "passes" } else { "blocks" }, if got == Must::Pass { "current" } else { "failed" }),
-                        String::new())),
+                    (Must::Hold | Must::Fail, Must::Pass) => add(id_of("F06"), Severity::Error,
+                        format!("the {what} entry fails open: it reads {{}} as Current"),
+                        "list only passing verdicts in current (Compliant, Reference, Warning) and add no inProgress that a passing verdict can reach".to_string()),
+                    (Must::Fail, Must::Hold) => add(id_of("F07"), Severity::Error,
+                        format!("the {what} entry does not fail {{}}: a real violation only surfaces as a timeout"),
+                        if pacto { "failed: status.contractStatus in ['NonCompliant', 'Invalid']".to_string() } else { "failed: status.phase == 'Failed'".to_string() }),
+                    (Must::Pass, Must::Hold | Must::Fail) => add(id_of("F06"), Severity::Error,
+                        format!("the {what} entry never passes {{}}: every rollout would wait for the timeout"),
+                        "make current true for a passing verdict".to_string()),
+                    (Must::Knob, got) => add("F08", Severity::Info,
+                        format!("the Warning knob: {{}} {} (Warning sits in {})", if got == Must::Pass { "passes" } else { "blocks" }, if got == Must::Pass { "current" } else { "failed" }),
+                        String::new()),
                     _ => {}
                 }
             }
+            out.extend(merged.finish());
         }
     }
 

@@ -55,6 +55,49 @@ pub struct Finding {
     pub fix: String,
 }
 
+/// Findings of one check that differ only in the probe they were seen on, merged into one:
+/// `template` holds `{}` where the probes' names go.
+#[derive(Default)]
+pub(crate) struct Merged {
+    groups: Vec<(Finding, String, Vec<String>, Vec<String>)>,
+}
+
+impl Merged {
+    pub fn add(&mut self, base: Finding, template: &str, probe: &str, evidence: String) {
+        match self
+            .groups
+            .iter_mut()
+            .find(|(f, t, _, _)| f.id == base.id && f.object == base.object && t == template)
+        {
+            Some((_, _, probes, evidences)) => {
+                probes.push(probe.to_string());
+                evidences.push(evidence);
+            }
+            None => self.groups.push((
+                base,
+                template.to_string(),
+                vec![probe.to_string()],
+                vec![evidence],
+            )),
+        }
+    }
+
+    pub fn finish(self) -> Vec<Finding> {
+        self.groups
+            .into_iter()
+            .map(|(mut f, template, probes, evidences)| {
+                let names = match probes.len() {
+                    1 => probes[0].clone(),
+                    n => format!("{} and {}", probes[..n - 1].join(", "), probes[n - 1]),
+                };
+                f.finding = template.replacen("{}", &names, 1);
+                f.evidence = evidences.join("; ");
+                f
+            })
+            .collect()
+    }
+}
+
 /// What a cluster tells beyond its objects (`doctor --cluster`).
 #[derive(Debug, Clone, Default)]
 pub struct ClusterFacts {
@@ -77,6 +120,8 @@ pub struct Input {
     pub stabilization_window: i64,
     /// The clock, Unix seconds.
     pub now_unix: i64,
+    /// The objects were read from a cluster (not files): their state is live.
+    pub live: bool,
 }
 
 /// The findings, grouped by object (objects in the order met, findings by severity then ID), and
@@ -229,7 +274,7 @@ pub fn run(input: &Input) -> Report {
     // The objects.
     let now = jiff::Timestamp::from_second(input.now_unix).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
     for p in &pactos {
-        findings.extend(objects::pacto(p, now));
+        findings.extend(objects::pacto(p, now, input.live));
     }
     for t in &ctts {
         findings.extend(objects::coder_template_test(t));

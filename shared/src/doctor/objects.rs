@@ -25,8 +25,14 @@ fn finding(
     }
 }
 
-/// The checks of one Pacto at `now`.
-pub fn pacto(obj: &Value, now: Timestamp) -> Vec<Finding> {
+/// The checks of one Pacto at `now`. `live` says the object was read from a cluster: a stale
+/// verdict there is a warning; in a file it is a saved state, worth knowing (info).
+pub fn pacto(obj: &Value, now: Timestamp, live: bool) -> Vec<Finding> {
+    let stale = if live {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
     let p = PactoView::new(obj);
     let o = format!("Pacto {}/{}", p.namespace, p.name);
     let mut out = Vec::new();
@@ -36,11 +42,11 @@ pub fn pacto(obj: &Value, now: Timestamp) -> Vec<Finding> {
             "set spec.target.workloadRef.kind (Deployment, StatefulSet, ...)".to_string()));
     }
     match verdict::freshness(&p, now) {
-        Freshness::GenerationNotObserved { observed, generation } => out.push(finding("O02", Severity::Warning, o.clone(),
+        Freshness::GenerationNotObserved { observed, generation } => out.push(finding("O02", stale, o.clone(),
             format!("status.observedGeneration {} , metadata.generation {}", observed.map(|g| g.to_string()).unwrap_or_else(|| "absent".into()), generation.map(|g| g.to_string()).unwrap_or_else(|| "absent".into())),
             "the verdict is about an older spec: the operator has not evaluated the current one".to_string(),
             "wait for the next reconcile; if it does not come, check the operator".to_string())),
-        Freshness::Late { age, interval_seconds } => out.push(finding("O02", Severity::Warning, o.clone(),
+        Freshness::Late { age, interval_seconds } => out.push(finding("O02", stale, o.clone(),
             format!("status.lastReconciledAt {} ago, checkIntervalSeconds {interval_seconds}", verdict::human_duration(age)),
             "no reconcile for more than two check intervals: the operator looks stopped and the verdict may be stale".to_string(),
             "check the Pacto operator's pods and logs".to_string())),

@@ -39,6 +39,7 @@ fn input(objects: Vec<Value>, cluster: ClusterFacts) -> Input {
         unreadable: Vec::new(),
         stabilization_window: 120,
         now_unix: unix(NOW),
+        live: true,
     }
 }
 
@@ -108,4 +109,46 @@ fn the_base_passes_every_check_and_each_case_breaks_one() {
     // 31 checks broken one by one; the two info checks (A10, F08: where the Warning knob sits)
     // speak on the base itself.
     assert_eq!(covered.len(), 31, "{covered:?}");
+}
+
+/// tests/fixtures/broken: each break reported once, naming its object (its README's table).
+#[test]
+fn each_break_of_the_broken_set_is_reported_once() {
+    let mut objects = Vec::new();
+    for text in [
+        include_str!("../../../tests/fixtures/broken/argocd-cm.yaml"),
+        include_str!("../../../tests/fixtures/broken/kustomization.yaml"),
+        include_str!("../../../tests/fixtures/broken/pacto.yaml"),
+        include_str!("../../../tests/fixtures/broken/codertemplatetest.yaml"),
+        include_str!("../../../tests/fixtures/broken/stage.yaml"),
+    ] {
+        objects.extend(docs(text));
+    }
+    let report = run(&Input {
+        live: false,
+        ..input(objects, ClusterFacts::default())
+    });
+    let got: Vec<String> = report
+        .findings
+        .iter()
+        .filter(|f| f.severity != super::Severity::Info)
+        .map(|f| format!("{} {}", f.id, f.object))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "A01 ConfigMap argocd/argocd-cm",
+            "A03 ConfigMap argocd/argocd-cm",
+            "F06 Kustomization flux-system/shop-prod",
+            "F07 Kustomization flux-system/shop-prod",
+            "F10 Kustomization flux-system/shop-prod",
+            "O01 Pacto shop/orders",
+            "C03 CoderTemplateTest coder/docker-v3",
+            "S01 OCIRepository ledger-test/ledger-candidates",
+            "S02 Kustomization ledger-test/ledger",
+        ],
+        "{:#?}",
+        report.findings
+    );
+    assert_eq!(report.exit_code(), 1);
 }
