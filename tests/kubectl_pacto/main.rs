@@ -8,6 +8,7 @@
 mod bad_input;
 mod common;
 mod completion;
+mod delivery;
 mod flux;
 mod health;
 mod krew;

@@ -1,0 +1,157 @@
+//! `kubectl pacto explain stage/NAME|operation/NAME`, from the cluster and from files: the
+//! requests a report costs, the layout of two Stage reports and an Operation report (goldens),
+//! and `-o json|yaml` (the Stage's conditions shaped as `status.conditions`; Pactos as an
+//! `Explanation`; several objects as a kubectl List).
+
+use super::*;
+
+#[test]
+fn explain_stage_reads_each_kind_once_and_matches_its_golden() {
+    let c = Cluster::new(EVERYTHING);
+    let r = c.run(&["explain", "stage/payments"]);
+    r.assert_code(0);
+    assert_eq!(c.requests(), STAGE_READS);
+    assert_eq!(r.stderr, "");
+    golden("explain/test-payments.txt", &r.stdout);
+    assert_eq!(field(&r.stdout, "Appliers"), Some("1"), "{}", r.stdout);
+
+    let r = c.run(&[
+        "explain",
+        "stages.delivery.pacto.trianalab.io/orders",
+        "-n",
+        "test",
+    ]);
+    r.assert_code(0);
+    golden("explain/test-orders.txt", &r.stdout);
+    assert_eq!(field(&r.stdout, "Stage"), Some("test/orders"));
+    assert_eq!(
+        values(&r.stdout, "Field"),
+        ["spec.verify", "spec.serviceAccountName", "spec.postBuild"]
+    );
+    // The same report from the files.
+    let f = offline(&[
+        "explain",
+        "stage/orders",
+        "-n",
+        "test",
+        "-f",
+        &arg("cluster"),
+    ]);
+    f.assert_code(0).assert_no_panic();
+    assert_eq!(f.stdout, r.stdout);
+
+    let missing = c.run(&["explain", "stage/payments", "-n", "staging"]);
+    missing.assert_code(1);
+    assert_eq!(
+        missing.stderr,
+        "error: stages.delivery.pacto.trianalab.io \"payments\" not found in namespace \"staging\"\n"
+    );
+}
+
+#[test]
+fn explain_operation_reads_its_namespace_and_matches_its_golden() {
+    let c = Cluster::new(EVERYTHING);
+    let r = c.run(&["explain", "operation/payments-1-4-0"]);
+    r.assert_code(0);
+    assert_eq!(
+        c.requests(),
+        [
+            "GET /apis/delivery.pacto.trianalab.io/v1alpha1",
+            "GET /apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/test/stages",
+            "GET /apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/test/operations",
+            "GET /apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/test/approvals",
+        ]
+    );
+    golden("explain/test-payments-1-4-0.txt", &r.stdout);
+    assert_eq!(field(&r.stdout, "Stage"), Some("test/payments"));
+    assert_eq!(field(&r.stdout, "Who may act"), Some("a person"));
+    assert_eq!(
+        field(&r.stdout, "payments-1-4-0-by-ana"),
+        Some("approve, accepts unknown pacto.suites: counts")
+    );
+    let f = offline(&[
+        "explain",
+        "operations/payments-1-4-0",
+        "-f",
+        &arg("cluster"),
+    ]);
+    assert_eq!(f.stdout, r.stdout);
+}
+
+/// The data of a Stage report: `conditions` is exactly Ready then Mediated, each with type,
+/// status, reason and message, as a reconcile would write them.
+#[test]
+fn explain_stage_as_json_has_status_shaped_conditions() {
+    let c = Cluster::new(EVERYTHING);
+    let r = c.run(&["explain", "stage/orders", "-o", "json"]);
+    r.assert_code(0);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["kind"], "StageExplanation");
+    let conditions = doc["conditions"].as_array().unwrap();
+    let types: Vec<&str> = conditions
+        .iter()
+        .map(|c| c["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["Ready", "Mediated"]);
+    for c in conditions {
+        let mut keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort();
+        assert_eq!(keys, ["message", "reason", "status", "type"]);
+        assert_eq!(c["status"], "False");
+    }
+    assert_eq!(conditions[0]["reason"], "CandidateUnverified");
+    assert_eq!(conditions[1]["reason"], "ApplierUnscoped");
+    let y = c.run(&["explain", "operation/payments-1-4-0", "-o", "yaml"]);
+    y.assert_code(0);
+    let doc: Value = serde_saphyr::from_str(&y.stdout).unwrap();
+    assert_eq!(doc["kind"], "OperationExplanation");
+    assert_eq!(doc["place"]["waiting_on"][0], "pacto.suites");
+    assert_eq!(doc["notes"], serde_json::json!([]));
+}
+
+/// Every kind explains as data: a Pacto as an `Explanation` of its rows; several objects as a
+/// kubectl List, in file order.
+#[test]
+fn explain_as_data_for_every_kind() {
+    let pacto = s(&fixture("pacto/03-compliant.yaml")).to_string();
+    let r = offline(&["explain", "-f", &pacto, "-o", "json"]);
+    r.assert_code(0).assert_no_panic();
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["kind"], "Explanation");
+    assert_eq!(doc["object"]["kind"], "Pacto");
+    assert_eq!(doc["rows"][0]["indent"], 0);
+    assert_eq!(doc["rows"][0]["key"], "Pacto");
+    // The rows are the text report's.
+    let text = offline(&["explain", "-f", &pacto]);
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), text.stdout.lines().count());
+
+    let r = offline(&["explain", "-f", &arg("cluster"), "-f", &pacto, "-o", "yaml"]);
+    r.assert_code(0).assert_no_panic();
+    let list: Value = serde_saphyr::from_str(&r.stdout).unwrap();
+    assert_eq!(list["kind"], "List");
+    let kinds: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["kind"].as_str().unwrap())
+        .collect();
+    // The Stages and Operations of the files in file order (prod-payments, test-operations,
+    // test-orders, test-payments), then the Pacto; the objects they depend on
+    // (OCIRepositories, Kustomizations, the Approval) are not explained on their own.
+    assert_eq!(
+        kinds,
+        [
+            "StageExplanation",
+            "OperationExplanation",
+            "OperationExplanation",
+            "StageExplanation",
+            "StageExplanation",
+            "Explanation",
+        ]
+    );
+    // As text, one block each.
+    let t = offline(&["explain", "-f", &arg("cluster")]);
+    assert_eq!(values(&t.stdout, "Stage").len(), 3 + 2, "{}", t.stdout);
+    assert_eq!(values(&t.stdout, "Operation").len(), 2, "{}", t.stdout);
+}

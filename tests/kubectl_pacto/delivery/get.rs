@@ -1,0 +1,192 @@
+//! `kubectl pacto get stages|operations`: the requests a listing costs, the columns (READY and
+//! MEDIATED as computed, REASON, the pointer cut to 12 hex digits, WRITTEN in wide), an upstream
+//! Stage in another namespace, names, selectors, machine output and empty listings. Tables follow
+//! `kubectl get`'s conventions (shared/reference/kubectl-ecosystem.md).
+
+use super::*;
+
+#[test]
+fn get_stages_across_namespaces_reads_each_kind_once() {
+    let c = Cluster::new(EVERYTHING);
+    let r = c.run(&["get", "stages", "-A"]);
+    r.assert_code(0);
+    assert_eq!(c.requests(), STAGE_READS);
+    assert_eq!(r.stderr, "");
+    golden("get/all-namespaces.txt", &r.stdout);
+    // The columns hold what the fixtures were written to show.
+    assert_eq!(cell(&r.stdout, 2, "NAME"), "payments");
+    assert_eq!(cell(&r.stdout, 2, "READY"), "True");
+    assert_eq!(cell(&r.stdout, 2, "MEDIATED"), "True");
+    assert_eq!(cell(&r.stdout, 2, "REASON"), "<none>");
+    assert_eq!(cell(&r.stdout, 2, "POINTER"), "sha256:3f2a9c4e5b6d");
+    assert_eq!(cell(&r.stdout, 1, "NAME"), "orders");
+    assert_eq!(cell(&r.stdout, 1, "READY"), "False");
+    assert_eq!(cell(&r.stdout, 1, "MEDIATED"), "False");
+    // Ready's reason comes first.
+    assert_eq!(cell(&r.stdout, 1, "REASON"), "CandidateUnverified");
+
+    let wide = c.run(&["get", "stages", "-A", "-o", "wide"]);
+    wide.assert_code(0);
+    golden("get/all-namespaces-wide.txt", &wide.stdout);
+    assert_eq!(
+        cell(&wide.stdout, 2, "POINTER"),
+        "sha256:3f2a9c4e5b6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b"
+    );
+    // orders is written True/True but computed False/False.
+    assert_eq!(cell(&wide.stdout, 1, "WRITTEN"), "differs");
+    assert_eq!(cell(&wide.stdout, 2, "WRITTEN"), "same");
+    assert_eq!(cell(&wide.stdout, 2, "APPLY"), "payments");
+}
+
+/// prod/payments takes its candidates from test/payments: listing only prod still finds the
+/// upstream Stage (every Stage is listed once, the shown ones are picked here).
+#[test]
+fn a_stage_whose_upstream_is_in_another_namespace_is_ready() {
+    let c = Cluster::new(EVERYTHING);
+    let r = c.run(&["get", "stages", "-n", "prod"]);
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout,
+        kubectl_table(&[
+            vec!["NAME", "READY", "MEDIATED", "REASON", "POINTER", "LEVEL", "AGE"],
+            vec!["payments", "True", "True", "<none>", "<none>", "manual", "8d"],
+        ])
+    );
+    assert_eq!(c.requests(), STAGE_READS);
+}
+
+#[test]
+fn one_stage_by_name_either_spelling_and_by_selector() {
+    let c = Cluster::new(EVERYTHING);
+    let a = c.run(&["get", "stages", "orders"]);
+    let b = c.run(&["get", "stage.delivery.pacto.trianalab.io/orders"]);
+    a.assert_code(0);
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(a.stdout.lines().count(), 2, "{}", a.stdout);
+    assert_eq!(cell(&a.stdout, 0, "NAME"), "orders");
+    let l = c.run(&["get", "stages", "-A", "-l", "team=payments", "-o", "name"]);
+    l.assert_code(0);
+    assert_eq!(
+        l.stdout,
+        "stage.delivery.pacto.trianalab.io/payments\nstage.delivery.pacto.trianalab.io/payments\n"
+    );
+    let l = c.run(&["get", "stages", "-l", "team notin (payments)", "-o", "name"]);
+    assert_eq!(l.stdout, "stage.delivery.pacto.trianalab.io/orders\n");
+    let missing = c.run(&["get", "stages", "nope"]);
+    missing.assert_code(1);
+    assert_eq!(
+        missing.stderr,
+        "error: stages.delivery.pacto.trianalab.io \"nope\" not found in namespace \"test\"\n"
+    );
+    let bad = c.run(&["get", "stages", "-l", "team in web"]);
+    bad.assert_code(1);
+    assert_eq!(
+        bad.stderr,
+        "error: -l/--selector \"team in web\": expected ( after team in\n"
+    );
+}
+
+/// Machine output needs no appliers: one discovery and one list.
+#[test]
+fn machine_output_lists_the_objects_as_read() {
+    let c = Cluster::new(EVERYTHING);
+    let r = c.run(&["get", "stages", "-o", "json"]);
+    r.assert_code(0);
+    let list: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(list["kind"], "List");
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["orders", "payments"]);
+    assert_eq!(list["items"][1]["status"]["level"], "advise");
+    assert_eq!(c.requests(), &STAGE_READS[..2]);
+    let y = c.run(&["get", "operations", "-o", "yaml"]);
+    y.assert_code(0);
+    assert!(
+        y.stdout.starts_with("apiVersion: v1\nkind: List\n"),
+        "{}",
+        y.stdout
+    );
+}
+
+#[test]
+fn get_operations_shows_what_a_held_one_waits_on() {
+    let c = Cluster::new(EVERYTHING);
+    let r = c.run(&["get", "operations"]);
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout,
+        kubectl_table(&[
+            vec!["NAME", "TYPE", "STAGE", "PHASE", "WAITING-ON", "AGE"],
+            vec![
+                "payments-1-3-2",
+                "promote",
+                "payments",
+                "Succeeded",
+                "-",
+                "3d3h"
+            ],
+            vec![
+                "payments-1-4-0",
+                "promote",
+                "payments",
+                "Held",
+                "pacto.suites",
+                "60m"
+            ],
+        ])
+    );
+    // One discovery, one list in the context's namespace.
+    assert_eq!(
+        c.requests(),
+        [
+            "GET /apis/delivery.pacto.trianalab.io/v1alpha1",
+            "GET /apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/test/operations",
+        ]
+    );
+    let wide = c.run(&["get", "operation/payments-1-4-0", "-o", "wide"]);
+    wide.assert_code(0);
+    golden("get/operation-wide.txt", &wide.stdout);
+    assert_eq!(cell(&wide.stdout, 0, "ACTOR"), "ci-bot");
+    assert_eq!(cell(&wide.stdout, 0, "VERSION"), "1.4.0");
+    let name = c.run(&["get", "operations", "-A", "-o", "name"]);
+    assert_eq!(
+        name.stdout,
+        "operation.delivery.pacto.trianalab.io/payments-1-3-2\noperation.delivery.pacto.trianalab.io/payments-1-4-0\n"
+    );
+}
+
+#[test]
+fn empty_listings_and_files() {
+    let c = Cluster::new(EVERYTHING);
+    let r = c.run(&["get", "stages", "-n", "staging"]);
+    r.assert_code(0);
+    assert_eq!(r.stdout, "");
+    assert_eq!(r.stderr, "No resources found in staging namespace.\n");
+    let r = c.run(&["get", "operations", "-n", "prod"]);
+    assert_eq!(r.stderr, "No resources found in prod namespace.\n");
+
+    // From files: the same table as from the cluster, the dependencies taken from the files.
+    let f = offline(&["get", "stages", "-A", "-f", &arg("cluster")]);
+    f.assert_code(0).assert_no_panic();
+    assert_eq!(f.stderr, "");
+    golden("get/all-namespaces.txt", &f.stdout);
+    // The files mix namespaces: the NAMESPACE column appears without -A.
+    let f = offline(&["get", "stages", "-f", &arg("cluster")]);
+    assert!(f.stdout.starts_with("NAMESPACE "), "{}", f.stdout);
+    let f = offline(&["get", "operations", "-f", &arg("cluster"), "nope"]);
+    f.assert_code(1);
+    assert_eq!(
+        f.stderr,
+        "error: operation \"nope\" not found in the files given\n"
+    );
+    let f = offline(&["get", "stages", "-f", &arg("cluster"), "-l", "team=x"]);
+    f.assert_code(1);
+    assert_eq!(
+        f.stderr,
+        "error: -l/--selector selects on the API server: it cannot be used with -f\n"
+    );
+}
