@@ -9,6 +9,7 @@ mod bad_input;
 mod common;
 mod completion;
 mod delivery;
+mod doctor;
 mod flux;
 mod health;
 mod krew;

@@ -83,6 +83,21 @@ pub enum Command {
     /// what a Stage or Operation depends on). -o json|yaml prints the explanation as data.
     /// KUBECTL_PACTO_NOW (RFC 3339) fixes the clock for reproducible output.
     Explain(ExplainArgs),
+    /// Check that the gates are configured, not only look configured.
+    ///
+    /// Reads argocd-cm, argocd-cmd-params-cm, Kustomizations, HelmReleases, Pactos,
+    /// CoderTemplateTests, Stages with their OCIRepositories and Applications, from -f files
+    /// and directories (suite files skipped) or with --cluster from the cluster (one list call
+    /// per kind), and runs the checks of the pacto-domain checklist: each finding has an ID,
+    /// a severity, the object, the evidence and the fix. Some checks run the configured Argo CD
+    /// scripts and Flux expressions on probe objects (no status, a stale generation, every
+    /// contractStatus, every CoderTemplateTest phase). With --cluster it also compares the Argo
+    /// CD application controller's start time with the time the Pacto key was written. Exit 0
+    /// when no finding is a warning or an error, 1 otherwise, 2 when it could not run.
+    Doctor(DoctorArgs),
+    /// Print the recommended gate configuration: the argocd-cm merge patch (argocd) or the
+    /// Flux healthCheckExprs entries (flux), with the comments that explain their knobs.
+    Snippet(SnippetArgs),
     /// Print a shell completion script (bash, zsh or fish) for kubectl-pacto.
     Completion {
         #[arg(value_enum)]
@@ -134,6 +149,54 @@ pub struct HealthArgs {
     /// Output format: a table by default.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<Output>,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Files or directories to check (YAML or JSON, - for stdin). Repeatable.
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
+    pub files: Vec<PathBuf>,
+    /// Read the objects from the cluster (also with -f: both are checked together).
+    #[arg(long)]
+    pub cluster: bool,
+    /// The namespace of Argo CD (argocd-cm, argocd-cmd-params-cm, the application controller).
+    #[arg(long, value_name = "NAMESPACE", default_value = "argocd")]
+    pub argocd_namespace: String,
+    /// The Pacto operator's --stabilization-window, for the Flux timeout floor.
+    #[arg(long, value_name = "DURATION", default_value = "2m")]
+    pub stabilization_window: String,
+    /// Output format: a table grouped by object by default.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<Output>,
+    #[command(flatten)]
+    pub cluster_args: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SnippetArgs {
+    /// argocd (an argocd-cm merge patch) or flux (healthCheckExprs entries).
+    #[arg(value_enum)]
+    pub tool: SnippetTool,
+    /// Only the gate for this kind (default: both).
+    #[arg(long = "for", value_enum, value_name = "KIND")]
+    pub target: Option<SnippetTarget>,
+    /// Make contract warnings block (Argo CD Degraded, Flux failed) instead of pass.
+    #[arg(long)]
+    pub warning_blocks: bool,
+}
+
+/// What `snippet` prints for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SnippetTool {
+    Argocd,
+    Flux,
+}
+
+/// Which recommended gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SnippetTarget {
+    Pacto,
+    Codertemplatetest,
 }
 
 /// How to reach the cluster: the flags kubectl users expect (kubectl passes none to plugins).

@@ -2,6 +2,7 @@
 //! explanations and the rendering live in the pacto-gates library.
 
 mod delivery;
+mod doctor;
 mod explain;
 mod live;
 
@@ -67,6 +68,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         },
         Command::Get(args) => live::get(&args, &global()?),
         Command::Explain(args) => explain::explain(&args, &global()?),
+        Command::Doctor(args) => Ok(doctor::doctor(&args, &global()?)),
+        Command::Snippet(args) => doctor::snippet(&args),
         Command::Completion { shell } => {
             let mut cmd = Cli::command().bin_name("kubectl-pacto");
             let mut buf = Vec::new();

@@ -155,7 +155,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
                             "ApplyRefUnguarded",
                             repo.this.describe(),
                             &label,
-                            format!("the apply OCIRepository {} {what}: admission does not keep others off its digest", repo.this.describe()),
+                            format!("the apply {} {what}: admission does not keep others off its digest", repo.this.describe()),
                             format!("kubectl label ocirepository -n {ns} {} {APPLY_REF_LABEL}={name} --overwrite (as break-glass)", repo.this.name),
                         ));
                     }
@@ -166,7 +166,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
                         "ApplierOverrides",
                         repo.this.describe(),
                         "spec.ignore",
-                        format!("the apply OCIRepository {} sets spec.ignore: what applies is not the whole version the pointer names", repo.this.describe()),
+                        format!("the apply {} sets spec.ignore: what applies is not the whole version the pointer names", repo.this.describe()),
                         "remove spec.ignore from the apply OCIRepository (as break-glass)".to_string(),
                     ));
                 }
@@ -248,7 +248,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
                     "ApplierUnguarded",
                     k.this.describe(),
                     &label,
-                    format!("the Kustomization {} does not carry {APPLY_REF_LABEL}={name}: admission does not keep its sourceRef, path and overrides fixed", k.this.describe()),
+                    format!("{} does not carry {APPLY_REF_LABEL}={name}: admission does not keep its sourceRef, path and overrides fixed", k.this.describe()),
                     format!("kubectl label kustomization -n {} {} {APPLY_REF_LABEL}={name} --overwrite (as break-glass)", k.this.namespace, k.this.name),
                 ));
             }
@@ -257,7 +257,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
                     "ApplierUnscoped",
                     k.this.describe(),
                     "spec.serviceAccountName",
-                    format!("the Kustomization {} sets no serviceAccountName: Flux applies each version as kustomize-controller (cluster-admin in a default install), so a version whose contract did not change could ship a ClusterRoleBinding", k.this.describe()),
+                    format!("{} sets no serviceAccountName: Flux applies each version as kustomize-controller (cluster-admin in a default install), so a version whose contract did not change could ship a ClusterRoleBinding", k.this.describe()),
                     "set spec.serviceAccountName to a namespaced deployer account (pacto init --delivery writes one per environment)".to_string(),
                 ));
             }
@@ -266,7 +266,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
                     "ApplierOverrides",
                     k.this.describe(),
                     &format!("spec.{f}"),
-                    format!("the Kustomization {} sets spec.{f}: it changes what runs beside the pointer", k.this.describe()),
+                    format!("{} sets spec.{f}: it changes what runs beside the pointer", k.this.describe()),
                     format!("remove spec.{f} from the Kustomization (as break-glass); put the change in the version instead"),
                 ));
             }
@@ -277,8 +277,13 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
                     "SeveralSources",
                     app.this.describe(),
                     "spec.sources",
-                    format!("the Application {} has {} sources: the others decide what runs beside the pointer", app.this.describe(), app.sources),
-                    "give the Application the one source the pointer names (spec.source)".to_string(),
+                    format!(
+                        "{} has {} sources: the others decide what runs beside the pointer",
+                        app.this.describe(),
+                        app.sources
+                    ),
+                    "give the Application the one source the pointer names (spec.source)"
+                        .to_string(),
                 ));
             }
             for f in &app.overrides {
@@ -286,7 +291,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
                     "ApplierOverrides",
                     app.this.describe(),
                     f,
-                    format!("the Application {} sets {f}: it changes what runs beside the pointer", app.this.describe()),
+                    format!("{} sets {f}: it changes what runs beside the pointer", app.this.describe()),
                     format!("remove {f} from the Application (as break-glass); put the change in the version instead"),
                 ));
             }

@@ -143,7 +143,7 @@ fn candidate_rules(
             "CandidateUnverified",
             object.clone(),
             "spec.verify",
-            format!("the candidate OCIRepository {object} has no spec.verify: Flux checks no signature, so nothing it lists is published"),
+            format!("the candidate {object} has no spec.verify: Flux checks no signature, so nothing it lists is published"),
             "set spec.verify: {provider: cosign, secretRef: {name: <the publisher's public key>}} (or matchOIDCIdentity with the issuer and subject of publish.sign)".to_string(),
         ));
         return "fail";
@@ -153,7 +153,7 @@ fn candidate_rules(
             "CandidateUnverified",
             object.clone(),
             "spec.verify",
-            format!("the candidate OCIRepository {object} verifies with neither a secretRef nor a matchOIDCIdentity: Flux accepts a keyless signature from anyone, so the Stage promotes nothing"),
+            format!("the candidate {object} verifies with neither a secretRef nor a matchOIDCIdentity: Flux accepts a keyless signature from anyone, so the Stage promotes nothing"),
             "add spec.verify.secretRef (the publisher's public key) or spec.verify.matchOIDCIdentity with the anchored issuer and subject of publish.sign".to_string(),
         ));
         return "fail";
@@ -167,7 +167,7 @@ fn candidate_rules(
                     "CandidateUnverified",
                     object.clone(),
                     &format!("spec.verify.matchOIDCIdentity[{i}].{what}"),
-                    format!("the candidate OCIRepository {object}'s matchOIDCIdentity[{i}].{what} {why}: Flux reads it as a regular expression, so it counts as no identity at all"),
+                    format!("the candidate {object}'s matchOIDCIdentity[{i}].{what} {why}: Flux reads it as a regular expression, so it counts as no identity at all"),
                     format!("anchor the {what} as ^…$ and close it: name the exact {} of publish.sign", if what == "issuer" { "issuer URL" } else { "workflow and ref" }),
                 ));
             }
@@ -222,7 +222,7 @@ fn upstream_rules(
             "UpstreamUntrusted",
             me,
             "spec.candidates.upstreamStage",
-            format!("the upstream Stage {} serves {:?}, this Stage {:?}: it offers another service's versions", upstream.this.describe(), upstream.service, stage.service),
+            format!("the upstream {} serves {:?}, this Stage {:?}: it offers another service's versions", upstream.this.describe(), upstream.service, stage.service),
             "point spec.candidates.upstreamStage at the previous Stage of the same service".to_string(),
         ));
         return "fail";
@@ -241,11 +241,11 @@ fn upstream_rules(
                 me,
                 "spec.candidates.upstreamStage",
                 format!(
-                    "the upstream Stage {} cannot verify its own candidates: {}",
+                    "the upstream {} cannot verify its own candidates: {}",
                     upstream.this.describe(),
                     why.join("; ")
                 ),
-                format!("fix the upstream Stage {} first", upstream.this.describe()),
+                format!("fix the upstream {} first", upstream.this.describe()),
             ));
             "fail"
         }
@@ -301,7 +301,7 @@ fn apply_label_rule(
                     "ApplierUnlabelled",
                     repo.this.describe(),
                     &label_field(),
-                    format!("the apply OCIRepository {} {what}: the promoter may not write its digest", repo.this.describe()),
+                    format!("the apply {} {what}: the promoter may not write its digest", repo.this.describe()),
                     format!("kubectl label ocirepository -n {ns} {} {APPLY_REF_LABEL}={name} --overwrite (as break-glass)", repo.this.name),
                 ));
                 "fail"

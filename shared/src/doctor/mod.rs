@@ -314,3 +314,68 @@ pub fn run(input: &Input) -> Report {
     report.findings = findings;
     report
 }
+
+/// The cluster facts behind A08, from the objects that hold them: when argocd-cm's Pacto health
+/// key was last written (the newest `metadata.managedFields[]` entry whose `fieldsV1` owns
+/// `f:data` → `f:<key>`), and when the application controller started (the earliest
+/// `status.startTime` of its pods: one that started before the write runs without the key).
+pub fn cluster_facts(argocd_cm: Option<&Value>, controller_pods: &[Value]) -> ClusterFacts {
+    let key = format!("f:{}", argocd::PACTO_KEY);
+    let unix = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .and_then(|t| crate::k8s::time::parse_go_rfc3339(t).ok())
+            .map(|ns| (ns / 1_000_000_000) as i64)
+    };
+    let pacto_key_written = argocd_cm
+        .and_then(|cm| cm.pointer("/metadata/managedFields"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|m| {
+            m.pointer("/fieldsV1/f:data")
+                .and_then(|d| d.get(&key))
+                .is_some()
+        })
+        .filter_map(|m| unix(m.get("time")))
+        .max();
+    let controller_started = controller_pods
+        .iter()
+        .filter_map(|p| {
+            let name = p
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)?
+                .to_string();
+            Some((unix(p.pointer("/status/startTime"))?, name))
+        })
+        .min();
+    ClusterFacts {
+        controller_started,
+        pacto_key_written,
+    }
+}
+
+#[cfg(test)]
+mod facts_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn key_write_time_from_managed_fields_and_the_earliest_controller_start() {
+        let cm = json!({"metadata": {"managedFields": [
+            {"manager": "kubectl-patch", "time": "2026-11-29T11:00:00Z",
+             "fieldsV1": {"f:data": {"f:resource.customizations.health.pacto.trianalab.io_Pacto": {}}}},
+            {"manager": "argocd-server", "time": "2026-11-29T11:30:00Z",
+             "fieldsV1": {"f:data": {"f:url": {}}}}]}});
+        let pods = [
+            json!({"metadata": {"name": "argocd-application-controller-1"}, "status": {"startTime": "2026-11-29T10:30:00Z"}}),
+            json!({"metadata": {"name": "argocd-application-controller-0"}, "status": {"startTime": "2026-11-29T10:00:00Z"}}),
+        ];
+        let f = cluster_facts(Some(&cm), &pods);
+        assert_eq!(f.pacto_key_written, Some(1_795_950_000));
+        assert_eq!(
+            f.controller_started,
+            Some((1_795_946_400, "argocd-application-controller-0".to_string()))
+        );
+        assert_eq!(cluster_facts(None, &[]).controller_started, None);
+    }
+}

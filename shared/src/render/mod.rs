@@ -347,6 +347,7 @@ mod tests {
 }
 
 mod delivery;
+pub mod doctor;
 mod pacto;
 pub mod suite;
 pub use delivery::{operation_table, short_digest, stage_table, StageRow};

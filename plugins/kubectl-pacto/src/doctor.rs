@@ -1,0 +1,237 @@
+//! `kubectl pacto doctor` and `kubectl pacto snippet`: read the configuration (files, the
+//! cluster, or both), hand it to the library's checks, print the report; print a snippet.
+//! Exit codes of doctor: 0 clean, 1 findings, 2 could not run.
+
+use crate::live::{block_on, connect};
+use crate::write_stdout;
+use anyhow::{anyhow, bail, Context, Result};
+use kubectl_pacto::cli::{DoctorArgs, Output, SnippetArgs, SnippetTarget, SnippetTool};
+use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
+use pacto_gates::cluster::{Cluster, Kind, Scope};
+use pacto_gates::doctor::{self, ClusterFacts, Input};
+use pacto_gates::pacto::recommended::Target;
+use pacto_gates::{k8s, object, render, snippets};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Files a directory holds beside configuration that are not Kubernetes objects: test suites.
+fn is_suite_file(p: &Path) -> bool {
+    matches!(
+        p.file_name().and_then(|n| n.to_str()),
+        Some("health_test.yaml" | "flux_health_test.yaml")
+    )
+}
+
+/// The objects of the files and directories given (directories walked, suite files skipped).
+fn read_files(paths: &[PathBuf]) -> Result<Vec<Value>> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.as_os_str() != "-" && p.is_dir() {
+            let w = k8s::walk::walk(p);
+            if let Some((d, e)) = w.errors.into_iter().next() {
+                bail!("{}: {e}", d.display());
+            }
+            files.extend(w.files.into_iter().filter(|f| {
+                !is_suite_file(f)
+                    && matches!(
+                        f.extension().and_then(|x| x.to_str()),
+                        Some("yaml" | "yml" | "json")
+                    )
+            }));
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(object::read_paths(&files)?
+        .into_iter()
+        .map(|o| o.value)
+        .collect())
+}
+
+/// The kinds doctor lists from a cluster, across all namespaces.
+const KINDS: [(&str, &str, &str); 8] = [
+    ("kustomize.toolkit.fluxcd.io", "v1", "Kustomization"),
+    ("helm.toolkit.fluxcd.io", "v2", "HelmRelease"),
+    ("pacto.trianalab.io", "v1alpha1", "Pacto"),
+    ("coder.com", "v1alpha1", "CoderTemplateTest"),
+    ("delivery.pacto.trianalab.io", "v1alpha1", "Stage"),
+    ("source.toolkit.fluxcd.io", "v1", "OCIRepository"),
+    ("argoproj.io", "v1alpha1", "Application"),
+    ("", "v1", "Pod"),
+];
+
+/// What a cluster holds for doctor: the objects, the facts, kinds not checked (with why), and
+/// whether anything at all could be read.
+struct ClusterRead {
+    objects: Vec<Value>,
+    facts: ClusterFacts,
+    not_checked: Vec<(String, String)>,
+    notes: Vec<String>,
+    anything: bool,
+}
+
+async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
+    let mut read = ClusterRead {
+        objects: Vec::new(),
+        facts: ClusterFacts::default(),
+        not_checked: Vec::new(),
+        notes: Vec::new(),
+        anything: false,
+    };
+    let mut argocd_cm = None;
+    for name in ["argocd-cm", "argocd-cmd-params-cm"] {
+        match cluster.get(&Kind::configmap(), argocd_ns, name).await {
+            Ok(cm) => {
+                read.anything = true;
+                if name == "argocd-cm" {
+                    argocd_cm = Some(cm.clone());
+                }
+                read.objects.push(cm);
+            }
+            Err(pacto_gates::cluster::ClusterError::NotFound { .. }) => {
+                read.anything = true;
+                if name == "argocd-cm" {
+                    read.notes.push(format!("no ConfigMap {argocd_ns}/argocd-cm: Argo CD is not installed there (--argocd-namespace)"));
+                }
+            }
+            Err(e) => read
+                .not_checked
+                .push((format!("ConfigMap {argocd_ns}/{name}"), e.to_string())),
+        }
+    }
+    let kinds = cluster.discover_each(&KINDS).await;
+    let mut pods = Vec::new();
+    for ((group, _, kind), found) in KINDS.iter().zip(kinds) {
+        let what = if group.is_empty() {
+            kind.to_string()
+        } else {
+            format!("{kind} ({group})")
+        };
+        let listed = match found {
+            Ok(k) if *kind == "Pod" => {
+                cluster
+                    .list(
+                        &k,
+                        Scope::Namespace(argocd_ns),
+                        Some("app.kubernetes.io/name=argocd-application-controller"),
+                    )
+                    .await
+            }
+            Ok(k) => cluster.list(&k, Scope::All, None).await,
+            Err(e) => Err(e),
+        };
+        match listed {
+            Ok(items) => {
+                read.anything = true;
+                if *kind == "Pod" {
+                    pods = items;
+                } else {
+                    read.objects.extend(items);
+                }
+            }
+            Err(pacto_gates::cluster::ClusterError::NotInstalled { .. }) => {
+                read.anything = true;
+                read.notes
+                    .push(format!("{what}: not installed in this cluster"));
+            }
+            Err(e) => read.not_checked.push((what, e.to_string())),
+        }
+    }
+    read.facts = doctor::cluster_facts(argocd_cm.as_ref(), &pods);
+    read
+}
+
+/// `kubectl pacto doctor`: the report, and the exit code (2 when it could not run).
+pub fn doctor(args: &DoctorArgs, global: &Global) -> ExitCode {
+    match run(args, global) {
+        Ok(code) => code,
+        Err(e) => {
+            let text = format!("{e:#}");
+            let lines: Vec<String> = text.lines().map(render::one_line).collect();
+            eprintln!("error: {}", lines.join("\n"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
+    if args.files.is_empty() && !args.cluster {
+        bail!("nothing to check: give -f FILE|DIR, or --cluster");
+    }
+    let window = duration_flag(
+        "--stabilization-window",
+        &args.stabilization_window,
+        "2m or 90 (seconds)",
+    )?;
+    let mut objects = read_files(&args.files)?;
+    let mut input = Input {
+        stabilization_window: window.as_secs() as i64,
+        now_unix: global.now_unix(),
+        live: args.cluster,
+        ..Input::default()
+    };
+    let mut notes = Vec::new();
+    if args.cluster {
+        let opts = ClusterOptions::new(&args.cluster_args)?;
+        let read = block_on(async {
+            let cluster = connect(&opts).await?;
+            Ok(read_cluster(&cluster, &args.argocd_namespace).await)
+        })?;
+        if !read.anything && args.files.is_empty() {
+            let why: Vec<String> = read
+                .not_checked
+                .iter()
+                .map(|(k, e)| format!("{k}: {e}"))
+                .collect();
+            bail!(
+                "nothing could be read from the cluster:\n{}",
+                why.join("\n")
+            );
+        }
+        objects.extend(read.objects);
+        input.cluster = read.facts;
+        input.unreadable = read.not_checked;
+        notes = read.notes;
+    }
+    input.objects = objects;
+    let report = doctor::run(&input);
+    for n in notes.iter().chain(&report.notes) {
+        eprintln!("note: {}", render::one_line(n));
+    }
+    let out = match args.output {
+        Some(Output::Json) => {
+            serde_json::to_string_pretty(&render::doctor::doctor_json(&report))? + "\n"
+        }
+        Some(Output::Yaml) => serde_saphyr::to_string(&render::doctor::doctor_json(&report))
+            .context("rendering YAML")?,
+        None => {
+            let mut t = render::doctor::doctor_table(&report, global.colour);
+            if !t.is_empty() {
+                t.push('\n');
+            }
+            t.push_str(&render::doctor::doctor_summary(&report));
+            t
+        }
+    };
+    write_stdout(&out)?;
+    Ok(ExitCode::from(report.exit_code()))
+}
+
+/// `kubectl pacto snippet argocd|flux [--for KIND] [--warning-blocks]`.
+pub fn snippet(args: &SnippetArgs) -> Result<ExitCode> {
+    let targets: Vec<Target> = match args.target {
+        None => Target::ALL.to_vec(),
+        Some(SnippetTarget::Pacto) => vec![Target::Pacto],
+        Some(SnippetTarget::Codertemplatetest) => vec![Target::CoderTemplateTest],
+    };
+    let text = match args.tool {
+        SnippetTool::Argocd => snippets::argocd(&targets, args.warning_blocks),
+        SnippetTool::Flux => snippets::flux(&targets, args.warning_blocks),
+    };
+    if text.is_empty() {
+        return Err(anyhow!("no snippet"));
+    }
+    write_stdout(&text)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,104 @@
+//! The `doctor` report: a table grouped by object (ID, SEVERITY, OBJECT, FINDING, FIX), and the
+//! same findings as data for `-o json|yaml`.
+
+use super::{one_line, table};
+use crate::doctor::{Report, Severity};
+use owo_colors::OwoColorize;
+use serde_json::{json, Value};
+
+fn severity_word(s: Severity, colour: bool) -> String {
+    let w = s.as_str();
+    if !colour {
+        return w.to_string();
+    }
+    match s {
+        Severity::Error => w.red().to_string(),
+        Severity::Warning => w.yellow().to_string(),
+        Severity::Info => w.to_string(),
+    }
+}
+
+/// The table; the object is named on its first finding only, so that findings group under it.
+/// Empty when there is no finding.
+pub fn doctor_table(report: &Report, colour: bool) -> String {
+    if report.findings.is_empty() {
+        return String::new();
+    }
+    let mut last = String::new();
+    let rows = report
+        .findings
+        .iter()
+        .map(|f| {
+            let object = if f.object == last {
+                String::new()
+            } else {
+                last = f.object.clone();
+                one_line(&f.object)
+            };
+            vec![
+                f.id.to_string(),
+                severity_word(f.severity, colour),
+                object,
+                one_line(&f.finding),
+                one_line(&f.fix),
+            ]
+        })
+        .collect();
+    table(&["ID", "SEVERITY", "OBJECT", "FINDING", "FIX"], rows)
+}
+
+/// The closing line: `N errors, N warnings, N info` (what decides the exit code).
+pub fn doctor_summary(report: &Report) -> String {
+    let count = |s: Severity| report.findings.iter().filter(|f| f.severity == s).count();
+    format!(
+        "{} errors, {} warnings, {} info\n",
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info)
+    )
+}
+
+/// `-o json|yaml`: `{"kind": "DoctorReport", "findings": [{id, severity, object, evidence,
+/// finding, fix}], "notes": [...]}`.
+pub fn doctor_json(report: &Report) -> Value {
+    json!({
+        "apiVersion": "pacto.trianalab.io/v1alpha1",
+        "kind": "DoctorReport",
+        "findings": report.findings,
+        "notes": report.notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doctor::Finding;
+
+    #[test]
+    fn findings_group_under_their_object() {
+        let f = |id: &'static str, object: &str| Finding {
+            id,
+            severity: Severity::Error,
+            object: object.into(),
+            evidence: "e".into(),
+            finding: "f".into(),
+            fix: "x".into(),
+        };
+        let report = Report {
+            findings: vec![
+                f("A01", "ConfigMap argocd/argocd-cm"),
+                f("A03", "ConfigMap argocd/argocd-cm"),
+                f("O01", "Pacto shop/orders"),
+            ],
+            ..Report::default()
+        };
+        assert_eq!(
+            doctor_table(&report, false),
+            "ID    SEVERITY   OBJECT                       FINDING   FIX\n\
+             A01   error      ConfigMap argocd/argocd-cm   f         x\n\
+             A03   error                                   f         x\n\
+             O01   error      Pacto shop/orders            f         x\n"
+        );
+        assert_eq!(doctor_summary(&report), "3 errors, 0 warnings, 0 info\n");
+    }
+}

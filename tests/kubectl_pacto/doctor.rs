@@ -1,0 +1,271 @@
+//! `kubectl pacto doctor` and `kubectl pacto snippet` through the built binary: the examples are
+//! clean, each break of tests/fixtures/broken is reported once with its object, the JSON report
+//! carries every field, the exit codes follow the checks convention (0 clean, 1 findings, 2
+//! could not run), and `--cluster` reads each kind once from the fake API server. Which finding
+//! each configuration gives is table-tested in shared/src/doctor (testdata/cases.yaml).
+
+use crate::common::*;
+use fake_apiserver::{FakeApiServer, Fault, FaultAction, Resource};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+const NOW: &str = "2026-11-29T12:00:00Z";
+
+fn doctor(args: &[&str]) -> Run {
+    let mut all = vec!["doctor"];
+    all.extend(args);
+    let mut c = pacto(&all);
+    c.env("KUBECTL_PACTO_NOW", NOW);
+    run(&mut c)
+}
+
+fn json_of(r: &Run) -> Value {
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
+}
+
+#[test]
+fn the_examples_are_clean() {
+    let r = doctor(&["-f", "examples"]);
+    r.assert_code(0).assert_no_panic();
+    assert!(
+        r.stdout.ends_with("\n0 errors, 0 warnings, 11 info\n"),
+        "{}",
+        r.stdout
+    );
+    let j = json_of(doctor(&["-f", "examples", "-o", "json"]).assert_code(0));
+    assert!(j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["severity"] == "info"));
+}
+
+#[test]
+fn each_break_is_reported_once_naming_its_object() {
+    let r = doctor(&["-f", "tests/fixtures/broken", "-o", "json"]);
+    r.assert_code(1).assert_no_panic();
+    let j = json_of(&r);
+    assert_eq!(j["kind"], "DoctorReport");
+    let got: Vec<String> = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] != "info")
+        .map(|f| {
+            format!(
+                "{} {}",
+                f["id"].as_str().unwrap(),
+                f["object"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "A01 ConfigMap argocd/argocd-cm",
+            "A03 ConfigMap argocd/argocd-cm",
+            "F06 Kustomization flux-system/shop-prod",
+            "F07 Kustomization flux-system/shop-prod",
+            "F10 Kustomization flux-system/shop-prod",
+            "O01 Pacto shop/orders",
+            "C03 CoderTemplateTest coder/docker-v3",
+            "S01 OCIRepository ledger-test/ledger-candidates",
+            "S02 Kustomization ledger-test/ledger",
+        ]
+    );
+    for f in j["findings"].as_array().unwrap() {
+        for field in ["id", "severity", "object", "evidence", "finding", "fix"] {
+            assert!(f[field].is_string(), "{field} missing: {f}");
+        }
+        assert!(!f["evidence"].as_str().unwrap().is_empty(), "{f}");
+    }
+    // The table groups the findings under their object and ends with the counts.
+    let t = doctor(&["-f", "tests/fixtures/broken"]);
+    t.assert_code(1);
+    assert_eq!(cell(&t.stdout, 0, "ID"), "A01");
+    assert_eq!(cell(&t.stdout, 0, "OBJECT"), "ConfigMap argocd/argocd-cm");
+    assert_eq!(cell(&t.stdout, 1, "OBJECT"), "");
+    // The F08 note on the Warning knob is the one info.
+    assert!(
+        t.stdout.ends_with("\n7 errors, 2 warnings, 1 info\n"),
+        "{}",
+        t.stdout
+    );
+}
+
+#[test]
+fn could_not_run_exits_2() {
+    let r = doctor(&[]);
+    r.assert_code(2);
+    assert_eq!(
+        r.stderr,
+        "error: nothing to check: give -f FILE|DIR, or --cluster\n"
+    );
+    let r = doctor(&["-f", "tests/fixtures/no-such-dir"]);
+    r.assert_code(2).assert_no_panic();
+    assert!(r.stderr.starts_with("error: "), "{}", r.stderr);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(&bad, "kind: [unclosed\n").unwrap();
+    let r = doctor(&["-f", s(&bad)]);
+    r.assert_code(2).assert_no_panic();
+    assert!(r.stderr.contains("bad.yaml"), "{}", r.stderr);
+}
+
+#[test]
+fn snippets_are_the_examples() {
+    let r = run(&mut pacto(&["snippet", "argocd"]));
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout,
+        std::fs::read_to_string(repo().join("examples/argocd-cm.yaml")).unwrap()
+    );
+    let r = run(&mut pacto(&[
+        "snippet",
+        "flux",
+        "--for",
+        "codertemplatetest",
+    ]));
+    r.assert_code(0);
+    let entries: Value = serde_saphyr::from_str(&r.stdout).unwrap();
+    assert_eq!(entries.as_array().unwrap().len(), 1);
+    assert_eq!(entries[0]["kind"], "CoderTemplateTest");
+    let r = run(&mut pacto(&[
+        "snippet",
+        "argocd",
+        "--for",
+        "pacto",
+        "--warning-blocks",
+    ]));
+    r.assert_code(0);
+    assert!(
+        r.stdout.contains("local onWarning = \"Degraded\""),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("CoderTemplateTest:"), "{}", r.stdout);
+    // What the snippet says to apply is what doctor finds clean.
+    let dir = tempfile::tempdir().unwrap();
+    let cm = dir.path().join("argocd-cm.yaml");
+    std::fs::write(&cm, r.stdout).unwrap();
+    let d = doctor(&["-f", s(&cm)]);
+    d.assert_code(0);
+}
+
+/// A fake cluster with the kinds doctor reads, the example gates and one broken Kustomization.
+fn cluster() -> (FakeApiServer, tempfile::TempDir, std::path::PathBuf) {
+    let server = FakeApiServer::start();
+    server.register(Resource::pacto());
+    server.register(Resource::new(
+        "coder.com/v1alpha1",
+        "CoderTemplateTest",
+        "codertemplatetests",
+        true,
+        true,
+    ));
+    server.register(Resource::new(
+        "kustomize.toolkit.fluxcd.io/v1",
+        "Kustomization",
+        "kustomizations",
+        true,
+        true,
+    ));
+    server.register(Resource::new("v1", "Pod", "pods", true, true));
+    let read = |p: &str| -> Value {
+        serde_saphyr::from_str(&std::fs::read_to_string(repo().join(p)).unwrap()).unwrap()
+    };
+    let mut cm = read("examples/argocd-cm.yaml");
+    cm["metadata"]["managedFields"] = json!([{"manager": "kubectl-patch", "operation": "Update", "apiVersion": "v1",
+        "time": "2026-11-29T11:00:00Z", "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:data": {"f:resource.customizations.health.pacto.trianalab.io_Pacto": {}}}}]);
+    server.insert(cm);
+    server.insert(json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "argocd-application-controller-0", "namespace": "argocd",
+                     "labels": {"app.kubernetes.io/name": "argocd-application-controller"}},
+        "status": {"startTime": "2026-11-29T10:00:00Z"}}));
+    server.insert(read("tests/fixtures/broken/kustomization.yaml"));
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path(), Some("shop"));
+    (server, dir, kubeconfig)
+}
+
+fn doctor_cluster(kubeconfig: &std::path::Path, extra: &[&str]) -> Run {
+    let mut args = vec![
+        "doctor",
+        "--cluster",
+        "--kubeconfig",
+        s(kubeconfig),
+        "-o",
+        "json",
+    ];
+    args.extend(extra);
+    let mut c = pacto(&args);
+    c.env("KUBECTL_PACTO_NOW", NOW).env_remove("KUBECONFIG");
+    run_with(&mut c, None, Duration::from_secs(60))
+}
+
+#[test]
+fn the_cluster_is_read_once_per_kind_and_a_late_restart_is_found() {
+    let (server, _dir, kubeconfig) = cluster();
+    let r = doctor_cluster(&kubeconfig, &[]);
+    r.assert_code(1).assert_no_panic();
+    let j = json_of(&r);
+    let ids: Vec<&str> = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"A08"), "{ids:?}");
+    assert!(ids.contains(&"F06") && ids.contains(&"F07"), "{ids:?}");
+    // Kinds that are not installed (HelmRelease, Stage, OCIRepository, Application) are notes.
+    assert!(
+        r.stderr
+            .contains("note: Stage (delivery.pacto.trianalab.io): not installed in this cluster"),
+        "{}",
+        r.stderr
+    );
+    let requests = server.requests();
+    let lists: Vec<String> = requests.iter().map(|q| q.path.clone()).collect();
+    for kind in [
+        "/pacto.trianalab.io/v1alpha1/pactos",
+        "/kustomize.toolkit.fluxcd.io/v1/kustomizations",
+        "/coder.com/v1alpha1/codertemplatetests",
+        "/api/v1/namespaces/argocd/pods",
+    ] {
+        assert_eq!(
+            requests
+                .iter()
+                .filter(|q| q.method == "GET" && q.path.ends_with(kind))
+                .count(),
+            1,
+            "{kind}: {lists:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_forbidden_kind_is_not_checked_and_only_nothing_read_exits_2() {
+    let (server, _dir, kubeconfig) = cluster();
+    server.fault(Fault::always("/kustomizations", FaultAction::Status(403)));
+    let r = doctor_cluster(&kubeconfig, &[]);
+    r.assert_no_panic();
+    assert!(
+        r.stderr
+            .contains("Kustomization (kustomize.toolkit.fluxcd.io) not checked: "),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("forbidden"), "{}", r.stderr);
+    r.assert_code(1); // A08 is still found.
+    server.clear_faults();
+    server.fault(Fault::always("/", FaultAction::Status(403)));
+    let r = doctor_cluster(&kubeconfig, &[]);
+    r.assert_code(2).assert_no_panic();
+    assert!(
+        r.stderr
+            .starts_with("error: nothing could be read from the cluster"),
+        "{}",
+        r.stderr
+    );
+}
