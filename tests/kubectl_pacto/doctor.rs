@@ -269,3 +269,19 @@ fn a_forbidden_kind_is_not_checked_and_only_nothing_read_exits_2() {
         r.stderr
     );
 }
+
+/// The README's doctor example on the broken set shows what doctor prints (exit 1, so it is a
+/// text block the console test does not run).
+#[test]
+fn the_readme_shows_the_broken_report() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let start = "```text\n$ kubectl pacto doctor -f tests/fixtures/broken\n";
+    let at = readme
+        .find(start)
+        .expect("the README shows doctor on tests/fixtures/broken")
+        + start.len();
+    let shown = &readme[at..at + readme[at..].find("```").unwrap()];
+    let r = doctor(&["-f", "tests/fixtures/broken"]);
+    r.assert_code(1);
+    assert_eq!(shown, r.stdout);
+}
