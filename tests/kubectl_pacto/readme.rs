@@ -48,13 +48,24 @@ fn cluster_examples_are_the_golden_outputs_of_the_tests() {
     let text = readme();
     let shown = blocks(&text, "text");
     for (command, golden) in [
-        ("kubectl pacto get -A", "get/all-namespaces.txt"),
+        (
+            "kubectl pacto get -A",
+            "pacto/golden/get/all-namespaces.txt",
+        ),
         (
             "kubectl pacto explain pacto/gift-cards -n shop",
-            "explain-live/gift-cards.txt",
+            "pacto/golden/explain-live/gift-cards.txt",
+        ),
+        (
+            "kubectl pacto get stages -A",
+            "delivery/golden/get/all-namespaces.txt",
+        ),
+        (
+            "kubectl pacto explain stage/orders -n test",
+            "delivery/golden/explain/test-orders.txt",
         ),
     ] {
-        let want = std::fs::read_to_string(fixture("pacto/golden").join(golden)).unwrap();
+        let want = std::fs::read_to_string(fixture(golden)).unwrap();
         let (_, output) = shown
             .iter()
             .find(|(c, _)| c == command)

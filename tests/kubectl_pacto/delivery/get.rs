@@ -190,3 +190,26 @@ fn empty_listings_and_files() {
         "error: -l/--selector selects on the API server: it cannot be used with -f\n"
     );
 }
+
+/// Completion offers the three resource types of `get` and the delivery kinds of `explain`.
+#[test]
+fn completion_offers_stages_and_operations() {
+    let r = run(&mut pacto(&["__complete", "get", ""]));
+    r.assert_code(0).assert_no_panic();
+    let values: Vec<&str> = r
+        .stdout
+        .lines()
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(
+        &values[..3],
+        ["pactos", "stages", "operations"],
+        "{}",
+        r.stdout
+    );
+    let r = run(&mut pacto(&["__complete", "explain", "st"]));
+    // `stage/` waits for its name: NoSpace | NoFileComp.
+    assert_eq!(r.stdout, "stage/\tstage/NAME\n:6\n");
+    let r = run(&mut pacto(&["__complete", "explain", "op"]));
+    assert_eq!(r.stdout, "operation/\toperation/NAME\n:6\n");
+}
