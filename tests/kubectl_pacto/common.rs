@@ -203,3 +203,35 @@ pub fn cell(table: &str, row: usize, header: &str) -> String {
         .min(line.len());
     line[from..to].iter().collect::<String>().trim().to_string()
 }
+
+/// Compares `actual` with the golden file `path` (or, under UPDATE_GOLDEN=1, writes it).
+pub fn golden_file(path: &Path, actual: &str) {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, actual).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
+            path.display()
+        )
+    });
+    assert!(
+        want == actual,
+        "{} differs (UPDATE_GOLDEN=1 rewrites it)\n--- want\n{want}\n--- got\n{actual}",
+        path.display()
+    );
+}
+
+/// `kubectl-pacto ARGS` with a fixed clock (`now`, RFC 3339), `home` as HOME and no kubeconfig or
+/// in-cluster configuration of the caller's.
+pub fn isolated(home: &Path, now: &str, args: &[&str]) -> Command {
+    let mut c = pacto(args);
+    c.env("KUBECTL_PACTO_NOW", now)
+        .env("HOME", home)
+        .env_remove("KUBECONFIG")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env_remove("KUBERNETES_SERVICE_PORT");
+    c
+}

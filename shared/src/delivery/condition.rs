@@ -21,6 +21,27 @@ pub struct Failure {
     pub fix: String,
 }
 
+impl Failure {
+    /// A failure of `condition` (`Ready` or `Mediated`) for `reason`.
+    pub fn new(
+        condition: &'static str,
+        reason: &'static str,
+        object: String,
+        field: &str,
+        message: String,
+        fix: String,
+    ) -> Failure {
+        Failure {
+            condition,
+            reason,
+            object,
+            field: field.to_string(),
+            message,
+            fix,
+        }
+    }
+}
+
 /// A computed condition as a reconcile writes it: `type`, `status` (True, False, Unknown),
 /// `reason`, `message`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

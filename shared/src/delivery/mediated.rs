@@ -80,23 +80,6 @@ pub fn appliers<'a>(
     Ok((out, kindless))
 }
 
-fn fail(
-    reason: &'static str,
-    object: String,
-    field: &str,
-    message: String,
-    fix: String,
-) -> Failure {
-    Failure {
-        condition: "Mediated",
-        reason,
-        object,
-        field: field.to_string(),
-        message,
-        fix,
-    }
-}
-
 /// The failures, the rules with their verdicts, and what could not be decided.
 pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<String>) {
     let mut failures = Vec::new();
@@ -117,7 +100,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
         } else {
             "spec"
         };
-        failures.push(fail(
+        failures.push(Failure::new("Mediated", 
             "ApplyRefUnguarded",
             stage_ref.clone(),
             field,
@@ -132,7 +115,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
                 verdicts.push(("ApplyRefUnguarded", repo_rule, "unknown"));
             }
             Ok(None) => {
-                failures.push(fail(
+                failures.push(Failure::new("Mediated", 
                     "ApplyRefUnguarded",
                     format!("OCIRepository {ns}/{}", stage.apply_ref),
                     "spec.applyRef.name",
@@ -151,7 +134,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
                             None => "does not carry the label".to_string(),
                             Some(v) => format!("names another Stage ({v:?})"),
                         };
-                        failures.push(fail(
+                        failures.push(Failure::new("Mediated", 
                             "ApplyRefUnguarded",
                             repo.this.describe(),
                             &label,
@@ -162,7 +145,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
                 }
                 if repo.ignores {
                     ok = false;
-                    failures.push(fail(
+                    failures.push(Failure::new("Mediated", 
                         "ApplierOverrides",
                         repo.this.describe(),
                         "spec.ignore",
@@ -191,7 +174,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
         Ok((found, _)) => {
             match found.len() {
                 0 => {
-                    failures.push(fail(
+                    failures.push(Failure::new("Mediated", 
                         "NoApplier",
                         stage_ref.clone(),
                         "spec.applyRef.name",
@@ -203,7 +186,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
                 1 => verdicts.push(("NoApplier", count_rule, "pass")),
                 _ => {
                     let names: Vec<String> = found.iter().map(Applier::describe).collect();
-                    failures.push(fail(
+                    failures.push(Failure::new("Mediated", 
                         "SeveralAppliers",
                         stage_ref.clone(),
                         "spec.applyRef.name",
@@ -244,7 +227,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
     match a {
         Applier::Flux(k) => {
             if k.apply_ref_label.as_deref() != Some(name.as_str()) {
-                failures.push(fail(
+                failures.push(Failure::new("Mediated", 
                     "ApplierUnguarded",
                     k.this.describe(),
                     &label,
@@ -253,7 +236,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
                 ));
             }
             if k.service_account.is_empty() {
-                failures.push(fail(
+                failures.push(Failure::new("Mediated", 
                     "ApplierUnscoped",
                     k.this.describe(),
                     "spec.serviceAccountName",
@@ -262,7 +245,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
                 ));
             }
             for f in &k.overrides {
-                failures.push(fail(
+                failures.push(Failure::new("Mediated", 
                     "ApplierOverrides",
                     k.this.describe(),
                     &format!("spec.{f}"),
@@ -273,7 +256,8 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
         }
         Applier::Argo(app) => {
             if app.sources > 1 {
-                failures.push(fail(
+                failures.push(Failure::new(
+                    "Mediated",
                     "SeveralSources",
                     app.this.describe(),
                     "spec.sources",
@@ -287,7 +271,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
                 ));
             }
             for f in &app.overrides {
-                failures.push(fail(
+                failures.push(Failure::new("Mediated", 
                     "ApplierOverrides",
                     app.this.describe(),
                     f,

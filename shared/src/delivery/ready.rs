@@ -32,23 +32,6 @@ pub const ORDER: [&str; 5] = [
 /// How deep an upstream chain is followed before it counts as a loop.
 const MAX_UPSTREAM_DEPTH: usize = 32;
 
-fn fail(
-    reason: &'static str,
-    object: String,
-    field: &str,
-    message: String,
-    fix: String,
-) -> Failure {
-    Failure {
-        condition: "Ready",
-        reason,
-        object,
-        field: field.to_string(),
-        message,
-        fix,
-    }
-}
-
 /// The failures, the rules with their verdicts, and what could not be decided.
 pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<String>) {
     let mut failures = Vec::new();
@@ -101,7 +84,7 @@ fn candidate_rules(
         } else {
             "spec"
         };
-        failures.push(fail(
+        failures.push(Failure::new("Ready", 
             "NoCandidateSource",
             me,
             field,
@@ -111,7 +94,8 @@ fn candidate_rules(
         return "fail";
     };
     if repo_ref.name.is_empty() {
-        failures.push(fail(
+        failures.push(Failure::new(
+            "Ready",
             "NoCandidateSource",
             me,
             "spec.candidates.ociRepositoryRef.name",
@@ -126,7 +110,7 @@ fn candidate_rules(
             return "unknown";
         }
         Ok(None) => {
-            failures.push(fail(
+            failures.push(Failure::new("Ready", 
                 "CandidateNotFound",
                 me,
                 "spec.candidates.ociRepositoryRef",
@@ -139,7 +123,7 @@ fn candidate_rules(
     };
     let object = repo.this.describe();
     if !repo.has_verify {
-        failures.push(fail(
+        failures.push(Failure::new("Ready", 
             "CandidateUnverified",
             object.clone(),
             "spec.verify",
@@ -149,7 +133,7 @@ fn candidate_rules(
         return "fail";
     }
     if repo.verify_secret.is_empty() && repo.oidc_identities.is_empty() {
-        failures.push(fail(
+        failures.push(Failure::new("Ready", 
             "CandidateUnverified",
             object.clone(),
             "spec.verify",
@@ -163,7 +147,7 @@ fn candidate_rules(
         for (what, pattern) in [("issuer", issuer), ("subject", subject)] {
             if let Some(why) = open_pattern(pattern) {
                 verdict = "fail";
-                failures.push(fail(
+                failures.push(Failure::new("Ready", 
                     "CandidateUnverified",
                     object.clone(),
                     &format!("spec.verify.matchOIDCIdentity[{i}].{what}"),
@@ -189,7 +173,7 @@ fn upstream_rules(
     let me = stage.this.describe();
     let key = (up.namespace.clone(), up.name.clone());
     if seen.contains(&key) || depth >= MAX_UPSTREAM_DEPTH {
-        failures.push(fail(
+        failures.push(Failure::new("Ready", 
             "UpstreamUntrusted",
             me,
             "spec.candidates.upstreamStage",
@@ -199,7 +183,8 @@ fn upstream_rules(
         return "fail";
     }
     let Some(upstream) = world.stage(&up.namespace, &up.name) else {
-        failures.push(fail(
+        failures.push(Failure::new(
+            "Ready",
             "CandidateNotFound",
             me,
             "spec.candidates.upstreamStage",
@@ -218,7 +203,7 @@ fn upstream_rules(
         && !stage.service.is_empty()
         && upstream.service != stage.service
     {
-        failures.push(fail(
+        failures.push(Failure::new("Ready", 
             "UpstreamUntrusted",
             me,
             "spec.candidates.upstreamStage",
@@ -236,7 +221,8 @@ fn upstream_rules(
                 .iter()
                 .map(|f| format!("{} ({})", f.reason, f.message))
                 .collect();
-            failures.push(fail(
+            failures.push(Failure::new(
+                "Ready",
                 "UpstreamUntrusted",
                 me,
                 "spec.candidates.upstreamStage",
@@ -261,7 +247,8 @@ fn apply_label_rule(
 ) -> &'static str {
     let (ns, name) = (&stage.this.namespace, &stage.this.name);
     if stage.apply_ref.is_empty() {
-        failures.push(fail(
+        failures.push(Failure::new(
+            "Ready",
             "ApplierUnlabelled",
             stage.this.describe(),
             if stage.has_spec {
@@ -281,7 +268,7 @@ fn apply_label_rule(
             "unknown"
         }
         Ok(None) => {
-            failures.push(fail(
+            failures.push(Failure::new("Ready", 
                 "ApplierUnlabelled",
                 format!("OCIRepository {ns}/{}", stage.apply_ref),
                 "spec.applyRef.name",
@@ -297,7 +284,7 @@ fn apply_label_rule(
                     None => "does not carry the label".to_string(),
                     Some(v) => format!("names another Stage ({v:?})"),
                 };
-                failures.push(fail(
+                failures.push(Failure::new("Ready", 
                     "ApplierUnlabelled",
                     repo.this.describe(),
                     &label_field(),

@@ -86,24 +86,6 @@ impl<'a> ArgoCm<'a> {
     }
 }
 
-fn finding(
-    id: &'static str,
-    severity: Severity,
-    object: &str,
-    evidence: String,
-    finding: String,
-    fix: String,
-) -> Finding {
-    Finding {
-        id,
-        severity,
-        object: object.to_string(),
-        evidence,
-        finding,
-        fix,
-    }
-}
-
 /// The static checks of one argocd-cm: a configuration Argo refuses, near misses of the Pacto
 /// and CoderTemplateTest keys (A01), the legacy blob beside a split key (A02), string or math
 /// library calls in a restricted script (A03), a whole-ConfigMap apply (A09). `kinds_present` says which of Pacto and CoderTemplateTest objects exist, to
@@ -112,7 +94,7 @@ pub fn static_checks(cm: &ArgoCm, pactos_present: bool, ctts_present: bool) -> V
     let mut out = Vec::new();
     let o = &cm.object;
     if let Err(e) = &cm.overrides {
-        out.push(finding("A01", Severity::Error, o, e.clone(),
+        out.push(Finding::new("A01", Severity::Error, o, e.clone(),
             format!("Argo CD refuses this configuration ({e}): every application's health is Unknown and every sync fails"),
             "fix the key named in the error; `kubectl pacto health --argocd-cm FILE` shows what Argo makes of it".to_string()));
     }
@@ -146,18 +128,18 @@ pub fn static_checks(cm: &ArgoCm, pactos_present: bool, ctts_present: bool) -> V
             .filter(|k| near_miss(k, want, 4) && !effective.contains(*k))
             .collect();
         for k in &misses {
-            out.push(finding("A01", Severity::Error, o, format!("data key {k:?}"),
+            out.push(Finding::new("A01", Severity::Error, o, format!("data key {k:?}"),
                 format!("the data key {k:?} looks like the {kind} health key but is not it: Argo CD ignores it without a word, which looks exactly like no configuration"),
                 format!("rename the key to {want}")));
         }
         if effective.is_empty() && present && misses.is_empty() && cm.overrides.is_ok() {
-            out.push(finding(if kind == "Pacto" { "A01" } else { "C01" }, Severity::Error, o, format!("no data key {want}"),
+            out.push(Finding::new(if kind == "Pacto" { "A01" } else { "C01" }, Severity::Error, o, format!("no data key {want}"),
                 format!("no health customization for {kind}: Argo CD has no check for it, so the roll-up ignores it and the gate gates nothing"),
                 format!("kubectl pacto snippet argocd --for {} > patch.yaml && kubectl -n argocd patch configmap argocd-cm --type merge --patch-file patch.yaml", kind.to_ascii_lowercase())));
         }
     }
     if keys.contains(&"resource.customizations.health") {
-        out.push(finding("A01", Severity::Error, o, "data key \"resource.customizations.health\"".to_string(),
+        out.push(Finding::new("A01", Severity::Error, o, "data key \"resource.customizations.health\"".to_string(),
             "a blob under resource.customizations.health: Argo CD reads per-kind keys there (resource.customizations.health.<group>_<Kind>), not a blob".to_string(),
             format!("move each script under its own key, e.g. {PACTO_KEY}")));
     }
@@ -168,7 +150,7 @@ pub fn static_checks(cm: &ArgoCm, pactos_present: bool, ctts_present: bool) -> V
         .map(|(_, v)| v.as_str())
         .unwrap_or("");
     if blob.contains("pacto.trianalab.io/Pacto") && keys.contains(&PACTO_KEY) {
-        out.push(finding("A02", Severity::Warning, o, format!("data keys {LEGACY_KEY} (pacto.trianalab.io/Pacto) and {PACTO_KEY}"),
+        out.push(Finding::new("A02", Severity::Warning, o, format!("data keys {LEGACY_KEY} (pacto.trianalab.io/Pacto) and {PACTO_KEY}"),
             "the Pacto health script is configured twice: in the legacy resource.customizations blob and under its own key (the split key wins)".to_string(),
             "delete the Pacto entry from the resource.customizations blob".to_string()));
     }
@@ -179,7 +161,7 @@ pub fn static_checks(cm: &ArgoCm, pactos_present: bool, ctts_present: bool) -> V
             }
             if !ov.use_open_libs {
                 if let Some(call) = library_call(&ov.health_lua) {
-                    out.push(finding("A03", Severity::Error, o, format!("{} uses {call}", ov.keys.join(", ")),
+                    out.push(Finding::new("A03", Severity::Error, o, format!("{} uses {call}", ov.keys.join(", ")),
                         format!("the health script for {key} calls {call}, but Argo CD runs custom scripts without the string and math libraries: it fails at run time and the resource shows Unknown"),
                         format!("rewrite it with .., comparisons, ipairs and tostring only, or set resource.customizations.useOpenLibs.{}: \"true\"", key.replacen('/', "_", 1))));
                 }
@@ -201,7 +183,7 @@ pub fn static_checks(cm: &ArgoCm, pactos_present: bool, ctts_present: bool) -> V
             )
         });
         if only_ours == Some(true) {
-            out.push(finding("A09", Severity::Warning, o, "annotation kubectl.kubernetes.io/last-applied-configuration holds only resource.customizations keys".to_string(),
+            out.push(Finding::new("A09", Severity::Warning, o, "annotation kubectl.kubernetes.io/last-applied-configuration holds only resource.customizations keys".to_string(),
                 "argocd-cm was applied whole with kubectl apply and a file holding only the health customizations: Argo CD's own keys were dropped".to_string(),
                 "apply the customizations as a merge patch: kubectl -n argocd patch configmap argocd-cm --type merge --patch-file patch.yaml".to_string()));
         }
@@ -302,7 +284,7 @@ pub fn evaluated(cm: &ArgoCm, now_unix: i64) -> Vec<Finding> {
             let evidence = format!("{keys} on {}: {words}", p.name);
             let mut add = |id: &'static str, severity: Severity, template: String, fix: &str| {
                 out.add(
-                    finding(
+                    Finding::new(
                         id,
                         severity,
                         o,
@@ -360,7 +342,7 @@ pub fn restart_needed(
     controller_started: i64,
     controller: &str,
 ) -> Option<Finding> {
-    (controller_started < key_written).then(|| finding("A08", Severity::Error, &cm.object,
+    (controller_started < key_written).then(|| Finding::new("A08", Severity::Error, &cm.object,
         format!("{PACTO_KEY} last written at {}, {controller} started at {}", crate::k8s::time::format_rfc3339_utc(key_written), crate::k8s::time::format_rfc3339_utc(controller_started)),
         "the application controller started before the health customization was written: it compares cached verdicts without it until it restarts".to_string(),
         "kubectl -n argocd rollout restart statefulset/argocd-application-controller".to_string()))
@@ -373,7 +355,7 @@ pub fn params_checks(params: &Value) -> Vec<Finding> {
         .pointer("/data/controller.resource.health.persist")
         .and_then(Value::as_str);
     match v {
-        Some("false") => vec![finding("A12", Severity::Info, "ConfigMap argocd-cmd-params-cm",
+        Some("false") => vec![Finding::new("A12", Severity::Info, "ConfigMap argocd-cmd-params-cm",
             "controller.resource.health.persist: \"false\"".to_string(),
             "Argo CD keeps per-resource health out of Application.status.resources: tools reading it see none; `kubectl pacto` recomputes it".to_string(),
             String::new())],

@@ -28,24 +28,6 @@ pub struct Context {
     pub max_test_timeout: i64,
 }
 
-fn finding(
-    id: &'static str,
-    severity: Severity,
-    object: &str,
-    evidence: String,
-    finding: String,
-    fix: String,
-) -> Finding {
-    Finding {
-        id,
-        severity,
-        object: object.to_string(),
-        evidence,
-        finding,
-        fix,
-    }
-}
-
 const PACTO_GROUP: &str = "pacto.trianalab.io";
 const CTT_GROUP: &str = "coder.com";
 
@@ -70,7 +52,7 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
                 && e.kind != kind
                 && e.kind.eq_ignore_ascii_case(kind);
             if group_miss || kind_miss {
-                out.push(finding("F04", Severity::Error, &o,
+                out.push(Finding::new("F04", Severity::Error, &o,
                     format!("spec.healthCheckExprs[{}]: apiVersion {:?}, kind {:?}", e.index, e.api_version, e.kind),
                     format!("healthCheckExprs[{}] looks meant for {group}/{kind} but names {:?}/{:?}: Flux matches group and kind exactly, so it applies to nothing and the object falls back to kstatus", e.index, e.group(), e.kind),
                     format!("set apiVersion: {group}/v1alpha1 and kind: {kind}")));
@@ -82,7 +64,7 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
     let engine = match FluxHealth::new(&k.exprs, k.job_order(), now_unix) {
         Ok(e) => Some(e),
         Err(e) => {
-            out.push(finding("F05", Severity::Error, &o, e.clone(),
+            out.push(Finding::new("F05", Severity::Error, &o, e.clone(),
                 format!("the healthCheckExprs do not compile ({e}): the {} stalls with InvalidCELExpression and applies nothing", k.kind),
                 "fix the expression; every entry needs a current expression".to_string()));
             None
@@ -92,20 +74,20 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
     let gates_pactos = pacto_entry.is_some() || ctx.applies_pactos == Some(true);
     // F01: applies Pactos with no entry for them.
     if pacto_entry.is_none() && ctx.applies_pactos == Some(true) {
-        out.push(finding("F01", Severity::Error, &o, "status.inventory lists a Pacto; spec.healthCheckExprs has no pacto.trianalab.io/Pacto entry".to_string(),
+        out.push(Finding::new("F01", Severity::Error, &o, "status.inventory lists a Pacto; spec.healthCheckExprs has no pacto.trianalab.io/Pacto entry".to_string(),
             format!("the {} applies Pactos but has no healthCheckExprs entry for them: kstatus reads every Pacto Current, so a NonCompliant Pacto reports healthy", k.kind),
             "kubectl pacto snippet flux --for pacto (add the entry to spec.healthCheckExprs)".to_string()));
     }
     let ctt_applied = ctt_entry.is_some() || ctx.applies_ctts == Some(true);
     if ctt_entry.is_none() && ctx.applies_ctts == Some(true) {
-        out.push(finding("C01", Severity::Error, &o, "status.inventory lists a CoderTemplateTest; spec.healthCheckExprs has no coder.com/CoderTemplateTest entry".to_string(),
+        out.push(Finding::new("C01", Severity::Error, &o, "status.inventory lists a CoderTemplateTest; spec.healthCheckExprs has no coder.com/CoderTemplateTest entry".to_string(),
             "CoderTemplateTests are applied without a healthCheckExprs entry: kstatus reads a test without status as Current, so Flux treats a new test as passed until its controller writes one".to_string(),
             "kubectl pacto snippet flux --for codertemplatetest (add the entry to spec.healthCheckExprs)".to_string()));
     }
 
     // F02: the expressions are never evaluated.
     if (gates_pactos || ctt_applied) && !k.wait && k.health_checks.is_empty() {
-        out.push(finding("F02", Severity::Error, &o, "spec.wait: false, spec.healthChecks empty".to_string(),
+        out.push(Finding::new("F02", Severity::Error, &o, "spec.wait: false, spec.healthChecks empty".to_string(),
             format!("the {} waits for nothing: its healthCheckExprs are never evaluated and the next step never waits for the verdict", k.kind),
             "set spec.wait: true".to_string()));
     }
@@ -151,7 +133,7 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
                 let mut add =
                     |id: &'static str, severity: Severity, template: String, fix: String| {
                         merged.add(
-                            finding(id, severity, &o, String::new(), String::new(), fix),
+                            Finding::new(id, severity, &o, String::new(), String::new(), fix),
                             &template,
                             p.name,
                             evidence.clone(),
@@ -181,12 +163,12 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
     if let Some(e) = pacto_entry {
         let all = format!("{} {} {}", e.current, e.failed, e.in_progress);
         if all.contains("observedGeneration") {
-            out.push(finding("F09", Severity::Warning, &o, format!("spec.healthCheckExprs[{}] reads observedGeneration", e.index),
+            out.push(Finding::new("F09", Severity::Warning, &o, format!("spec.healthCheckExprs[{}] reads observedGeneration", e.index),
                 "a hand-written generation guard: Flux compares observedGeneration with generation before any expression, and the hand-written one errors on a Pacto without status".to_string(),
                 "drop the observedGeneration comparison from the expressions".to_string()));
         }
         if all.contains("status.conditions") {
-            out.push(finding("F13", Severity::Info, &o, format!("spec.healthCheckExprs[{}] reads status.conditions", e.index),
+            out.push(Finding::new("F13", Severity::Info, &o, format!("spec.healthCheckExprs[{}] reads status.conditions", e.index),
                 "the Pacto expressions read status.conditions: the verdict is status.contractStatus".to_string(),
                 "decide on status.contractStatus".to_string()));
         }
@@ -198,7 +180,7 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
         let floor =
             Duration::from_secs((ctx.stabilization_window + ctx.max_check_interval).max(0) as u64);
         if timeout <= floor {
-            out.push(finding("F10", Severity::Warning, &o,
+            out.push(Finding::new("F10", Severity::Warning, &o,
                 format!("timeout {} (spec.timeout {:?}, interval {:?}); stabilization window {}s + check interval {}s = {}", go_duration(timeout), k.timeout.as_deref().unwrap_or(""), k.interval.as_deref().unwrap_or(""), ctx.stabilization_window, ctx.max_check_interval, go_duration(floor)),
                 "the timeout does not exceed the operator's stabilization window plus one requeue: an absence confirmed late arrives as an ambiguous timeout instead of a clean failure".to_string(),
                 format!("set spec.timeout above {} (plus the time the apply takes)", go_duration(floor))));
@@ -207,7 +189,7 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
     if ctt_applied && (k.wait || !k.health_checks.is_empty()) {
         let floor = Duration::from_secs(ctx.max_test_timeout.max(0) as u64 + 60);
         if timeout <= floor {
-            out.push(finding("C02", Severity::Warning, &o,
+            out.push(Finding::new("C02", Severity::Warning, &o,
                 format!("timeout {}; the tests' timeoutSeconds {}s", go_duration(timeout), ctx.max_test_timeout),
                 "the timeout does not exceed the tests' timeoutSeconds plus the time their controller needs to start: Flux stops waiting before the test ends".to_string(),
                 format!("set spec.timeout well above {}", go_duration(floor))));

@@ -98,6 +98,27 @@ impl Merged {
     }
 }
 
+impl Finding {
+    /// A finding; `object` as it is named to the reader (`ConfigMap argocd/argocd-cm`).
+    pub fn new(
+        id: &'static str,
+        severity: Severity,
+        object: &str,
+        evidence: String,
+        finding: String,
+        fix: String,
+    ) -> Finding {
+        Finding {
+            id,
+            severity,
+            object: object.to_string(),
+            evidence,
+            finding,
+            fix,
+        }
+    }
+}
+
 /// What a cluster tells beyond its objects (`doctor --cluster`).
 #[derive(Debug, Clone, Default)]
 pub struct ClusterFacts {

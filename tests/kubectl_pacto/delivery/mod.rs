@@ -55,34 +55,12 @@ fn cluster_objects() -> Vec<Value> {
 
 /// Compares with (or, under UPDATE_GOLDEN=1, writes) `golden/<name>`.
 fn golden(name: &str, actual: &str) {
-    let path = dir().join("golden").join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
-            path.display()
-        )
-    });
-    assert!(
-        want == actual,
-        "{} differs (UPDATE_GOLDEN=1 rewrites it)\n--- want\n{want}\n--- got\n{actual}",
-        path.display()
-    );
+    golden_file(&dir().join("golden").join(name), actual);
 }
 
 /// `kubectl-pacto ARGS` with the fixed clock and no kubeconfig of the caller's.
 fn cmd(home: &Path, args: &[&str]) -> Command {
-    let mut c = pacto(args);
-    c.env("KUBECTL_PACTO_NOW", NOW)
-        .env("HOME", home)
-        .env_remove("KUBECONFIG")
-        .env_remove("KUBERNETES_SERVICE_HOST")
-        .env_remove("KUBERNETES_SERVICE_PORT");
-    c
+    isolated(home, NOW, args)
 }
 
 /// Runs `kubectl-pacto ARGS` on files (no cluster).
