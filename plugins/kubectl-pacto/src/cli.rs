@@ -216,6 +216,9 @@ pub struct ClusterArgs {
     /// of seconds as in kubectl). Default: no limit.
     #[arg(long, value_name = "DURATION", default_value = "0")]
     pub request_timeout: String,
+    /// Read lists in pages of this many objects, as kubectl does (0: one request per list).
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub chunk_size: u32,
 }
 
 /// Which gates judge the Pactos.

@@ -57,6 +57,7 @@ impl ClusterOptions {
                 context: c.context.clone(),
                 request_timeout: request_timeout(&c.request_timeout)?,
                 discovery_timeout: None,
+                chunk_size: Some(c.chunk_size),
             },
             namespace: namespace_flag(c.namespace.as_deref())?,
         })

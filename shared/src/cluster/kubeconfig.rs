@@ -24,6 +24,9 @@ pub struct ConnectOptions {
     /// The bound of a discovery request when no `--request-timeout` is given; None or zero:
     /// [`DISCOVERY_TIMEOUT`](super::DISCOVERY_TIMEOUT), kubectl's.
     pub discovery_timeout: Option<Duration>,
+    /// `--chunk-size`: list in pages of this many objects (`limit`/`continue`); None:
+    /// [`DEFAULT_CHUNK_SIZE`](super::DEFAULT_CHUNK_SIZE), kubectl's; 0: one request.
+    pub chunk_size: Option<u32>,
 }
 
 /// The `proxy-url` of the cluster the context in use names.
@@ -191,6 +194,11 @@ impl Cluster {
             .trim_end_matches('/')
             .to_string();
         let default_namespace = config.default_namespace.clone();
+        // Audit logs name the tool: kube-rs sends no User-Agent of its own.
+        config.headers.push((
+            http::header::USER_AGENT,
+            http::HeaderValue::from_static(super::USER_AGENT),
+        ));
         // Messages name the proxy when there is one: a refused connection may be the proxy's.
         let described = format!("{server}{}", via.unwrap_or_default());
         // Building the client runs a kubeconfig exec credential plugin, a blocking child
@@ -216,6 +224,7 @@ impl Cluster {
             server: described,
             timeout,
             discovery_timeout: discovery_timeout(o.discovery_timeout),
+            chunk_size: o.chunk_size.unwrap_or(super::DEFAULT_CHUNK_SIZE),
         })
     }
 }

@@ -38,7 +38,15 @@ pub struct Cluster {
     timeout: Option<Duration>,
     /// The bound of a discovery request when `--request-timeout` is not given.
     discovery_timeout: Duration,
+    /// Objects per list page; 0: lists in one request.
+    chunk_size: u32,
 }
+
+/// kubectl's `--chunk-size` default: lists are read in pages of 500.
+pub const DEFAULT_CHUNK_SIZE: u32 = 500;
+
+/// The `User-Agent` of every request: the tool and its version, for audit logs.
+pub const USER_AGENT: &str = concat!("kubectl-pacto/", env!("CARGO_PKG_VERSION"));
 
 /// The objects that configure the gates in a cluster, as read (or why they could not be).
 #[derive(Debug)]

@@ -1,5 +1,5 @@
-//! Reads that return the objects exactly as the API server sent them: get and list, each one
-//! request (no paging). Throttling (429) and 503/504 answers are retried three times, honouring
+//! Reads that return the objects exactly as the API server sent them: get (one request) and list
+//! (in pages of `--chunk-size` objects with `limit` and `continue`, as kubectl reads). Throttling (429) and 503/504 answers are retried three times, honouring
 //! `Retry-After` up to 5 s; `--request-timeout` bounds each operation including its retries.
 //! Error answers are worded from the server's `Status`, and answers are parsed as JSON up to Go's
 //! depth limit. Follows kube-rs's `kube-client/src/client/mod.rs` and, for the retries and the
@@ -97,43 +97,66 @@ impl Cluster {
                 String::new()
             },
         };
-        let list = self
-            .call(&op, || {
-                Request::new(url.clone())
-                    .list(&lp)
-                    .map_err(|e| e.to_string())
-            })
-            .await
-            .map_err(|e| match e {
-                // A collection that 404s is a resource the server stopped serving.
-                ClusterError::NotFound {
-                    resource, scope, ..
-                } => ClusterError::Api {
-                    verb: "list".into(),
-                    resource,
-                    scope,
-                    code: 404,
-                    reason: "NotFound".into(),
-                    message: format!(
-                        "the server does not serve {} (was the CRD removed?)",
-                        kind.resource()
-                    ),
-                },
-                e => e,
-            })?;
-        let items = match list.get("items") {
-            // Go encodes an empty slice as null: no objects.
-            Some(Value::Null) => return Ok(Vec::new()),
-            Some(Value::Array(a)) => a,
-            _ => {
-                return Err(ClusterError::Malformed {
-                    verb: op.verb.into(),
-                    resource: op.resource.clone(),
-                    scope: op.scope.clone(),
-                    detail: "the answer has no items list".into(),
-                })
+        let mut all: Vec<Value> = Vec::new();
+        let mut token: Option<String> = None;
+        loop {
+            let mut page = lp.clone();
+            if self.chunk_size > 0 {
+                page = page.limit(self.chunk_size);
             }
-        };
+            if let Some(t) = &token {
+                page = page.continue_token(t);
+            }
+            let list = self
+                .call(&op, || {
+                    Request::new(url.clone())
+                        .list(&page)
+                        .map_err(|e| e.to_string())
+                })
+                .await
+                .map_err(|e| match e {
+                    // A collection that 404s is a resource the server stopped serving.
+                    ClusterError::NotFound {
+                        resource, scope, ..
+                    } => ClusterError::Api {
+                        verb: "list".into(),
+                        resource,
+                        scope,
+                        code: 404,
+                        reason: "NotFound".into(),
+                        message: format!(
+                            "the server does not serve {} (was the CRD removed?)",
+                            kind.resource()
+                        ),
+                    },
+                    e => e,
+                })?;
+            match list.get("items") {
+                // Go encodes an empty slice as null: no objects.
+                Some(Value::Null) => {}
+                Some(Value::Array(a)) => all.extend(a.iter().cloned()),
+                _ => {
+                    return Err(ClusterError::Malformed {
+                        verb: op.verb.into(),
+                        resource: op.resource.clone(),
+                        scope: op.scope.clone(),
+                        detail: "the answer has no items list".into(),
+                    })
+                }
+            }
+            let next = list
+                .pointer("/metadata/continue")
+                .and_then(Value::as_str)
+                .filter(|t| !t.is_empty());
+            match next {
+                // A server that hands back the token it was given would loop for ever.
+                Some(t) if self.chunk_size > 0 && token.as_deref() != Some(t) => {
+                    token = Some(t.to_string())
+                }
+                _ => break,
+            }
+        }
+        let items = &all;
         // Only objects of the kind asked for: anything else in a list is not ours to show.
         Ok(items
             .iter()

@@ -209,7 +209,7 @@ fn the_label_selector_is_sent_to_the_server() {
 }
 
 #[test]
-fn get_on_1000_pactos_makes_one_list_call_per_kind() {
+fn get_on_1000_pactos_reads_each_kind_in_pages_of_500() {
     let c = Cluster::new("default");
     let verdicts = ["Compliant", "NonCompliant", "Unknown", "Warning"];
     for i in 0..1000 {
@@ -232,16 +232,45 @@ fn get_on_1000_pactos_makes_one_list_call_per_kind() {
         .iter()
         .map(|q| format!("{} {}", q.method, q.path))
         .collect();
+    // kubectl's --chunk-size default: two pages of 500 Pactos, the second with the first's
+    // continue token.
+    let pages: Vec<String> = c
+        .server
+        .requests()
+        .iter()
+        .filter(|q| q.path.ends_with("/pactos"))
+        .map(|q| {
+            q.query
+                .split('&')
+                .filter(|p| p.starts_with("limit="))
+                .collect()
+        })
+        .collect();
+    assert_eq!(pages, ["limit=500", "limit=500"]);
+    assert!(c
+        .server
+        .requests()
+        .iter()
+        .filter(|q| q.path.ends_with("/pactos"))
+        .nth(1)
+        .unwrap()
+        .query
+        .contains("continue="));
     assert_eq!(
         reqs,
         [
             "GET /apis/pacto.trianalab.io/v1alpha1",
+            "GET /apis/pacto.trianalab.io/v1alpha1/pactos",
             "GET /apis/pacto.trianalab.io/v1alpha1/pactos",
             "GET /api/v1/namespaces/argocd/configmaps/argocd-cm",
             "GET /apis/kustomize.toolkit.fluxcd.io/v1",
             "GET /apis/kustomize.toolkit.fluxcd.io/v1/kustomizations",
         ]
     );
+    // --chunk-size 0 reads the list in one request.
+    c.server.clear_requests();
+    c.run(&["get", "-A", "--chunk-size", "0"]).assert_code(0);
+    assert_eq!(c.count("GET", "/pactos"), 1);
 }
 
 #[test]
