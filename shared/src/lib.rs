@@ -9,6 +9,7 @@ pub mod flux;
 pub mod k8s;
 pub mod object;
 pub mod pacto;
+pub mod reconcile;
 pub mod render;
 pub mod snippets;
 

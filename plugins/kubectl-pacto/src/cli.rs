@@ -95,6 +95,19 @@ pub enum Command {
     /// CD application controller's start time with the time the Pacto key was written. Exit 0
     /// when no finding is a warning or an error, 1 otherwise, 2 when it could not run.
     Doctor(DoctorArgs),
+    /// Compute the Ready and Mediated conditions of every Stage once and write them to its
+    /// status, for clusters where no long-running controller may run (a CronJob).
+    ///
+    /// Reads the Stages (in -n, or every namespace with -A; -l selects) and their appliers (Flux
+    /// OCIRepositories and Kustomizations, Argo CD Applications) with paged lists, computes the
+    /// conditions, and writes each Stage whose status does not already say them: server-side
+    /// apply under the field manager kubectl-pacto when the CRD schema merges conditions by
+    /// type, else a merge patch guarded by resourceVersion that keeps every other condition.
+    /// A 409 re-reads that Stage and retries; 429 and 5xx are retried with Retry-After; a 403
+    /// skips the Stage naming the permission. --dry-run prints the planned patches and writes
+    /// nothing. Exit 0 when everything is written or unchanged, 1 when something is left
+    /// unwritten, 2 when it could not run.
+    Reconcile(ReconcileArgs),
     /// Print the recommended gate configuration: the argocd-cm merge patch (argocd) or the
     /// Flux healthCheckExprs entries (flux), with the comments that explain their knobs.
     Snippet(SnippetArgs),
@@ -170,6 +183,27 @@ pub struct DoctorArgs {
     pub output: Option<Output>,
     #[command(flatten)]
     pub cluster_args: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReconcileArgs {
+    /// Run once and exit (the only mode: a CronJob runs it on a schedule).
+    #[arg(long, required = true)]
+    pub once: bool,
+    /// Print the planned patches (YAML) and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Reconcile the Stages of every namespace.
+    #[arg(short = 'A', long)]
+    pub all_namespaces: bool,
+    /// Only the Stages with these labels (e.g. team=payments).
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Output format of the run report: a table by default.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<Output>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
 }
 
 #[derive(Debug, Args)]

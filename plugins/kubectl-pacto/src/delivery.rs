@@ -121,7 +121,7 @@ fn or_note(read: cluster::Read, what: &str, notes: &mut Vec<String>) -> Vec<Valu
 }
 
 /// The appliers' kinds of a cluster, for the snapshot.
-async fn read_appliers(c: &Cluster, snapshot: &mut Snapshot) {
+pub(crate) async fn read_appliers(c: &Cluster, snapshot: &mut Snapshot) {
     let read = c
         .delivery_objects(&DeliveryQuery {
             appliers: true,

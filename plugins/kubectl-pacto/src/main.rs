@@ -3,6 +3,7 @@
 
 mod delivery;
 mod doctor;
+mod reconcile;
 mod explain;
 mod live;
 
@@ -70,6 +71,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Explain(args) => explain::explain(&args, &global()?),
         Command::Doctor(args) => Ok(doctor::doctor(&args, &global()?)),
         Command::Snippet(args) => doctor::snippet(&args),
+        Command::Reconcile(args) => Ok(reconcile::reconcile(&args, &global()?)),
         Command::Completion { shell } => {
             let mut cmd = Cli::command().bin_name("kubectl-pacto");
             let mut buf = Vec::new();

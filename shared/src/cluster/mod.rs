@@ -18,12 +18,14 @@ mod error;
 mod kubeconfig;
 pub mod proxy;
 mod request;
+mod write;
 
 pub use delivery::{DeliveryObjects, DeliveryQuery, Read};
 pub use discovery::{Kind, DISCOVERY_TIMEOUT};
 pub use error::{chain, reason_phrase, root_cause, ClusterError};
 pub use kubeconfig::ConnectOptions;
 pub use request::Scope;
+pub use write::{is_conflict, StatusPatch};
 
 use kube::Client;
 use std::time::Duration;

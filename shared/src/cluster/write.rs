@@ -1,0 +1,113 @@
+//! Writes of a status subresource, the only writes this tool makes (the one-shot reconcile):
+//! server-side apply (`application/apply-patch+yaml`, `fieldManager`, `force`) and JSON merge
+//! patch (`application/merge-patch+json`), with the retries and bounds of every request
+//! (kube-apiserver `PATCH .../{name}/status`). Also the OpenAPI v3 document of a group version,
+//! where the served schema says how lists merge.
+
+use super::request::Op;
+use super::{Cluster, ClusterError, Kind};
+use kube::core::DynamicObject;
+use kube::Resource as _;
+use serde_json::Value;
+
+/// How a status is patched.
+#[derive(Debug, Clone, Copy)]
+pub enum StatusPatch<'a> {
+    /// Server-side apply under `manager`, taking ownership of conflicting fields (`force=true`).
+    Apply { body: &'a Value, manager: &'a str },
+    /// JSON merge patch under `manager`; a `metadata.resourceVersion` in the body makes the
+    /// server refuse it (409) when the object changed since.
+    Merge { body: &'a Value, manager: &'a str },
+}
+
+/// Percent-encodes a query value (RFC 3986 unreserved characters kept).
+fn query_value(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            b => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Whether an error is the API server's 409 Conflict.
+pub fn is_conflict(e: &ClusterError) -> bool {
+    matches!(e, ClusterError::Api { code: 409, .. })
+}
+
+impl Cluster {
+    /// Patches the status subresource of `namespace/name`; returns the object as written.
+    /// Errors: as every request (403 names the verb `patch` and `<plural>/status`, 409
+    /// [`is_conflict`], 404 not found ...).
+    pub async fn patch_status(
+        &self,
+        kind: &Kind,
+        namespace: &str,
+        name: &str,
+        patch: StatusPatch<'_>,
+    ) -> Result<Value, ClusterError> {
+        let ar = kind.api_resource();
+        let ns = kind.namespaced.then_some(namespace);
+        let base = DynamicObject::url_path(&ar, ns);
+        let (body, manager, content_type, force) = match patch {
+            StatusPatch::Apply { body, manager } => {
+                (body, manager, "application/apply-patch+yaml", true)
+            }
+            StatusPatch::Merge { body, manager } => {
+                (body, manager, "application/merge-patch+json", false)
+            }
+        };
+        let mut url = format!("{base}/{name}/status?fieldManager={}", query_value(manager));
+        if force {
+            url.push_str("&force=true");
+        }
+        let bytes = serde_json::to_vec(body).map_err(|e| ClusterError::Config(e.to_string()))?;
+        let op = Op {
+            verb: "patch",
+            resource: format!("{}/status", kind.resource()),
+            scope: match ns {
+                Some(ns) => format!(" in namespace \"{ns}\""),
+                None => String::new(),
+            },
+        };
+        self.call(&op, || {
+            http::Request::patch(url.clone())
+                .header(http::header::CONTENT_TYPE, content_type)
+                .header(http::header::ACCEPT, "application/json")
+                .body(bytes.clone())
+                .map_err(|e| e.to_string())
+        })
+        .await
+    }
+
+    /// The OpenAPI v3 document of `group/version` (`/openapi/v3/apis/{group}/{version}`):
+    /// schemas with their `x-kubernetes-list-type` markers.
+    pub async fn openapi_v3(&self, group: &str, version: &str) -> Result<Value, ClusterError> {
+        let url = format!("/openapi/v3/apis/{group}/{version}");
+        let op = Op {
+            verb: "get",
+            resource: format!("the OpenAPI schema of {group}/{version}"),
+            scope: String::new(),
+        };
+        self.call(&op, || {
+            http::Request::get(url.clone())
+                .header(http::header::ACCEPT, "application/json")
+                .body(Vec::new())
+                .map_err(|e| e.to_string())
+        })
+        .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_managers_are_encoded_in_the_query() {
+        assert_eq!(query_value("kubectl-pacto"), "kubectl-pacto");
+        assert_eq!(query_value("a b/c"), "a%20b%2Fc");
+    }
+}
