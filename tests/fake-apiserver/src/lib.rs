@@ -6,14 +6,18 @@
 //! kubectl rely on:
 //!
 //! * discovery: `/version`, `/api`, `/api/v1`, `/apis`, `/apis/{g}`,
-//!   `/apis/{g}/{v}`, and a schema-less `/openapi/v3` (paths and operations
-//!   only, enough for kubectl to opt into server-side field validation);
+//!   `/apis/{g}/{v}`, and `/openapi/v3` (paths and operations, enough for
+//!   kubectl to opt into server-side field validation, plus the schema of
+//!   each resource that has one under `components.schemas`);
 //! * resources registered with [`FakeApiServer::register`] (core v1
-//!   ConfigMap, Secret and Namespace are built in): list (label and field
+//!   ConfigMap, Secret and Namespace are built in; a custom resource from
+//!   its CRD with [`Resource::from_crd`]): list (label and field
 //!   selectors, `limit`/`continue` paging, a finite `watch=true` stream),
 //!   get, create, update, delete (finalizers honoured), merge patch, JSON
 //!   patch, strategic merge patch for core kinds, and server-side apply with
-//!   field-manager conflicts and `metadata.managedFields`;
+//!   field-manager conflicts and `metadata.managedFields`, merging lists as
+//!   the resource's schema declares them (list-maps by key, sets by value,
+//!   anything else atomic);
 //! * a status subresource per resource, `metadata.resourceVersion` from one
 //!   global counter, and `metadata.generation` bumped on spec changes;
 //! * errors as `Status` objects shaped like the real server's.
@@ -33,6 +37,7 @@ mod openapi;
 mod patch;
 mod resource;
 mod route;
+mod schema;
 mod selector;
 mod server;
 mod status;
@@ -73,6 +78,13 @@ pub struct Resource {
     pub status_subresource: bool,
     /// Short names for discovery (`shortNames`), e.g. `cm`.
     pub short_names: Vec<String>,
+    /// The OpenAPI v3 schema of the kind (a CRD version's
+    /// `openAPIV3Schema`), if any. Server-side apply follows its list types
+    /// (`x-kubernetes-list-type: map` with `x-kubernetes-list-map-keys`,
+    /// `set`, `atomic`) and `x-kubernetes-map-type: atomic` at any depth,
+    /// and `/openapi/v3` serves it under `components.schemas`. Without one,
+    /// every list is atomic.
+    pub schema: Option<Value>,
 }
 
 impl Resource {
@@ -99,7 +111,78 @@ impl Resource {
             namespaced,
             status_subresource,
             short_names: Vec::new(),
+            schema: None,
         }
+    }
+
+    /// The resource one version of a CustomResourceDefinition serves: group,
+    /// kind, plural, singular and short names from `spec.names`, scope from
+    /// `spec.scope`, the status subresource and `openAPIV3Schema` from the
+    /// version named `version`.
+    ///
+    /// Panics (a test-setup error) if the CRD lacks `spec.group`,
+    /// `spec.names.kind` or `spec.names.plural`, or serves no such version.
+    pub fn from_crd(crd: &Value, version: &str) -> Resource {
+        let text = |pointer: &str| {
+            crd.pointer(pointer)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        let required = |pointer: &str| {
+            text(pointer).unwrap_or_else(|| panic!("Resource::from_crd: the CRD has no {pointer}"))
+        };
+        let group = required("/spec/group");
+        let kind = required("/spec/names/kind");
+        let plural = required("/spec/names/plural");
+        let served = crd
+            .pointer("/spec/versions")
+            .and_then(Value::as_array)
+            .and_then(|versions| {
+                versions
+                    .iter()
+                    .find(|v| v.get("name").and_then(Value::as_str) == Some(version))
+            })
+            .unwrap_or_else(|| panic!("Resource::from_crd: the CRD has no version {version}"));
+        let mut resource = Resource::new(
+            &format!("{group}/{version}"),
+            kind,
+            plural,
+            text("/spec/scope") != Some("Cluster"),
+            served.pointer("/subresources/status").is_some(),
+        );
+        if let Some(singular) = text("/spec/names/singular") {
+            resource.singular = singular.to_string();
+        }
+        if let Some(short_names) = crd
+            .pointer("/spec/names/shortNames")
+            .and_then(Value::as_array)
+        {
+            resource.short_names = short_names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect();
+        }
+        match served.pointer("/schema/openAPIV3Schema") {
+            Some(schema) => resource.with_schema(schema.clone()),
+            None => resource,
+        }
+    }
+
+    /// [`Resource::from_crd`] of a CRD given as YAML (or JSON) text, e.g.
+    /// the contents of a `CustomResourceDefinition` manifest. Panics if the
+    /// text does not parse.
+    pub fn from_crd_yaml(text: &str, version: &str) -> Resource {
+        let crd: Value = serde_saphyr::from_str(text)
+            .unwrap_or_else(|e| panic!("Resource::from_crd_yaml: not YAML: {e}"));
+        Resource::from_crd(&crd, version)
+    }
+
+    /// The same resource with this OpenAPI v3 schema (a CRD version's
+    /// `openAPIV3Schema`): see [`Resource::schema`].
+    pub fn with_schema(mut self, schema: Value) -> Resource {
+        self.schema = Some(schema);
+        self
     }
 
     /// The Pacto resource as its CRD serves it: `pacto.trianalab.io/v1alpha1` `Pacto`, plural
@@ -125,6 +208,8 @@ impl Resource {
 }
 
 /// One request as the server received it (recorded before fault handling).
+/// Count the writes of a test with [`Request::is_write`], `method` and
+/// `path`, e.g. the `PATCH`es of one object's `/status`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
     /// Method, upper case, e.g. `PATCH`.
@@ -135,6 +220,8 @@ pub struct Request {
     pub query: String,
     /// The `Content-Type` header, if any.
     pub content_type: Option<String>,
+    /// The `User-Agent` header, if any.
+    pub user_agent: Option<String>,
     /// The body (chunked framing removed), lossily decoded as UTF-8.
     pub body: String,
 }
@@ -147,6 +234,11 @@ impl Request {
             .into_iter()
             .find(|(k, _)| k == key)
             .map(|(_, v)| v)
+    }
+
+    /// Whether the request writes: `POST`, `PUT`, `PATCH` or `DELETE`.
+    pub fn is_write(&self) -> bool {
+        matches!(self.method.as_str(), "POST" | "PUT" | "PATCH" | "DELETE")
     }
 }
 
@@ -265,7 +357,7 @@ impl FakeApiServer {
             .or_insert_with(|| json!("2026-01-01T00:00:00Z"));
         meta.entry("generation").or_insert_with(|| json!(1));
         meta.insert("resourceVersion".into(), json!(version));
-        let managed = managed::parse(meta.get("managedFields"));
+        let managed = managed::parse(meta.get("managedFields"), res.schema.as_ref());
         store.put(
             &res,
             (namespace, name),

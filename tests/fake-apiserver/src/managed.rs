@@ -1,16 +1,49 @@
-//! Field ownership (`metadata.managedFields`): which manager owns which leaf
-//! field paths, recorded per (manager, operation, subresource).
+//! Field ownership (`metadata.managedFields`): which manager owns which
+//! fields, recorded per (manager, operation, subresource).
 //!
-//! A leaf is any value that is not a non-empty map: scalars, arrays (atomic)
-//! and empty maps. Identity and bookkeeping fields (`apiVersion`, `kind`,
-//! `metadata.name`, `metadata.resourceVersion`, ...) are never owned.
+//! An owned field is a path from the object root. It ends at a leaf (a
+//! scalar, an atomic list, an empty or atomic map), at an element of a
+//! list-map (`k:` keys, the element itself: `"."` in `fieldsV1`) or at an
+//! element of a set (`v:` keys). Which lists are sets or maps comes from the
+//! resource's schema ([`crate::schema`]); without one every list is atomic.
+//! Identity and bookkeeping fields (`apiVersion`, `kind`, `metadata.name`,
+//! `metadata.resourceVersion`, ...) are never owned.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
-/// A field path from the object root, e.g. `["spec", "replicas"]`.
-pub(crate) type FieldPath = Vec<String>;
+use crate::schema::{ListType, Schema};
+
+/// One step of a field path.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Seg {
+    /// A field of a map (`f:name`).
+    Field(String),
+    /// The element of a list-map with these key fields, sorted by name,
+    /// each value JSON-encoded (`k:{"type":"Ready"}`).
+    Key(Vec<(String, String)>),
+    /// The element of a set with this JSON-encoded value (`v:"a"`).
+    Value(String),
+}
+
+/// A field path from the object root, e.g. `.spec.replicas`.
+pub(crate) type FieldPath = Vec<Seg>;
+
+/// What an owned path holds in an object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Node {
+    /// A leaf and its value.
+    Leaf(Value),
+    /// A list-map element (its fields are paths of their own).
+    Element,
+}
+
+/// A path of map fields, e.g. `field_path(&["spec", "size"])`.
+#[cfg(test)]
+pub(crate) fn field_path(names: &[&str]) -> FieldPath {
+    names.iter().map(|n| Seg::Field(n.to_string())).collect()
+}
 
 /// Metadata fields the server manages itself; never owned by a manager.
 const SYSTEM_METADATA: &[&str] = &[
@@ -48,7 +81,7 @@ pub(crate) struct ManagedEntry {
     pub time: String,
     /// `Some("status")` for writes to the status subresource.
     pub subresource: Option<String>,
-    /// Owned leaf paths.
+    /// Owned paths.
     pub fields: BTreeSet<FieldPath>,
 }
 
@@ -91,6 +124,11 @@ pub(crate) enum Scope {
 }
 
 impl Scope {
+    /// Everything but `apiVersion` and `kind`.
+    pub(crate) const WHOLE: Scope = Scope::Main {
+        include_status: true,
+    };
+
     fn includes(self, top_level_key: &str) -> bool {
         match (self, top_level_key) {
             (_, "apiVersion" | "kind") => false,
@@ -109,102 +147,300 @@ impl Scope {
     }
 }
 
-/// The ownable leaves of `obj` within `scope`, with their values.
-pub(crate) fn leaves(obj: &Value, scope: Scope) -> BTreeMap<FieldPath, Value> {
-    let mut out = BTreeMap::new();
-    let Some(map) = obj.as_object() else {
-        return out;
+/// Whether a path ends at a list-map element.
+pub(crate) fn is_element(path: &[Seg]) -> bool {
+    matches!(path.last(), Some(Seg::Key(_)))
+}
+
+/// The key of a list-map element: its key fields sorted by name, each
+/// value JSON-encoded. `Err` names the first key field it lacks (or `""`
+/// when the element is not a map).
+pub(crate) fn element_key(
+    element: &Value,
+    keys: &[String],
+) -> Result<Vec<(String, String)>, String> {
+    let Some(map) = element.as_object() else {
+        return Err(String::new());
     };
+    let mut out = Vec::with_capacity(keys.len());
+    for key in keys {
+        match map.get(key) {
+            Some(value) if !value.is_null() => out.push((key.clone(), value.to_string())),
+            _ => return Err(key.clone()),
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Whether `element` is the set element JSON-encoded as `text`.
+fn same_value(element: &Value, text: &str) -> bool {
+    serde_json::from_str::<Value>(text).is_ok_and(|value| value == *element)
+}
+
+fn key_matches(element: &Value, key: &[(String, String)]) -> bool {
+    let names: Vec<String> = key.iter().map(|(name, _)| name.clone()).collect();
+    element_key(element, &names).is_ok_and(|k| k == key)
+}
+
+/// Walks an object collecting its ownable paths.
+struct Walker {
+    /// Reject list-map elements without their keys and duplicate entries
+    /// (an applied configuration); otherwise skip them (a stored object).
+    strict: bool,
+    path: FieldPath,
+    out: BTreeMap<FieldPath, Node>,
+}
+
+impl Walker {
+    fn walk(&mut self, value: &Value, schema: Schema<'_>) -> Result<(), String> {
+        match value {
+            Value::Null => {}
+            Value::Object(map) if !map.is_empty() && !schema.atomic_map() => {
+                for (key, child) in map {
+                    self.path.push(Seg::Field(key.clone()));
+                    self.walk(child, schema.field(key))?;
+                    self.path.pop();
+                }
+            }
+            Value::Array(items) => match schema.list_type() {
+                ListType::Atomic => self.leaf(value),
+                ListType::Set => self.set(items)?,
+                ListType::Map(keys) => self.list_map(items, &keys, schema.items())?,
+            },
+            leaf => self.leaf(leaf),
+        }
+        Ok(())
+    }
+
+    fn leaf(&mut self, value: &Value) {
+        self.out
+            .insert(self.path.clone(), Node::Leaf(value.clone()));
+    }
+
+    fn set(&mut self, items: &[Value]) -> Result<(), String> {
+        for item in items {
+            self.path.push(Seg::Value(item.to_string()));
+            let fresh = !self.out.contains_key(&self.path);
+            if !fresh && self.strict {
+                let last = self.path.pop().expect("just pushed");
+                return Err(format!(
+                    "{}: duplicate entries for key {}",
+                    dotted(&self.path),
+                    dotted(&[last])
+                ));
+            }
+            if fresh {
+                self.leaf(item);
+            }
+            self.path.pop();
+        }
+        Ok(())
+    }
+
+    fn list_map(
+        &mut self,
+        items: &[Value],
+        keys: &[String],
+        item_schema: Schema<'_>,
+    ) -> Result<(), String> {
+        for (index, item) in items.iter().enumerate() {
+            let key = match element_key(item, keys) {
+                Ok(key) => key,
+                Err(_) if !self.strict => continue,
+                Err(missing) if missing.is_empty() => {
+                    return Err(format!(
+                        "{}: element {index}: associative list with keys has an element that is not a map",
+                        dotted(&self.path)
+                    ))
+                }
+                Err(missing) => {
+                    return Err(format!(
+                        "{}: element {index}: associative list with keys has an element that omits key field \"{missing}\" (and doesn't have default value)",
+                        dotted(&self.path)
+                    ))
+                }
+            };
+            self.path.push(Seg::Key(key));
+            if self.out.contains_key(&self.path) {
+                if self.strict {
+                    let last = self.path.pop().expect("just pushed");
+                    return Err(format!(
+                        "{}: duplicate entries for key {}",
+                        dotted(&self.path),
+                        dotted(&[last])
+                    ));
+                }
+                self.path.pop();
+                continue;
+            }
+            self.out.insert(self.path.clone(), Node::Element);
+            if let Some(map) = item.as_object() {
+                for (field, child) in map {
+                    self.path.push(Seg::Field(field.clone()));
+                    self.walk(child, item_schema.field(field))?;
+                    self.path.pop();
+                }
+            }
+            self.path.pop();
+        }
+        Ok(())
+    }
+}
+
+fn walk_root(
+    obj: &Value,
+    scope: Scope,
+    schema: Option<&Value>,
+    strict: bool,
+) -> Result<BTreeMap<FieldPath, Node>, String> {
+    let mut walker = Walker {
+        strict,
+        path: Vec::new(),
+        out: BTreeMap::new(),
+    };
+    let Some(map) = obj.as_object() else {
+        return Ok(walker.out);
+    };
+    let root = Schema::root(schema);
     for (key, value) in map {
         if !scope.includes(key) {
             continue;
         }
-        let mut path = vec![key.clone()];
+        walker.path.push(Seg::Field(key.clone()));
         match (key.as_str(), value) {
             ("metadata", Value::Object(meta)) => {
+                let meta_schema = root.field("metadata");
                 for (meta_key, meta_value) in meta {
                     if SYSTEM_METADATA.contains(&meta_key.as_str()) {
                         continue;
                     }
-                    path.push(meta_key.clone());
-                    collect(meta_value, &mut path, &mut out);
-                    path.pop();
+                    walker.path.push(Seg::Field(meta_key.clone()));
+                    walker.walk(meta_value, meta_schema.field(meta_key))?;
+                    walker.path.pop();
                 }
             }
-            _ => collect(value, &mut path, &mut out),
+            _ => walker.walk(value, root.field(key))?,
         }
+        walker.path.pop();
     }
-    out
+    Ok(walker.out)
 }
 
-fn collect(value: &Value, path: &mut FieldPath, out: &mut BTreeMap<FieldPath, Value>) {
-    match value {
-        Value::Null => {}
-        Value::Object(map) if !map.is_empty() => {
-            for (key, child) in map {
-                path.push(key.clone());
-                collect(child, path, out);
-                path.pop();
-            }
-        }
-        leaf => {
-            out.insert(path.clone(), leaf.clone());
-        }
-    }
+/// The ownable paths of a stored object within `scope`, with what they
+/// hold. List-map elements without their keys, and repeated entries, are
+/// left out.
+pub(crate) fn fields(
+    obj: &Value,
+    scope: Scope,
+    schema: Option<&Value>,
+) -> BTreeMap<FieldPath, Node> {
+    walk_root(obj, scope, schema, false).unwrap_or_default()
 }
 
-/// The value at `path`, descending through maps only.
-pub(crate) fn value_at<'a>(obj: &'a Value, path: &[String]) -> Option<&'a Value> {
-    path.iter().try_fold(obj, |current, key| current.get(key))
+/// The paths an applied configuration sets; `Err` describes a list-map
+/// element without its keys or a repeated entry.
+pub(crate) fn applied_fields(
+    obj: &Value,
+    scope: Scope,
+    schema: Option<&Value>,
+) -> Result<BTreeMap<FieldPath, Node>, String> {
+    walk_root(obj, scope, schema, true)
 }
 
-fn map_at_mut<'a>(obj: &'a mut Value, path: &[String]) -> Option<&'a mut Map<String, Value>> {
-    path.iter()
-        .try_fold(obj, |current, key| current.get_mut(key))?
-        .as_object_mut()
+/// The value at `path`: map fields by name, list elements by key or value.
+pub(crate) fn value_at<'a>(obj: &'a Value, path: &[Seg]) -> Option<&'a Value> {
+    path.iter().try_fold(obj, |current, seg| match seg {
+        Seg::Field(name) => current.as_object()?.get(name),
+        Seg::Key(key) => current.as_array()?.iter().find(|e| key_matches(e, key)),
+        Seg::Value(text) => current.as_array()?.iter().find(|e| same_value(e, text)),
+    })
 }
 
-/// Removes the field at `path`, then removes maps it leaves empty (but
-/// never a top-level field such as `.spec` or `.status`).
-pub(crate) fn remove_path(obj: &mut Value, path: &[String]) {
+fn value_at_mut<'a>(obj: &'a mut Value, path: &[Seg]) -> Option<&'a mut Value> {
+    path.iter().try_fold(obj, |current, seg| match seg {
+        Seg::Field(name) => current.as_object_mut()?.get_mut(name),
+        Seg::Key(key) => current
+            .as_array_mut()?
+            .iter_mut()
+            .find(|e| key_matches(e, key)),
+        Seg::Value(text) => current
+            .as_array_mut()?
+            .iter_mut()
+            .find(|e| same_value(e, text)),
+    })
+}
+
+/// Removes what `path` names from its parent (a map field or a list
+/// element); `false` when it was not there.
+fn remove_at(obj: &mut Value, path: &[Seg]) -> bool {
     let Some((last, parent)) = path.split_last() else {
-        return;
+        return false;
     };
-    if let Some(map) = map_at_mut(obj, parent) {
-        map.remove(last);
+    let Some(parent) = value_at_mut(obj, parent) else {
+        return false;
+    };
+    match (last, parent) {
+        (Seg::Field(name), Value::Object(map)) => map.remove(name).is_some(),
+        (Seg::Key(key), Value::Array(items)) => {
+            let before = items.len();
+            items.retain(|e| !key_matches(e, key));
+            items.len() != before
+        }
+        (Seg::Value(text), Value::Array(items)) => {
+            let before = items.len();
+            items.retain(|e| !same_value(e, text));
+            items.len() != before
+        }
+        _ => false,
+    }
+}
+
+/// Removes the field or element at `path`, then the maps and lists it
+/// leaves empty (but never a top-level field such as `.spec` or
+/// `.status`, nor a list element).
+pub(crate) fn remove_path(obj: &mut Value, path: &[Seg]) {
+    if !remove_at(obj, path) {
+        return;
     }
     for depth in (2..path.len()).rev() {
         let container = &path[..depth];
-        let empty = value_at(obj, container)
-            .and_then(Value::as_object)
-            .is_some_and(Map::is_empty);
+        if !matches!(container.last(), Some(Seg::Field(_))) {
+            break;
+        }
+        let empty = match value_at(obj, container) {
+            Some(Value::Object(map)) => map.is_empty(),
+            Some(Value::Array(items)) => items.is_empty(),
+            _ => false,
+        };
         if !empty {
             break;
         }
-        if let Some(map) = map_at_mut(obj, &container[..depth - 1]) {
-            map.remove(&container[depth - 1]);
-        }
+        remove_at(obj, container);
     }
 }
 
-/// `.a.b.c` notation for a path, as used in conflict messages.
-pub(crate) fn dotted(path: &[String]) -> String {
-    path.iter().map(|seg| format!(".{seg}")).collect()
+/// `.a.b[type="Ready"].c` notation for a path, as used in conflict
+/// messages (`[=value]` for a set element).
+pub(crate) fn dotted(path: &[Seg]) -> String {
+    path.iter()
+        .map(|seg| match seg {
+            Seg::Field(name) => format!(".{name}"),
+            Seg::Key(key) => {
+                let pairs: Vec<String> = key.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                format!("[{}]", pairs.join(","))
+            }
+            Seg::Value(value) => format!("[={value}]"),
+        })
+        .collect()
 }
 
-fn is_leaf_at(obj: &Value, path: &[String]) -> bool {
-    match value_at(obj, path) {
-        None | Some(Value::Null) => false,
-        Some(Value::Object(map)) => map.is_empty(),
-        Some(_) => true,
-    }
-}
-
-/// Drops owned paths that are no longer leaves of `obj`, then entries left
+/// Drops owned paths that are no longer fields of `obj`, then entries left
 /// with no fields.
-pub(crate) fn prune(entries: &mut Vec<ManagedEntry>, obj: &Value) {
+pub(crate) fn prune(entries: &mut Vec<ManagedEntry>, obj: &Value, schema: Option<&Value>) {
+    let present = fields(obj, Scope::WHOLE, schema);
     for entry in entries.iter_mut() {
-        entry.fields.retain(|path| is_leaf_at(obj, path));
+        entry.fields.retain(|path| present.contains_key(path));
     }
     entries.retain(|entry| !entry.fields.is_empty());
 }
@@ -219,20 +455,24 @@ pub(crate) struct Writer<'a> {
     pub scope: Scope,
     /// Timestamp for the entry.
     pub now: &'a str,
+    /// The resource's schema, if it has one.
+    pub schema: Option<&'a Value>,
 }
 
-/// Records a non-apply write: the leaves it changed (relative to `old`)
-/// move to the writer's Update entry, taken from any other owner.
+/// Records a non-apply write: the fields it changed or added (relative to
+/// `old`) move to the writer's Update entry, taken from any other owner.
 pub(crate) fn record_update(
     entries: &mut Vec<ManagedEntry>,
     writer: &Writer<'_>,
     old: Option<&Value>,
     new: &Value,
 ) {
-    let old_leaves = old.map(|o| leaves(o, writer.scope)).unwrap_or_default();
-    let changed: Vec<FieldPath> = leaves(new, writer.scope)
+    let old_fields = old
+        .map(|o| fields(o, writer.scope, writer.schema))
+        .unwrap_or_default();
+    let changed: Vec<FieldPath> = fields(new, writer.scope, writer.schema)
         .into_iter()
-        .filter(|(path, value)| old_leaves.get(path) != Some(value))
+        .filter(|(path, node)| old_fields.get(path) != Some(node))
         .map(|(path, _)| path)
         .collect();
     if changed.is_empty() {
@@ -241,9 +481,13 @@ pub(crate) fn record_update(
     let subresource = writer.scope.subresource();
     for entry in entries.iter_mut() {
         if !entry.is(writer.manager, Operation::Update, subresource) {
-            entry
-                .fields
-                .retain(|owned| !changed.iter().any(|p| p.starts_with(owned)));
+            // A changed field is taken, and so is a leaf it now lies under;
+            // an element keeps its owners when only its fields change.
+            entry.fields.retain(|owned| {
+                !changed
+                    .iter()
+                    .any(|p| p == owned || (p.starts_with(owned) && !is_element(owned)))
+            });
         }
     }
     let index = match entries
@@ -269,23 +513,48 @@ pub(crate) fn record_update(
     entry.api_version = writer.api_version.to_string();
 }
 
+/// The `fieldsV1` key of a path step.
+fn render_seg(seg: &Seg) -> String {
+    match seg {
+        Seg::Field(name) => format!("f:{name}"),
+        Seg::Key(key) => {
+            let mut map = Map::new();
+            for (name, value) in key {
+                let value = serde_json::from_str(value).unwrap_or(Value::Null);
+                map.insert(name.clone(), value);
+            }
+            format!("k:{}", Value::Object(map))
+        }
+        Seg::Value(value) => format!("v:{value}"),
+    }
+}
+
+/// One entry's owned paths as a `fieldsV1` tree; a list-map element
+/// carries `"."` for itself.
+fn render_fields(paths: &BTreeSet<FieldPath>) -> Map<String, Value> {
+    let mut root = Map::new();
+    for path in paths {
+        let mut node = &mut root;
+        for seg in path {
+            node = node
+                .entry(render_seg(seg))
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .expect("fieldsV1 nodes are maps");
+        }
+        if is_element(path) {
+            node.insert(".".into(), json!({}));
+        }
+    }
+    root
+}
+
 /// Renders entries in the Kubernetes `metadata.managedFields` form.
 pub(crate) fn render(entries: &[ManagedEntry]) -> Value {
     Value::Array(
         entries
             .iter()
             .map(|entry| {
-                let mut fields = Map::new();
-                for path in &entry.fields {
-                    let mut node = &mut fields;
-                    for seg in path {
-                        node = node
-                            .entry(format!("f:{seg}"))
-                            .or_insert_with(|| json!({}))
-                            .as_object_mut()
-                            .expect("fieldsV1 nodes are maps");
-                    }
-                }
                 let mut out = Map::new();
                 out.insert("manager".into(), json!(entry.manager));
                 let operation = match entry.operation {
@@ -296,7 +565,10 @@ pub(crate) fn render(entries: &[ManagedEntry]) -> Value {
                 out.insert("apiVersion".into(), json!(entry.api_version));
                 out.insert("time".into(), json!(entry.time));
                 out.insert("fieldsType".into(), json!("FieldsV1"));
-                out.insert("fieldsV1".into(), Value::Object(fields));
+                out.insert(
+                    "fieldsV1".into(),
+                    Value::Object(render_fields(&entry.fields)),
+                );
                 if let Some(sub) = &entry.subresource {
                     out.insert("subresource".into(), json!(sub));
                 }
@@ -306,9 +578,10 @@ pub(crate) fn render(entries: &[ManagedEntry]) -> Value {
     )
 }
 
-/// Reads a `metadata.managedFields` array (as given to `insert`). List
-/// element keys (`k:`, `v:`, `i:`) make the list itself the owned leaf.
-pub(crate) fn parse(value: Option<&Value>) -> Vec<ManagedEntry> {
+/// Reads a `metadata.managedFields` array (as given to `insert`). `k:` and
+/// `v:` keys name elements where the schema makes the list a map or a set;
+/// elsewhere (and for `i:` keys) the list itself is the owned leaf.
+pub(crate) fn parse(value: Option<&Value>, schema: Option<&Value>) -> Vec<ManagedEntry> {
     let Some(items) = value.and_then(Value::as_array) else {
         return Vec::new();
     };
@@ -318,7 +591,7 @@ pub(crate) fn parse(value: Option<&Value>) -> Vec<ManagedEntry> {
             let text = |key: &str| item.get(key).and_then(Value::as_str).map(str::to_string);
             let mut fields = BTreeSet::new();
             if let Some(root) = item.get("fieldsV1").and_then(Value::as_object) {
-                parse_fields(root, &mut Vec::new(), &mut fields);
+                parse_fields(root, Schema::root(schema), &mut Vec::new(), &mut fields);
             }
             Some(ManagedEntry {
                 manager: text("manager")?,
@@ -336,19 +609,73 @@ pub(crate) fn parse(value: Option<&Value>) -> Vec<ManagedEntry> {
         .collect()
 }
 
-fn parse_fields(node: &Map<String, Value>, path: &mut FieldPath, out: &mut BTreeSet<FieldPath>) {
+/// Whether a `fieldsV1` node has children besides `"."`.
+fn has_children(node: &Value) -> bool {
+    node.as_object()
+        .is_some_and(|map| map.keys().any(|k| k != "."))
+}
+
+/// The key fields of a `k:` step, sorted by name with JSON-encoded values.
+fn parse_key(text: &str) -> Option<Vec<(String, String)>> {
+    let Value::Object(map) = serde_json::from_str::<Value>(text).ok()? else {
+        return None;
+    };
+    let mut key: Vec<(String, String)> = map.into_iter().map(|(k, v)| (k, v.to_string())).collect();
+    key.sort();
+    Some(key)
+}
+
+/// Reads one `fieldsV1` node; `schema` describes the value at `path`.
+fn parse_fields(
+    node: &Map<String, Value>,
+    schema: Schema<'_>,
+    path: &mut FieldPath,
+    out: &mut BTreeSet<FieldPath>,
+) {
     for (key, child) in node {
         if let Some(name) = key.strip_prefix("f:") {
-            path.push(name.to_string());
-            match child.as_object() {
-                Some(map) if map.keys().any(|k| k != ".") => parse_fields(map, path, out),
-                _ => {
-                    out.insert(path.clone());
+            path.push(Seg::Field(name.to_string()));
+            if has_children(child) {
+                if let Some(map) = child.as_object() {
+                    parse_fields(map, schema.field(name), path, out);
                 }
+            } else {
+                out.insert(path.clone());
             }
             path.pop();
-        } else if ["k:", "v:", "i:"].iter().any(|p| key.starts_with(p)) && !path.is_empty() {
-            out.insert(path.clone());
+            continue;
+        }
+        if path.is_empty() {
+            continue;
+        }
+        let element = match (key.split_at_checked(2), schema.list_type()) {
+            (Some(("k:", text)), ListType::Map(_)) => parse_key(text).map(Seg::Key),
+            (Some(("v:", text)), ListType::Set) => serde_json::from_str::<Value>(text)
+                .ok()
+                .map(|v| Seg::Value(v.to_string())),
+            _ => None,
+        };
+        match element {
+            Some(seg @ Seg::Key(_)) => {
+                path.push(seg);
+                let member = child.get(".").is_some() || !has_children(child);
+                if member {
+                    out.insert(path.clone());
+                }
+                if let Some(map) = child.as_object() {
+                    parse_fields(map, schema.items(), path, out);
+                }
+                path.pop();
+            }
+            Some(seg) => {
+                path.push(seg);
+                out.insert(path.clone());
+                path.pop();
+            }
+            None if ["k:", "v:", "i:"].iter().any(|p| key.starts_with(p)) => {
+                out.insert(path.clone());
+            }
+            None => {}
         }
     }
 }
@@ -358,22 +685,41 @@ mod tests {
     use super::*;
 
     fn p(s: &str) -> FieldPath {
-        s.split('.').map(str::to_string).collect()
+        field_path(&s.split('.').collect::<Vec<_>>())
+    }
+
+    fn conditions_schema() -> Value {
+        json!({"type": "object", "properties": {"status": {"type": "object", "properties": {
+            "conditions": {"type": "array", "x-kubernetes-list-type": "map",
+                "x-kubernetes-list-map-keys": ["type"], "items": {"type": "object"}},
+            "tags": {"type": "array", "x-kubernetes-list-type": "set"},
+        }}}})
+    }
+
+    fn ready() -> Seg {
+        Seg::Key(vec![("type".into(), "\"Ready\"".into())])
+    }
+
+    fn under(base: &str, tail: &[Seg]) -> FieldPath {
+        let mut path = p(base);
+        path.extend_from_slice(tail);
+        path
     }
 
     #[test]
-    fn leaves_skip_identity_and_respect_scope() {
+    fn fields_skip_identity_and_respect_scope() {
         let obj = json!({
             "apiVersion": "v1", "kind": "X",
             "metadata": {"name": "a", "resourceVersion": "3", "labels": {"k": "v"}},
             "spec": {"list": [1], "empty": {}, "n": null},
             "status": {"ok": true}
         });
-        let main: Vec<FieldPath> = leaves(
+        let main: Vec<FieldPath> = fields(
             &obj,
             Scope::Main {
                 include_status: false,
             },
+            None,
         )
         .into_keys()
         .collect();
@@ -381,8 +727,68 @@ mod tests {
             main,
             vec![p("metadata.labels.k"), p("spec.empty"), p("spec.list")]
         );
-        let status: Vec<FieldPath> = leaves(&obj, Scope::Status).into_keys().collect();
+        let status: Vec<FieldPath> = fields(&obj, Scope::Status, None).into_keys().collect();
         assert_eq!(status, vec![p("status.ok")]);
+    }
+
+    #[test]
+    fn fields_follow_list_types() {
+        let schema = conditions_schema();
+        let obj = json!({"status": {
+            "conditions": [{"type": "Ready", "status": "True"}, {"status": "keyless"}],
+            "tags": ["a", "b"],
+        }});
+        let found = fields(&obj, Scope::Status, Some(&schema));
+        let paths: Vec<FieldPath> = found.keys().cloned().collect();
+        assert_eq!(
+            paths,
+            vec![
+                under("status.conditions", &[ready()]),
+                under("status.conditions", &[ready(), Seg::Field("status".into())]),
+                under("status.conditions", &[ready(), Seg::Field("type".into())]),
+                under("status.tags", &[Seg::Value("\"a\"".into())]),
+                under("status.tags", &[Seg::Value("\"b\"".into())]),
+            ]
+        );
+        assert_eq!(found[&paths[0]], Node::Element);
+        let err = applied_fields(&obj, Scope::Status, Some(&schema)).unwrap_err();
+        assert_eq!(
+            err,
+            ".status.conditions: element 1: associative list with keys has an element that omits key field \"type\" (and doesn't have default value)"
+        );
+        let twice = json!({"status": {"conditions": [{"type": "Ready"}, {"type": "Ready"}]}});
+        assert_eq!(
+            applied_fields(&twice, Scope::Status, Some(&schema)).unwrap_err(),
+            ".status.conditions: duplicate entries for key [type=\"Ready\"]"
+        );
+        let plain: Vec<FieldPath> = fields(&obj, Scope::Status, None).into_keys().collect();
+        assert_eq!(plain, vec![p("status.conditions"), p("status.tags")]);
+    }
+
+    #[test]
+    fn value_at_and_remove_path_follow_keys_and_values() {
+        let mut obj = json!({"status": {
+            "conditions": [{"type": "Ready", "status": "True", "reason": "Ok"}, {"type": "Other"}],
+            "tags": ["a", "b"],
+        }});
+        let reason = under("status.conditions", &[ready(), Seg::Field("reason".into())]);
+        assert_eq!(value_at(&obj, &reason), Some(&json!("Ok")));
+        remove_path(&mut obj, &reason);
+        remove_path(
+            &mut obj,
+            &under("status.tags", &[Seg::Value("\"a\"".into())]),
+        );
+        assert_eq!(
+            obj["status"],
+            json!({"conditions": [{"type": "Ready", "status": "True"}, {"type": "Other"}], "tags": ["b"]})
+        );
+        remove_path(&mut obj, &under("status.conditions", &[ready()]));
+        remove_path(
+            &mut obj,
+            &under("status.tags", &[Seg::Value("\"b\"".into())]),
+        );
+        assert_eq!(obj["status"], json!({"conditions": [{"type": "Other"}]}));
+        assert_eq!(dotted(&reason), ".status.conditions[type=\"Ready\"].reason");
     }
 
     #[test]
@@ -401,10 +807,10 @@ mod tests {
             json!({"f:status": {"f:a": {"f:b": {}}, "f:c": {}}})
         );
         assert_eq!(rendered[0]["subresource"], "status");
-        assert_eq!(parse(Some(&rendered)), vec![entry]);
+        assert_eq!(parse(Some(&rendered), None), vec![entry]);
         let listed = json!([{"manager": "k", "operation": "Update",
             "fieldsV1": {"f:spec": {"f:containers": {"k:{\"name\":\"a\"}": {".": {}, "f:image": {}}}, "f:x": {".": {}}}}}]);
-        let parsed = parse(Some(&listed));
+        let parsed = parse(Some(&listed), None);
         assert_eq!(
             parsed[0].fields,
             [p("spec.containers"), p("spec.x")].into_iter().collect()
@@ -412,12 +818,31 @@ mod tests {
     }
 
     #[test]
-    fn remove_path_prunes_emptied_maps_below_top_level() {
-        let mut obj = json!({"spec": {"a": {"b": {"c": 1}}, "d": 2}});
-        remove_path(&mut obj, &p("spec.a.b.c"));
-        assert_eq!(obj, json!({"spec": {"d": 2}}));
-        remove_path(&mut obj, &p("spec.d"));
-        assert_eq!(obj, json!({"spec": {}}));
+    fn elements_render_and_parse_with_their_keys() {
+        let schema = conditions_schema();
+        let entry = ManagedEntry {
+            manager: "m".into(),
+            operation: Operation::Apply,
+            api_version: "v1".into(),
+            time: "t".into(),
+            subresource: Some("status".into()),
+            fields: [
+                under("status.conditions", &[ready()]),
+                under("status.conditions", &[ready(), Seg::Field("type".into())]),
+                under("status.tags", &[Seg::Value("\"a\"".into())]),
+            ]
+            .into_iter()
+            .collect(),
+        };
+        let rendered = render(std::slice::from_ref(&entry));
+        assert_eq!(
+            rendered[0]["fieldsV1"],
+            json!({"f:status": {
+                "f:conditions": {"k:{\"type\":\"Ready\"}": {".": {}, "f:type": {}}},
+                "f:tags": {"v:\"a\"": {}},
+            }})
+        );
+        assert_eq!(parse(Some(&rendered), Some(&schema)), vec![entry]);
     }
 
     #[test]
@@ -435,10 +860,9 @@ mod tests {
         let writer = Writer {
             manager: "second",
             api_version: "v1",
-            scope: Scope::Main {
-                include_status: true,
-            },
+            scope: Scope::WHOLE,
             now: "t2",
+            schema: None,
         };
         record_update(&mut entries, &writer, Some(&old), &new);
         assert_eq!(entries[0].fields, [p("spec.b")].into_iter().collect());

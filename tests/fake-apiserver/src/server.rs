@@ -70,6 +70,7 @@ fn serve(shared: &Shared, stream: TcpStream) {
             path: req.path.clone(),
             query: req.query.clone(),
             content_type: req.header("content-type").map(str::to_string),
+            user_agent: req.header("user-agent").map(str::to_string),
             body: String::from_utf8_lossy(&req.body).into_owned(),
         });
         let action = fault::take(&mut lock(&shared.faults), &req.method, &req.path);

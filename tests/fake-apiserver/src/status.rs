@@ -165,6 +165,27 @@ pub(crate) fn apply_conflict(
     )
 }
 
+/// 500 without a reason, as kube-apiserver answers an applied
+/// configuration that does not fit the schema (a list-map element without
+/// its key fields, an entry given twice): `apiVersion` is `group/version`.
+pub(crate) fn typed_patch_failed(api_version: &str, kind: &str, detail: &str) -> Response {
+    let api_version = if api_version.contains('/') {
+        api_version.to_string()
+    } else {
+        format!("/{api_version}")
+    };
+    let mut status = status_value(
+        500,
+        "",
+        &format!("failed to create typed patch object ({api_version}, Kind={kind}): {detail}"),
+        None,
+    );
+    if let Some(map) = status.as_object_mut() {
+        map.remove("reason");
+    }
+    Response::json(500, &status)
+}
+
 /// 400 BadRequest with a message.
 pub(crate) fn bad_request(message: &str) -> Response {
     reply(400, "BadRequest", message, None)

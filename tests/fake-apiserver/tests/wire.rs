@@ -83,6 +83,29 @@ fn requests_are_recorded_raw_with_decoded_params() {
     assert_eq!(recorded[0].query_param("limit").as_deref(), Some("5"));
     assert_eq!(recorded[0].query_param("missing"), None);
     assert_eq!(recorded[0].content_type, None);
+    assert_eq!(recorded[0].user_agent, None);
+    assert!(!recorded[0].is_write());
+}
+
+#[test]
+fn user_agent_is_recorded() {
+    let server = server_with_widgets();
+    let mut conn = Conn::open(&server);
+    let body = r#"{"metadata":{"name":"w"}}"#;
+    conn.send_raw(
+        format!(
+            "POST {WIDGETS} HTTP/1.1\r\nHost: x\r\nUser-Agent: kubectl-pacto/0.1.0 (linux/amd64)\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    );
+    assert_eq!(conn.read_response().unwrap().status, 201);
+    let recorded = server.requests();
+    assert_eq!(
+        recorded[0].user_agent.as_deref(),
+        Some("kubectl-pacto/0.1.0 (linux/amd64)")
+    );
+    assert!(recorded[0].is_write());
 }
 
 #[test]

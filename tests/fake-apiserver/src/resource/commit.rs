@@ -214,7 +214,7 @@ pub(super) fn commit(
             meta.insert("generation".into(), json!(1));
         }
     }
-    managed::prune(&mut entries, &obj);
+    managed::prune(&mut entries, &obj, cx.res.schema.as_ref());
     if let Some(old) = old {
         if comparable(&old.object) == comparable(&obj)
             && managed::same_ownership(&old.managed, &entries)
@@ -265,6 +265,7 @@ pub(super) fn writer<'a>(cx: &'a Ctx<'_>, now: &'a str, api_version: &'a str) ->
         api_version,
         scope: cx.scope(),
         now,
+        schema: cx.res.schema.as_ref(),
     }
 }
 

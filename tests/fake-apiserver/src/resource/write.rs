@@ -8,7 +8,7 @@ use super::commit::{
     parse_object, stale, writer,
 };
 use super::{Ctx, Reply};
-use crate::apply::{self, Apply};
+use crate::apply::{self, Apply, ApplyError};
 use crate::http::Response;
 use crate::managed;
 use crate::patch;
@@ -196,11 +196,18 @@ fn server_side_apply(store: &mut Store, cx: &Ctx<'_>, name: &str, body: &[u8]) -
         scope: cx.scope(),
         api_version: &api_version,
         now: &now,
+        schema: cx.res.schema.as_ref(),
     };
-    let (obj, entries) =
-        apply::server_side_apply(&base, entries, &applied, &request).map_err(|conflicts| {
-            status::apply_conflict(&cx.res.plural, &cx.res.group, name, &conflicts)
-        })?;
+    let (obj, entries) = apply::server_side_apply(&base, entries, &applied, &request).map_err(
+        |error| match error {
+            ApplyError::Conflicts(conflicts) => {
+                status::apply_conflict(&cx.res.plural, &cx.res.group, name, &conflicts)
+            }
+            ApplyError::Invalid(message) => {
+                status::typed_patch_failed(&cx.res.api_version(), &cx.res.kind, &message)
+            }
+        },
+    )?;
     let created = old.is_none();
     let out = commit(store, cx, &key, old.as_ref(), obj, entries);
     Ok(Response::json(if created { 201 } else { 200 }, &out))
