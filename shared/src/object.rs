@@ -147,8 +147,13 @@ pub fn read_file(path: &Path) -> Result<Vec<K8sObject>, ObjectError> {
     parse_objects(&text, &name)
 }
 
-/// Files under `dir` ending in `.yaml`, `.yml` or `.json`, recursively, sorted by path
-/// ([`crate::k8s::walk`]). Errors: the first directory or entry that cannot be read.
+/// The files a directory holds beside objects that are not Kubernetes objects: health test
+/// suites (`health_test.yaml`, `flux_health_test.yaml`), which `health test` reads.
+pub const SUITE_FILES: [&str; 2] = ["health_test.yaml", "flux_health_test.yaml"];
+
+/// Files under `dir` ending in `.yaml`, `.yml` or `.json`, recursively, sorted by path, less the
+/// test suites of [`SUITE_FILES`] ([`crate::k8s::walk`]). Errors: the first directory or entry
+/// that cannot be read.
 pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, ObjectError> {
     let w = crate::k8s::walk::walk(dir);
     if let Some((d, error)) = w.errors.into_iter().next() {
@@ -163,7 +168,10 @@ pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, ObjectError> {
             matches!(
                 p.extension().and_then(|x| x.to_str()),
                 Some("yaml" | "yml" | "json")
-            )
+            ) && !p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| SUITE_FILES.contains(&n))
         })
         .collect())
 }

@@ -178,9 +178,9 @@ pub struct DoctorArgs {
     /// The Pacto operator's --stabilization-window, for the Flux timeout floor.
     #[arg(long, value_name = "DURATION", default_value = "2m")]
     pub stabilization_window: String,
-    /// Output format: a table grouped by object by default.
+    /// Output format: a table grouped by object by default; wide adds the EVIDENCE column.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<Output>,
+    pub output: Option<DoctorOutput>,
     #[command(flatten)]
     pub cluster_args: ClusterArgs,
 }
@@ -217,6 +217,14 @@ pub struct SnippetArgs {
     /// Make contract warnings block (Argo CD Degraded, Flux failed) instead of pass.
     #[arg(long)]
     pub warning_blocks: bool,
+}
+
+/// Output formats of `doctor`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DoctorOutput {
+    Wide,
+    Json,
+    Yaml,
 }
 
 /// What `snippet` prints for.

@@ -5,45 +5,19 @@
 use crate::live::{block_on, connect};
 use crate::write_stdout;
 use anyhow::{anyhow, bail, Context, Result};
-use kubectl_pacto::cli::{DoctorArgs, Output, SnippetArgs, SnippetTarget, SnippetTool};
+use kubectl_pacto::cli::{DoctorArgs, DoctorOutput, SnippetArgs, SnippetTarget, SnippetTool};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use pacto_gates::cluster::{Cluster, Kind, Scope};
 use pacto_gates::doctor::{self, ClusterFacts, Input};
 use pacto_gates::pacto::recommended::Target;
-use pacto_gates::{k8s, object, render, snippets};
+use pacto_gates::{object, render, snippets};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Files a directory holds beside configuration that are not Kubernetes objects: test suites.
-fn is_suite_file(p: &Path) -> bool {
-    matches!(
-        p.file_name().and_then(|n| n.to_str()),
-        Some("health_test.yaml" | "flux_health_test.yaml")
-    )
-}
-
-/// The objects of the files and directories given (directories walked, suite files skipped).
+/// The objects of the files and directories given (directories walked, test suites skipped).
 fn read_files(paths: &[PathBuf]) -> Result<Vec<Value>> {
-    let mut files = Vec::new();
-    for p in paths {
-        if p.as_os_str() != "-" && p.is_dir() {
-            let w = k8s::walk::walk(p);
-            if let Some((d, e)) = w.errors.into_iter().next() {
-                bail!("{}: {e}", d.display());
-            }
-            files.extend(w.files.into_iter().filter(|f| {
-                !is_suite_file(f)
-                    && matches!(
-                        f.extension().and_then(|x| x.to_str()),
-                        Some("yaml" | "yml" | "json")
-                    )
-            }));
-        } else {
-            files.push(p.clone());
-        }
-    }
-    Ok(object::read_paths(&files)?
+    Ok(object::read_paths(paths)?
         .into_iter()
         .map(|o| o.value)
         .collect())
@@ -159,6 +133,9 @@ fn run(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
     if args.files.is_empty() && !args.cluster {
         bail!("nothing to check: give -f FILE|DIR, or --cluster");
     }
+    if args.cluster_args.namespace.is_some() {
+        bail!("doctor reads every namespace: -n is not supported (the findings name each object's namespace)");
+    }
     let window = duration_flag(
         "--stabilization-window",
         &args.stabilization_window,
@@ -200,13 +177,14 @@ fn run(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
         eprintln!("note: {}", render::one_line(n));
     }
     let out = match args.output {
-        Some(Output::Json) => {
+        Some(DoctorOutput::Json) => {
             serde_json::to_string_pretty(&render::doctor::doctor_json(&report))? + "\n"
         }
-        Some(Output::Yaml) => serde_saphyr::to_string(&render::doctor::doctor_json(&report))
+        Some(DoctorOutput::Yaml) => serde_saphyr::to_string(&render::doctor::doctor_json(&report))
             .context("rendering YAML")?,
-        None => {
-            let mut t = render::doctor::doctor_table(&report, global.colour);
+        None | Some(DoctorOutput::Wide) => {
+            let wide = args.output == Some(DoctorOutput::Wide);
+            let mut t = render::doctor::doctor_table(&report, global.colour, wide);
             if !t.is_empty() {
                 t.push('\n');
             }

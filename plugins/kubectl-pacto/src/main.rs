@@ -3,9 +3,9 @@
 
 mod delivery;
 mod doctor;
-mod reconcile;
 mod explain;
 mod live;
+mod reconcile;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::CommandFactory;

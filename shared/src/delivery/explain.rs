@@ -220,7 +220,10 @@ pub fn operation_rows(
     all_approvals: &[ApprovalView],
 ) -> Vec<Row> {
     let mut r = Rows(Vec::new());
-    let p = place(op, stage.map(|s| s.approval_always));
+    let approved = approvals(op, all_approvals)
+        .iter()
+        .any(|(_, counts)| *counts);
+    let p = place(op, stage.map(|s| s.approval_always), approved);
     r.add(
         0,
         "Operation",
@@ -329,7 +332,10 @@ pub fn operation_json(
     stage: Option<&StageView>,
     all_approvals: &[ApprovalView],
 ) -> Value {
-    let p = place(op, stage.map(|s| s.approval_always));
+    let approved = approvals(op, all_approvals)
+        .iter()
+        .any(|(_, counts)| *counts);
+    let p = place(op, stage.map(|s| s.approval_always), approved);
     let verdicts: Vec<Value> = op
         .verdicts
         .iter()
@@ -347,7 +353,7 @@ pub fn operation_json(
         "kind": "OperationExplanation",
         "operation": {"namespace": op.this.namespace, "name": op.this.name},
         "type": op.type_,
-        "stage": op.stage,
+        "stage": {"namespace": op.this.namespace, "name": op.stage},
         "phase": op.phase,
         "place": p,
         "verdicts": verdicts,

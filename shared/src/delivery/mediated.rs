@@ -139,7 +139,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
                             repo.this.describe(),
                             &label,
                             format!("the apply {} {what}: admission does not keep others off its digest", repo.this.describe()),
-                            format!("kubectl label ocirepository -n {ns} {} {APPLY_REF_LABEL}={name} --overwrite (as break-glass)", repo.this.name),
+                            format!("kubectl label ocirepository -n {ns} {} {APPLY_REF_LABEL}={name} --overwrite (only break-glass may change a labelled object)", repo.this.name),
                         ));
                     }
                 }
@@ -150,7 +150,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
                         repo.this.describe(),
                         "spec.ignore",
                         format!("the apply {} sets spec.ignore: what applies is not the whole version the pointer names", repo.this.describe()),
-                        "remove spec.ignore from the apply OCIRepository (as break-glass)".to_string(),
+                        "remove spec.ignore from the apply OCIRepository (only break-glass may change a labelled object)".to_string(),
                     ));
                 }
                 verdicts.push((
@@ -167,6 +167,10 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
         "exactly one Flux Kustomization or Argo CD Application applies the apply OCIRepository"
             .to_string();
     match appliers(stage, world) {
+        // Without an apply OCIRepository there is nothing to apply: ApplyRefUnguarded says so.
+        _ if stage.apply_ref.is_empty() => {
+            verdicts.push(("NoApplier", count_rule, "unknown"));
+        }
         Err(why) => {
             undecided.push(why);
             verdicts.push(("NoApplier", count_rule, "unknown"));
@@ -232,7 +236,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
                     k.this.describe(),
                     &label,
                     format!("{} does not carry {APPLY_REF_LABEL}={name}: admission does not keep its sourceRef, path and overrides fixed", k.this.describe()),
-                    format!("kubectl label kustomization -n {} {} {APPLY_REF_LABEL}={name} --overwrite (as break-glass)", k.this.namespace, k.this.name),
+                    format!("kubectl label kustomization -n {} {} {APPLY_REF_LABEL}={name} --overwrite (only break-glass may change a labelled object)", k.this.namespace, k.this.name),
                 ));
             }
             if k.service_account.is_empty() {
@@ -250,7 +254,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
                     k.this.describe(),
                     &format!("spec.{f}"),
                     format!("{} sets spec.{f}: it changes what runs beside the pointer", k.this.describe()),
-                    format!("remove spec.{f} from the Kustomization (as break-glass); put the change in the version instead"),
+                    format!("remove spec.{f} from the Kustomization (only break-glass may change a labelled object); put the change in the version instead"),
                 ));
             }
         }
@@ -276,7 +280,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
                     app.this.describe(),
                     f,
                     format!("{} sets {f}: it changes what runs beside the pointer", app.this.describe()),
-                    format!("remove {f} from the Application (as break-glass); put the change in the version instead"),
+                    format!("remove {f} from the Application (only break-glass may change a labelled object); put the change in the version instead"),
                 ));
             }
         }

@@ -50,6 +50,7 @@ impl Actor {
 
 /// Where an Operation stands, what happens next and who may act.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Place {
     /// Whether `spec.type` is one of [`TYPES`].
     pub known_type: bool,
@@ -75,8 +76,9 @@ pub fn waiting_on(op: &OperationView) -> Vec<String> {
 }
 
 /// The place of `op` on the state machine. `approval_always` is the Stage's
-/// `spec.approval.always` (None when the Stage is not known).
-pub fn place(op: &OperationView, approval_always: Option<bool>) -> Place {
+/// `spec.approval.always` (None when the Stage is not known); `approved` says an Approval that
+/// counts exists (a Held operation then waits for the promoter, not for a person).
+pub fn place(op: &OperationView, approval_always: Option<bool>, approved: bool) -> Place {
     let known_type = TYPES.contains(&op.type_.as_str());
     let waiting = waiting_on(op);
     let (meaning, next, actor) = match op.phase.as_str() {
@@ -88,6 +90,11 @@ pub fn place(op: &OperationView, approval_always: Option<bool>) -> Place {
         "Pending" => (
             "the before-gates are being evaluated".to_string(),
             "if every gate passes, the promoter locks the Stage and runs it; if a person must decide, it is Held".to_string(),
+            Actor::Nobody,
+        ),
+        "Held" if approved => (
+            "held for a person, who approved it: an Approval counts".to_string(),
+            "the promoter takes the approval at its next reconcile, locks the Stage and runs it".to_string(),
             Actor::Nobody,
         ),
         "Held" => {
@@ -155,11 +162,11 @@ pub fn place(op: &OperationView, approval_always: Option<bool>) -> Place {
 /// such.
 pub fn gate_meaning(gate: &str, result: &str) -> String {
     let rule = match gate {
-        "pacto.published" => "admits only a version pacto publish published (its digest among the Stage's status.published, a signature Flux verified); anything else is refused as NotPublished",
+        "pacto.published" => "checks that the version was published (its digest among the Stage's status.published, a signature Flux verified); anything else is refused as NotPublished",
         "pacto.diff" => "compares the candidate's contract with the running version's",
         "pacto.impact" => "checks every consumer in the environment that declares a range on the service",
-        "pacto.suites" => "holds a version that does not ship a suite one of the Stage's checks names, for a person to accept the unknown; also holds a version that changes a suite it ships, on every level",
-        "pacto.environment" => "holds a version whose contract declares environments but none named like the Stage's spec.environment, or values there that fail their schemas; a contract with no environments passes",
+        "pacto.suites" => "checks that the version ships every suite the Stage's checks name and changes none it ships; a version that does not is held for a person to accept the unknown, on every level",
+        "pacto.environment" => "checks that a contract declaring environments names one like the Stage's spec.environment and that its values there pass their schemas; a contract with no environments passes",
         "pacto.contract" => "the after-check: counts only when the Pacto's status.evaluatedRevision names this version's contract digest and the current workload generation; Compliant and Warning pass, NonCompliant and Invalid fail, anything else is Unknown",
         _ => "a gate this tool does not know (a health check may join the after-gates)",
     };
@@ -234,11 +241,11 @@ mod tests {
             ("Failed", Actor::Anyone),
         ];
         for (phase, actor) in cases {
-            let p = place(&op("promote", phase, json!([])), None);
+            let p = place(&op("promote", phase, json!([])), None, false);
             assert_eq!(p.actor, actor, "{phase}");
             assert!(p.known_phase && p.known_type);
         }
-        let p = place(&op("promote", "Paused", json!([])), None);
+        let p = place(&op("promote", "Paused", json!([])), None, false);
         assert!(!p.known_phase);
         assert!(p.meaning.contains("not a phase"));
     }
@@ -251,7 +258,7 @@ mod tests {
             json!([{"gate": "pacto.published", "phase": "before", "result": "Pass"},
                    {"gate": "pacto.suites", "phase": "before", "result": "Unknown", "message": "no suite smoke"}]),
         );
-        let p = place(&o, Some(false));
+        let p = place(&o, Some(false), false);
         assert_eq!(p.waiting_on, vec!["pacto.suites".to_string()]);
         assert!(p.meaning.contains("pacto.suites"), "{}", p.meaning);
         let approvals_all = [
@@ -269,7 +276,7 @@ mod tests {
 
     #[test]
     fn an_unknown_type_is_named() {
-        let p = place(&op("deploy", "Pending", json!([])), None);
+        let p = place(&op("deploy", "Pending", json!([])), None, false);
         assert!(!p.known_type);
         assert!(p
             .meaning

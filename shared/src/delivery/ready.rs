@@ -128,7 +128,7 @@ fn candidate_rules(
             object.clone(),
             "spec.verify",
             format!("the candidate {object} has no spec.verify: Flux checks no signature, so nothing it lists is published"),
-            "set spec.verify: {provider: cosign, secretRef: {name: <the publisher's public key>}} (or matchOIDCIdentity with the issuer and subject of publish.sign)".to_string(),
+            "set spec.verify: {provider: cosign, secretRef: {name: <a Secret holding the publisher's public key>}} (or matchOIDCIdentity with the issuer and subject of publish.sign)".to_string(),
         ));
         return "fail";
     }
@@ -289,7 +289,7 @@ fn apply_label_rule(
                     repo.this.describe(),
                     &label_field(),
                     format!("the apply {} {what}: the promoter may not write its digest", repo.this.describe()),
-                    format!("kubectl label ocirepository -n {ns} {} {APPLY_REF_LABEL}={name} --overwrite (as break-glass)", repo.this.name),
+                    format!("kubectl label ocirepository -n {ns} {} {APPLY_REF_LABEL}={name} --overwrite (only break-glass may change a labelled object)", repo.this.name),
                 ));
                 "fail"
             }

@@ -128,9 +128,15 @@ pub fn static_checks(cm: &ArgoCm, pactos_present: bool, ctts_present: bool) -> V
             .filter(|k| near_miss(k, want, 4) && !effective.contains(*k))
             .collect();
         for k in &misses {
-            out.push(Finding::new("A01", Severity::Error, o, format!("data key {k:?}"),
-                format!("the data key {k:?} looks like the {kind} health key but is not it: Argo CD ignores it without a word, which looks exactly like no configuration"),
-                format!("rename the key to {want}")));
+            if effective.is_empty() {
+                out.push(Finding::new("A01", Severity::Error, o, format!("data key {k:?}"),
+                    format!("the data key {k:?} looks like the {kind} health key but is not it: Argo CD ignores it without a word, which looks exactly like no configuration"),
+                    format!("rename the key to {want}")));
+            } else {
+                out.push(Finding::new("A01", Severity::Warning, o, format!("data keys {k:?} and {want}"),
+                    format!("the data key {k:?} is a leftover beside the working {kind} key: Argo CD ignores it, and whoever edits it edits nothing"),
+                    format!("delete the data key {k:?}")));
+            }
         }
         if effective.is_empty() && present && misses.is_empty() && cm.overrides.is_ok() {
             out.push(Finding::new(if kind == "Pacto" { "A01" } else { "C01" }, Severity::Error, o, format!("no data key {want}"),
@@ -325,7 +331,7 @@ pub fn evaluated(cm: &ArgoCm, now_unix: i64) -> Vec<Finding> {
                     "return Degraded for a violation"),
                 (Must::Knob, got) => add("A10", Severity::Info,
                     format!("the Warning knob of {key}: {{}} {} (Argo CD health customizations are instance-global: one policy for every team)", if got == Must::Pass { "passes" } else { "blocks" }),
-                    ""),
+                    if got == Must::Pass { "to make warnings block: kubectl pacto snippet argocd --warning-blocks" } else { "to let warnings pass: kubectl pacto snippet argocd" }),
                 _ => {}
             }
         }

@@ -19,7 +19,13 @@ pub fn checks(world: &World, labelled: &[Value]) -> Vec<Finding> {
                 id: if f.condition == "Ready" { "S01" } else { "S02" },
                 severity: Severity::Error,
                 object: f.object.clone(),
-                evidence: format!("{} of {}: {}", f.field, stage.this.describe(), f.reason),
+                evidence: format!(
+                    "{} of {} (for {}): {}",
+                    f.field,
+                    f.object,
+                    stage.this.describe(),
+                    f.reason
+                ),
                 finding: format!("{}={} {}: {}", f.condition, "False", f.reason, f.message),
                 fix: f.fix.clone(),
             });

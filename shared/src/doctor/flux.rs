@@ -20,6 +20,9 @@ pub struct Context {
     pub applies_pactos: Option<bool>,
     /// Likewise for CoderTemplateTests.
     pub applies_ctts: Option<bool>,
+    /// Pactos are among the objects read (for a Kustomization without inventory: it may apply
+    /// them).
+    pub pactos_read: bool,
     /// The longest `spec.checkIntervalSeconds` of the Pactos read (300 when none).
     pub max_check_interval: i64,
     /// The operator's stabilization window, seconds (120 by default).
@@ -77,6 +80,11 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
         out.push(Finding::new("F01", Severity::Error, &o, "status.inventory lists a Pacto; spec.healthCheckExprs has no pacto.trianalab.io/Pacto entry".to_string(),
             format!("the {} applies Pactos but has no healthCheckExprs entry for them: kstatus reads every Pacto Current, so a NonCompliant Pacto reports healthy", k.kind),
             "kubectl pacto snippet flux --for pacto (add the entry to spec.healthCheckExprs)".to_string()));
+    }
+    if pacto_entry.is_none() && ctx.applies_pactos.is_none() && ctx.pactos_read {
+        out.push(Finding::new("F01", Severity::Info, &o, "no status.inventory; spec.healthCheckExprs has no pacto.trianalab.io/Pacto entry".to_string(),
+            format!("the {} has no healthCheckExprs entry for Pacto and no inventory to tell what it applies: if it applies Pactos, kstatus reads every one Current and the gate gates nothing (`doctor --cluster` reads the inventory)", k.kind),
+            "kubectl pacto snippet flux --for pacto (add the entry to spec.healthCheckExprs) if it applies Pactos".to_string()));
     }
     let ctt_applied = ctt_entry.is_some() || ctx.applies_ctts == Some(true);
     if ctt_entry.is_none() && ctx.applies_ctts == Some(true) {
@@ -151,7 +159,7 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
                         "make current true for a passing verdict".to_string()),
                     (Must::Knob, got) => add("F08", Severity::Info,
                         format!("the Warning knob: {{}} {} (Warning sits in {})", if got == Must::Pass { "passes" } else { "blocks" }, if got == Must::Pass { "current" } else { "failed" }),
-                        String::new()),
+                        if got == Must::Pass { "to make warnings block: kubectl pacto snippet flux --warning-blocks".to_string() } else { "to let warnings pass: kubectl pacto snippet flux".to_string() }),
                     _ => {}
                 }
             }

@@ -285,6 +285,7 @@ pub fn run(input: &Input) -> Report {
                 ids.iter()
                     .any(|i| i.ends_with("_coder.com_CoderTemplateTest"))
             }),
+            pactos_read: !pactos.is_empty(),
             max_check_interval: max_interval,
             stabilization_window: input.stabilization_window,
             max_test_timeout,

@@ -142,10 +142,10 @@ fn each_break_of_the_broken_set_is_reported_once() {
             "F06 Kustomization flux-system/shop-prod",
             "F07 Kustomization flux-system/shop-prod",
             "F10 Kustomization flux-system/shop-prod",
+            "S02 Kustomization ledger-test/ledger",
             "O01 Pacto shop/orders",
             "C03 CoderTemplateTest coder/docker-v3",
             "S01 OCIRepository ledger-test/ledger-candidates",
-            "S02 Kustomization ledger-test/ledger",
         ],
         "{:#?}",
         report.findings

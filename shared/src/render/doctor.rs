@@ -18,42 +18,45 @@ fn severity_word(s: Severity, colour: bool) -> String {
     }
 }
 
-/// The table; the object is named on its first finding only, so that findings group under it.
-/// Empty when there is no finding.
-pub fn doctor_table(report: &Report, colour: bool) -> String {
+/// The table, findings grouped by object (the report's order), the object named on every row so
+/// that a row stands alone (`| grep`). `wide` adds the EVIDENCE column. Empty when there is no
+/// finding.
+pub fn doctor_table(report: &Report, colour: bool, wide: bool) -> String {
     if report.findings.is_empty() {
         return String::new();
     }
-    let mut last = String::new();
     let rows = report
         .findings
         .iter()
         .map(|f| {
-            let object = if f.object == last {
-                String::new()
-            } else {
-                last = f.object.clone();
-                one_line(&f.object)
-            };
-            vec![
+            let mut row = vec![
                 f.id.to_string(),
                 severity_word(f.severity, colour),
-                object,
+                one_line(&f.object),
                 one_line(&f.finding),
                 one_line(&f.fix),
-            ]
+            ];
+            if wide {
+                row.push(one_line(&f.evidence));
+            }
+            row
         })
         .collect();
-    table(&["ID", "SEVERITY", "OBJECT", "FINDING", "FIX"], rows)
+    let mut headers = vec!["ID", "SEVERITY", "OBJECT", "FINDING", "FIX"];
+    if wide {
+        headers.push("EVIDENCE");
+    }
+    table(&headers, rows)
 }
 
 /// The closing line: `N errors, N warnings, N info` (what decides the exit code).
 pub fn doctor_summary(report: &Report) -> String {
     let count = |s: Severity| report.findings.iter().filter(|f| f.severity == s).count();
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     format!(
-        "{} errors, {} warnings, {} info\n",
-        count(Severity::Error),
-        count(Severity::Warning),
+        "{}, {}, {} info\n",
+        plural(count(Severity::Error), "error"),
+        plural(count(Severity::Warning), "warning"),
         count(Severity::Info)
     )
 }
@@ -75,7 +78,7 @@ mod tests {
     use crate::doctor::Finding;
 
     #[test]
-    fn findings_group_under_their_object() {
+    fn every_row_names_its_object() {
         let f = |id: &'static str, object: &str| Finding {
             id,
             severity: Severity::Error,
@@ -93,10 +96,10 @@ mod tests {
             ..Report::default()
         };
         assert_eq!(
-            doctor_table(&report, false),
+            doctor_table(&report, false, false),
             "ID    SEVERITY   OBJECT                       FINDING   FIX\n\
              A01   error      ConfigMap argocd/argocd-cm   f         x\n\
-             A03   error                                   f         x\n\
+             A03   error      ConfigMap argocd/argocd-cm   f         x\n\
              O01   error      Pacto shop/orders            f         x\n"
         );
         assert_eq!(doctor_summary(&report), "3 errors, 0 warnings, 0 info\n");

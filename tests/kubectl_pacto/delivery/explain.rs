@@ -61,7 +61,8 @@ fn explain_operation_reads_its_namespace_and_matches_its_golden() {
     );
     golden("explain/test-payments-1-4-0.txt", &r.stdout);
     assert_eq!(field(&r.stdout, "Stage"), Some("test/payments"));
-    assert_eq!(field(&r.stdout, "Who may act"), Some("a person"));
+    // The Approval of the fixture counts: nobody else has to act.
+    assert_eq!(field(&r.stdout, "Who may act"), Some("nobody"));
     assert_eq!(
         field(&r.stdout, "payments-1-4-0-by-ana"),
         Some("approve, accepts unknown pacto.suites: counts")
@@ -102,7 +103,7 @@ fn explain_stage_as_json_has_status_shaped_conditions() {
     y.assert_code(0);
     let doc: Value = serde_saphyr::from_str(&y.stdout).unwrap();
     assert_eq!(doc["kind"], "OperationExplanation");
-    assert_eq!(doc["place"]["waiting_on"][0], "pacto.suites");
+    assert_eq!(doc["place"]["waitingOn"][0], "pacto.suites");
     assert_eq!(doc["notes"], serde_json::json!([]));
 }
 
