@@ -165,7 +165,7 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
         r.add(
             1,
             rule.condition,
-            format!("{} {}", rule.verdict, rule.asks),
+            format!("{}: {}", rule.verdict, rule.asks),
             tone,
         );
     }
