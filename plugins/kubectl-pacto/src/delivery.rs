@@ -61,6 +61,8 @@ pub(crate) struct Objects {
     pub snapshot: Snapshot,
     /// Why Stages or Approvals that an Operation report reads are not known.
     pub notes: Vec<String>,
+    /// The views of the snapshot, built once for every report.
+    pub world: std::cell::OnceCell<World>,
 }
 
 impl Objects {
@@ -78,11 +80,12 @@ impl Objects {
                 applications: read("argoproj.io", "Application"),
             },
             notes: Vec::new(),
+            world: Default::default(),
         }
     }
 
-    fn world(&self) -> World {
-        World::new(&self.snapshot)
+    fn world(&self) -> &World {
+        self.world.get_or_init(|| World::new(&self.snapshot))
     }
 }
 
@@ -287,7 +290,7 @@ pub fn get_stages(args: &GetArgs, name: Option<String>, global: &Global) -> Resu
     }
     let world = objects.world();
     let views: Vec<StageView> = stages.iter().map(StageView::new).collect();
-    let computed: Vec<_> = views.iter().map(|v| compute(v, &world)).collect();
+    let computed: Vec<_> = views.iter().map(|v| compute(v, world)).collect();
     let mut notes = world.notes.clone();
     for c in &computed {
         notes.extend(c.unreadable.iter().cloned());
@@ -376,12 +379,12 @@ pub fn get_operations(args: &GetArgs, name: Option<String>, global: &Global) -> 
 pub(crate) fn stage_report(objects: &Objects, stage: &Value) -> Report {
     let world = objects.world();
     let view = StageView::new(stage);
-    let computed = compute(&view, &world);
+    let computed = compute(&view, world);
     let mut notes = world.notes.clone();
     notes.extend(computed.unreadable.iter().cloned());
     Report {
-        rows: stage_rows(&view, &computed, &world),
-        data: stage_json(&view, &computed, &world),
+        rows: stage_rows(&view, &computed, world),
+        data: stage_json(&view, &computed, world),
         notes,
     }
 }

@@ -26,8 +26,42 @@ pub fn open_pattern(pattern: &str) -> Option<String> {
             "{pattern:?} is open at the end ({tail}$ matches whatever follows its prefix)"
         ));
     }
-    None
+    // What the pattern does, not how it is written: `^(.*)$`, `^.*|x$`, `^[\s\S]*$` ... match
+    // identities nobody intended. Bounded: hostile patterns fail to compile, not to finish.
+    let re = match regex::RegexBuilder::new(pattern)
+        .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
+        .build()
+    {
+        Ok(re) => re,
+        Err(e) => {
+            let first = e
+                .to_string()
+                .lines()
+                .last()
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            return Some(format!(
+                "{pattern:?} is not a regular expression this tool can read ({first})"
+            ));
+        }
+    };
+    STRANGERS
+        .iter()
+        .find(|s| re.is_match(s))
+        .map(|s| format!("{pattern:?} matches identities nobody intended (for example {s:?})"))
 }
+
+/// Identities no publisher has: an anchored, closed pattern matches none of them.
+const STRANGERS: [&str; 6] = [
+    "",
+    "x",
+    "anyone",
+    "https://attacker.example",
+    "https://attacker.example/x/.github/workflows/x.yaml@refs/heads/x",
+    "repo:attacker/x:ref:refs/heads/x",
+];
 
 /// The body without its final `$`, if that `$` is not escaped (an odd number of `\` before it).
 fn strip_end_anchor(body: &str) -> Option<&str> {
@@ -115,6 +149,15 @@ mod tests {
                 "open at the end",
             ),
             ("^repo:acme/payments:[^/]*$", "open at the end"),
+            // Written otherwise, the same openness (a test of what the pattern matches).
+            ("^.*|x$", "matches identities nobody intended"),
+            ("^(.*)$", "matches identities nobody intended"),
+            ("^(?:.*)$", "matches identities nobody intended"),
+            ("^.{0,}$", "matches identities nobody intended"),
+            (r"^[\s\S]*$", "matches identities nobody intended"),
+            ("^(a|.*)$", "matches identities nobody intended"),
+            (r"^\S*\s*$", "matches identities nobody intended"),
+            ("^(unclosed$", "not a regular expression"),
         ];
         for (p, why) in open {
             let got = open_pattern(p).unwrap_or_else(|| panic!("{p:?} passed"));

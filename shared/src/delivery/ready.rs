@@ -30,7 +30,7 @@ pub const ORDER: [&str; 5] = [
 ];
 
 /// How deep an upstream chain is followed before it counts as a loop.
-const MAX_UPSTREAM_DEPTH: usize = 32;
+const MAX_UPSTREAM_DEPTH: usize = 256;
 
 /// The failures, the rules with their verdicts, and what could not be decided.
 pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<String>) {
@@ -172,7 +172,18 @@ fn upstream_rules(
 ) -> &'static str {
     let me = stage.this.describe();
     let key = (up.namespace.clone(), up.name.clone());
-    if seen.contains(&key) || depth >= MAX_UPSTREAM_DEPTH {
+    if depth >= MAX_UPSTREAM_DEPTH {
+        failures.push(Failure::new(
+            "Ready",
+            "UpstreamUntrusted",
+            me,
+            "spec.candidates.upstreamStage",
+            format!("the upstream chain from {} is longer than {MAX_UPSTREAM_DEPTH} Stages: not followed further", stage.this.describe()),
+            "shorten the chain of upstream Stages".to_string(),
+        ));
+        return "fail";
+    }
+    if seen.contains(&key) {
         failures.push(Failure::new("Ready", 
             "UpstreamUntrusted",
             me,

@@ -274,3 +274,53 @@ fn the_examples_are_what_their_readme_says() {
         );
     }
 }
+
+/// A long upstream chain is followed to its first Stage (only a loop, or more than 256 Stages,
+/// is untrusted); an object given twice is read as the last one, as `kubectl apply` leaves it.
+#[test]
+fn long_chains_and_duplicates() {
+    let (mut snap, _) = snapshot(&json!({"base": "flux"}));
+    let first = snap.stages[0].clone();
+    for i in 1..40 {
+        let mut s = first.clone();
+        s["metadata"]["name"] = json!(format!("payments-{i}"));
+        let up = if i == 1 {
+            "payments".to_string()
+        } else {
+            format!("payments-{}", i - 1)
+        };
+        s["spec"]["candidates"] = json!({"upstreamStage": {"name": up}});
+        snap.stages.push(s);
+    }
+    let world = World::new(&snap);
+    let last = world.stage("test", "payments-39").unwrap();
+    let c = compute(last, &world);
+    // (The copies share the first Stage's apply repository, so ApplierUnlabelled is expected;
+    // the chain itself is trusted.)
+    let candidate_reasons: Vec<&str> = c
+        .failures
+        .iter()
+        .filter(|f| f.field.starts_with("spec.candidates"))
+        .map(|f| f.reason)
+        .collect();
+    assert!(candidate_reasons.is_empty(), "{candidate_reasons:?}");
+    // The candidate repository given twice, the last copy unverified: the last one is read.
+    let (mut snap, _) = snapshot(&json!({"base": "flux"}));
+    let Some(Ok(repos)) = &mut snap.oci_repositories else {
+        panic!()
+    };
+    let mut unverified = repos
+        .iter()
+        .find(|r| r["metadata"]["name"] == json!("payments-candidates"))
+        .unwrap()
+        .clone();
+    unverified["spec"]["verify"] = Value::Null;
+    repos.push(unverified);
+    let world = World::new(&snap);
+    let c = compute(world.stage("test", "payments").unwrap(), &world);
+    assert_eq!(c.ready.reason, "CandidateUnverified");
+    assert_eq!(
+        world.notes,
+        ["OCIRepositories (source.toolkit.fluxcd.io) test/payments-candidates is given twice: the last one is read"]
+    );
+}

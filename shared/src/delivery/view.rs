@@ -38,6 +38,29 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The field at `path`; a step on the way that is there but not a map (`spec.applyRef:
+    /// orders`) is reported once, as the field at fault.
+    fn lookup(&mut self, path: &[&str]) -> Option<&'a Value> {
+        let mut v = self.obj;
+        for (i, k) in path.iter().enumerate() {
+            match v {
+                Value::Object(m) => v = m.get(*k)?,
+                Value::Null => return None,
+                other => {
+                    if i > 0 {
+                        let at = path[..i].join(".");
+                        let problem = format!("{at}: expected a map, found {}", json_type(other));
+                        if !self.problems.contains(&problem) {
+                            self.problems.push(problem);
+                        }
+                    }
+                    return None;
+                }
+            }
+        }
+        Some(v)
+    }
+
     fn wrong(&mut self, path: &[&str], want: &str, got: &Value) {
         self.problems.push(format!(
             "{}: expected {want}, found {}",
@@ -48,7 +71,7 @@ impl<'a> Reader<'a> {
 
     /// A string field; absent or null is empty.
     pub fn string(&mut self, path: &[&str]) -> String {
-        match at(self.obj, path) {
+        match self.lookup(path) {
             None | Some(Value::Null) => String::new(),
             Some(Value::String(s)) => s.clone(),
             Some(other) => {
@@ -60,7 +83,7 @@ impl<'a> Reader<'a> {
 
     /// An optional string field: None when absent or null.
     pub fn opt_string(&mut self, path: &[&str]) -> Option<String> {
-        match at(self.obj, path) {
+        match self.lookup(path) {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.clone()),
             Some(other) => {
@@ -72,7 +95,7 @@ impl<'a> Reader<'a> {
 
     /// A boolean field; absent or null is false.
     pub fn bool(&mut self, path: &[&str]) -> bool {
-        match at(self.obj, path) {
+        match self.lookup(path) {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
             Some(other) => {
@@ -84,7 +107,7 @@ impl<'a> Reader<'a> {
 
     /// An integer field (a float without fraction counts).
     pub fn int(&mut self, path: &[&str]) -> Option<i64> {
-        match at(self.obj, path) {
+        match self.lookup(path) {
             None | Some(Value::Null) => None,
             Some(Value::Number(n)) => n
                 .as_i64()
@@ -98,7 +121,7 @@ impl<'a> Reader<'a> {
 
     /// A list field; absent or null is empty.
     pub fn list(&mut self, path: &[&str]) -> Vec<Value> {
-        match at(self.obj, path) {
+        match self.lookup(path) {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(a)) => a.clone(),
             Some(other) => {
@@ -125,7 +148,7 @@ impl<'a> Reader<'a> {
 
     /// A map field, if present and a map.
     pub fn map(&mut self, path: &[&str]) -> Option<&'a serde_json::Map<String, Value>> {
-        match at(self.obj, path) {
+        match self.lookup(path) {
             None | Some(Value::Null) => None,
             Some(Value::Object(m)) => Some(m),
             Some(other) => {
@@ -569,7 +592,14 @@ impl OperationView {
             .list(&["status", "verdicts"])
             .iter()
             .enumerate()
-            .map(|(i, v)| {
+            .filter_map(|(i, v)| {
+                if !v.is_object() {
+                    r.problems.push(format!(
+                        "status.verdicts[{i}]: expected a map, found {}",
+                        json_type(v)
+                    ));
+                    return None;
+                }
                 let mut vr = Reader::new(v);
                 let out = Verdict {
                     gate: vr.string(&["gate"]),
@@ -582,7 +612,7 @@ impl OperationView {
                         .into_iter()
                         .map(|p| format!("status.verdicts[{i}].{p}")),
                 );
-                out
+                Some(out)
             })
             .collect();
         OperationView {
@@ -673,6 +703,29 @@ mod tests {
                 "status.conditions[0].status: expected a string, found a boolean",
                 "status.conditions[1]: expected a map, found a string",
             ]
+        );
+    }
+
+    #[test]
+    fn a_parent_of_the_wrong_type_is_named() {
+        let s = StageView::new(&json!({
+            "metadata": {"name": "payments", "namespace": "prod"},
+            "spec": {"applyRef": "orders", "service": 5}
+        }));
+        assert_eq!(
+            s.problems,
+            vec![
+                "spec.service: expected a map, found a number",
+                "spec.applyRef: expected a map, found a string",
+            ]
+        );
+        let o = OperationView::new(
+            &json!({"status": {"verdicts": ["pacto.diff", {"gate": "pacto.suites"}]}}),
+        );
+        assert_eq!(o.verdicts.len(), 1);
+        assert_eq!(
+            o.problems,
+            vec!["status.verdicts[0]: expected a map, found a string"]
         );
     }
 

@@ -51,16 +51,58 @@ fn read<T>(
             Kind::Read(Vec::new())
         }
         Some(Err(why)) => Kind::Unreadable(format!("{what} could not be read: {why}")),
-        Some(Ok(items)) => Kind::Read(items.iter().map(view).collect()),
+        Some(Ok(items)) => Kind::Read(last_wins(items, what, notes).iter().map(view).collect()),
     }
+}
+
+/// Objects named twice (same kind, namespace and name) are read as `kubectl apply` would leave
+/// them: the last one wins; a note names the duplicate.
+fn last_wins(
+    objects: &[serde_json::Value],
+    what: &str,
+    notes: &mut Vec<String>,
+) -> Vec<serde_json::Value> {
+    let key = |o: &serde_json::Value| {
+        (
+            o.pointer("/metadata/namespace")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            o.pointer("/metadata/name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+        )
+    };
+    let mut out: Vec<serde_json::Value> = Vec::with_capacity(objects.len());
+    let mut index: std::collections::HashMap<(String, String), usize> =
+        std::collections::HashMap::new();
+    for o in objects {
+        let k = key(o);
+        match index.get(&k) {
+            Some(&at) => {
+                notes.push(format!(
+                    "{what} {}/{} is given twice: the last one is read",
+                    k.0, k.1
+                ));
+                out[at] = o.clone();
+            }
+            None => {
+                index.insert(k, out.len());
+                out.push(o.clone());
+            }
+        }
+    }
+    out
 }
 
 impl World {
     /// Reads a snapshot.
     pub fn new(s: &Snapshot) -> World {
         let mut notes = Vec::new();
+        let stages = last_wins(&s.stages, "Stage", &mut notes);
         World {
-            stages: s.stages.iter().map(StageView::new).collect(),
+            stages: stages.iter().map(StageView::new).collect(),
             repositories: read(
                 &s.oci_repositories,
                 "OCIRepositories (source.toolkit.fluxcd.io)",

@@ -235,8 +235,12 @@ fn outcome(g: Gate) -> Must {
 
 /// What Argo CD's verdict on a probe does: the gate word, the status, its message, and whether
 /// evaluation failed.
-fn judge(engine: &ArgoHealth, p: &Probe) -> Option<(Must, String, bool, bool)> {
+fn judge(engine: &ArgoHealth, p: &Probe) -> Option<(Must, String, bool, bool, bool)> {
     let v = engine.evaluate(&p.object);
+    let timed_out = v
+        .error
+        .as_deref()
+        .is_some_and(|e| e.contains("context deadline exceeded"));
     let h = v.health.as_ref()?;
     let words = format!(
         "{} {:?}",
@@ -253,6 +257,7 @@ fn judge(engine: &ArgoHealth, p: &Probe) -> Option<(Must, String, bool, bool)> {
         words,
         v.error.is_some(),
         returned_unknown,
+        timed_out,
     ))
 }
 
@@ -284,10 +289,21 @@ pub fn evaluated(cm: &ArgoCm, now_unix: i64) -> Vec<Finding> {
         }
         let keys = ov.keys.join(", ");
         for p in &probes {
-            let Some((got, words, errored, returned_unknown)) = judge(&engine, p) else {
+            let Some((got, words, errored, returned_unknown, timed_out)) = judge(&engine, p) else {
                 continue;
             };
             let evidence = format!("{keys} on {}: {words}", p.name);
+            if timed_out {
+                // Every probe would wait out the limit again: one finding says it.
+                out.add(
+                    Finding::new("A07", Severity::Error, o, String::new(), String::new(),
+                        "make the script finish: no loop may depend on the object without a bound".to_string()),
+                    &format!("the {key} script does not finish within Argo CD's 1 s limit on {{}}: the resource shows Unknown"),
+                    p.name,
+                    evidence,
+                );
+                break;
+            }
             let mut add = |id: &'static str, severity: Severity, template: String, fix: &str| {
                 out.add(
                     Finding::new(

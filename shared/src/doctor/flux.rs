@@ -182,7 +182,18 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
         }
     }
 
-    // F10 / C02: the timeout against what the verdicts take.
+    // F10 / C02: the timeout against what the verdicts take. A duration Flux cannot read is
+    // said as such (the API server refuses it; this tool would otherwise compute from a default).
+    for (field, value) in [("spec.timeout", &k.timeout), ("spec.interval", &k.interval)] {
+        if let Some(v) = value {
+            if crate::k8s::duration::parse_go_duration(v).is_none() {
+                out.push(Finding::new("F10", Severity::Warning, &o, format!("{field}: {v:?}"),
+                    format!("{field} {v:?} is not a duration Flux reads (a Go duration such as 5m or 1h30m, at most 2562047h): the API server refuses the Kustomization"),
+                    format!("set {field} to a duration such as 20m")));
+                return out;
+            }
+        }
+    }
     let timeout = crate::flux::wait::timeout(k);
     if gates_pactos && (k.wait || !k.health_checks.is_empty()) {
         let floor =

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 pub struct Walk {
     /// Every directory visited, the root first if it is one, then sorted by path.
     pub dirs: Vec<PathBuf>,
-    /// Every file that is not a directory (links followed), sorted by path.
+    /// Every regular file (links followed), sorted by path; FIFOs, sockets and devices are left
+    /// out (reading one could block for ever or never end).
     pub files: Vec<PathBuf>,
     /// Directories or entries that could not be read, in the order met.
     pub errors: Vec<(PathBuf, std::io::Error)>,
@@ -38,7 +39,7 @@ pub fn walk(root: &Path) -> Walk {
                     let p = e.path();
                     if p.is_dir() {
                         stack.push(p);
-                    } else {
+                    } else if p.is_file() {
                         out.files.push(p);
                     }
                 }
@@ -74,6 +75,19 @@ mod tests {
             w.dirs,
             vec![root.to_path_buf(), root.join("a"), root.join("a/b")]
         );
+        #[cfg(unix)]
+        {
+            let fifo = root.join("a/pipe.yaml");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                assert!(
+                    !walk(root).files.contains(&fifo),
+                    "a FIFO is not a file to read"
+                );
+            } else {
+                panic!("mkfifo is needed for this test");
+            }
+        }
         let missing = walk(&root.join("nope"));
         assert_eq!(missing.errors.len(), 1);
         assert!(missing.dirs.is_empty() && missing.files.is_empty());

@@ -1,6 +1,7 @@
 //! The `doctor` report: a table grouped by object (ID, SEVERITY, OBJECT, FINDING, FIX), and the
 //! same findings as data for `-o json|yaml`.
 
+use super::pacto::clip;
 use super::{one_line, table};
 use crate::doctor::{Report, Severity};
 use owo_colors::OwoColorize;
@@ -29,15 +30,17 @@ pub fn doctor_table(report: &Report, colour: bool, wide: bool) -> String {
         .findings
         .iter()
         .map(|f| {
+            // Cells are cut (the whole text is in -o json): a table's layout grows with the
+            // square of its widest cell.
             let mut row = vec![
                 f.id.to_string(),
                 severity_word(f.severity, colour),
-                one_line(&f.object),
-                one_line(&f.finding),
-                one_line(&f.fix),
+                clip(&one_line(&f.object)),
+                clip(&one_line(&f.finding)),
+                clip(&one_line(&f.fix)),
             ];
             if wide {
-                row.push(one_line(&f.evidence));
+                row.push(clip(&one_line(&f.evidence)));
             }
             row
         })
