@@ -118,15 +118,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
 
 /// `kubectl pacto doctor`: the report, and the exit code (2 when it could not run).
 pub fn doctor(args: &DoctorArgs, global: &Global) -> ExitCode {
-    match run(args, global) {
-        Ok(code) => code,
-        Err(e) => {
-            let text = format!("{e:#}");
-            let lines: Vec<String> = text.lines().map(render::one_line).collect();
-            eprintln!("error: {}", lines.join("\n"));
-            ExitCode::from(2)
-        }
-    }
+    crate::exit_on_error(run(args, global), 2)
 }
 
 fn run(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {

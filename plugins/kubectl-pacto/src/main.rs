@@ -48,14 +48,20 @@ fn main() -> ExitCode {
             .unwrap_or_else(|_| Err(anyhow!("internal error: the evaluation thread panicked"))),
         Err(e) => Err(anyhow!("cannot start the evaluation thread: {e}")),
     };
+    exit_on_error(result, 1)
+}
+
+/// The exit code of a command's result: an error is printed as `error: ...` on stderr (server
+/// and file texts end up there: no terminal control sequence reaches it) and exits `code`
+/// (kubectl's 1; 2 for the checks and the reconcile, whose 1 means findings or work left).
+pub(crate) fn exit_on_error(result: Result<ExitCode>, code: u8) -> ExitCode {
     match result {
-        Ok(code) => code,
+        Ok(c) => c,
         Err(e) => {
-            // Server and file texts end up here: no terminal control sequences reach stderr.
             let text = format!("{e:#}");
             let lines: Vec<String> = text.lines().map(pacto_gates::render::one_line).collect();
             eprintln!("error: {}", lines.join("\n"));
-            ExitCode::from(1)
+            ExitCode::from(code)
         }
     }
 }

@@ -30,15 +30,7 @@ struct Outcome {
 
 /// `kubectl pacto reconcile --once`.
 pub fn reconcile(args: &ReconcileArgs, global: &Global) -> ExitCode {
-    match run(args, global) {
-        Ok(code) => code,
-        Err(e) => {
-            let text = format!("{e:#}");
-            let lines: Vec<String> = text.lines().map(render::one_line).collect();
-            eprintln!("error: {}", lines.join("\n"));
-            ExitCode::from(2)
-        }
-    }
+    crate::exit_on_error(run(args, global), 2)
 }
 
 fn now_rfc3339(global: &Global) -> String {

@@ -7,21 +7,8 @@ use super::mediated::{appliers, Applier};
 use super::operation::{approvals, gate_meaning, place};
 use super::view::{ApprovalView, OperationView, StageView, WrittenCondition};
 use super::world::World;
-use crate::pacto::explain::{Row, Tone};
+use crate::pacto::explain::{Row, Rows, Tone};
 use serde_json::{json, Value};
-
-struct Rows(Vec<Row>);
-
-impl Rows {
-    fn add(&mut self, indent: usize, key: &str, value: impl Into<String>, tone: Tone) {
-        self.0.push(Row {
-            indent,
-            key: key.to_string(),
-            value: value.into(),
-            tone,
-        });
-    }
-}
 
 fn status_tone(status: &str) -> Tone {
     match status {

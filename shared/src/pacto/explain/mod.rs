@@ -61,10 +61,12 @@ impl Default for Options {
     }
 }
 
-struct Rows(Vec<Row>);
+/// Rows being built (shared by the Pacto and delivery reports).
+pub(crate) struct Rows(pub(crate) Vec<Row>);
 
 impl Rows {
-    fn add(&mut self, indent: usize, key: &str, value: impl Into<String>, tone: Tone) {
+    /// Appends a row.
+    pub(crate) fn add(&mut self, indent: usize, key: &str, value: impl Into<String>, tone: Tone) {
         self.0.push(Row {
             indent,
             key: key.to_string(),
