@@ -224,6 +224,8 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, Obj
             duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
             legacy_octal_numbers: true,
             budget: serde_saphyr::budget! {
+                // A 20 MB `kubectl get -o json` of 3,000 objects is a few million events.
+                max_events: 100_000_000,
                 max_nodes: 20_000_000,
                 max_depth: 512,
                 max_total_scalar_bytes: 1 << 30,
@@ -233,7 +235,7 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, Obj
             ObjectError::Parse {
                 file: file.to_string(),
                 document: i + 1,
-                message: shift_line(&first_line(&e.to_string()), offset),
+                message: readable(&shift_line(&first_line(&e.to_string()), offset)),
             }
         })?;
         docs.push(if value.is_null() {
@@ -243,6 +245,25 @@ pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, Obj
         });
     }
     Ok(docs)
+}
+
+/// A parser message in a user's words where the parser speaks Rust: its budget breaches and
+/// serde's type errors.
+fn readable(message: &str) -> String {
+    if let Some(rest) = message.split("budget breached:").nth(1) {
+        let what = rest.trim();
+        let bound = what.split(['{', ' ']).next().unwrap_or(what);
+        return format!(
+            "the document is larger or deeper than this tool reads ({bound} bound: {what}); split it into smaller files"
+        );
+    }
+    if message.contains("cannot deserialize null into string") {
+        return message.replace(
+            "cannot deserialize null into string; use Option<String>",
+            "a value is missing (null) where text is expected",
+        );
+    }
+    message.to_string()
 }
 
 /// The first line of a parser message, without the parser's own `error:` prefix.
@@ -497,5 +518,30 @@ mod tests {
         .unwrap();
         assert_eq!(objs.len(), 1);
         assert_eq!(objs[0].value["data"]["a"], json!("x\n---\ny\n"));
+    }
+
+    /// A `kubectl get -o json` dump of many objects is more than a million parser events: it is
+    /// read, not refused.
+    #[test]
+    fn a_cluster_dump_of_over_a_million_events_is_read() {
+        let item =
+            r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"n","namespace":"ns"}}"#;
+        let text = format!(
+            r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
+            vec![item; 120_000].join(",")
+        );
+        let objs = parse_objects(&text, "dump.json").unwrap();
+        assert_eq!(objs.len(), 120_000);
+    }
+
+    #[test]
+    fn parser_messages_speak_to_users() {
+        assert_eq!(
+            readable("budget breached: Events { events: 1000001 }"),
+            "the document is larger or deeper than this tool reads (Events bound: Events { events: 1000001 }); split it into smaller files"
+        );
+        assert!(
+            !readable("cannot deserialize null into string; use Option<String>").contains("Option")
+        );
     }
 }
