@@ -1,8 +1,8 @@
 //! The `explain` report: a key/value block, like `kubectl describe`, saying what an object's
 //! verdict is, what it means, what Argo CD and Flux decide about it and why, and when it will
 //! change. Pure: the object, the gates' decision and the clock come in, rows go out; rendering
-//! (alignment, colour, escaping) is `render::explain_text` (a module above this one). Keys and values stay raw, as
-//! the object has them: nothing here escapes text for a terminal.
+//! (alignment, colour, escaping) is `render::explain_text` (a module above this one). Keys and
+//! values stay raw, as the object has them: nothing here escapes text for a terminal.
 //!
 //! This file owns the rows ([`Row`], [`Tone`]), the [`Options`], the [`explain`] entry point and
 //! the Pacto's header (target, status shape, verdict); each later section has its own file:
