@@ -33,3 +33,34 @@ fn version_prints() {
         format!("kubectl-pacto {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
+
+/// kubectl's habits: `version` (and `-o json`), `help COMMAND`, and an unknown command answered
+/// with the list of those that exist.
+#[test]
+fn version_help_and_unknown_commands() {
+    let v = common::run(&mut common::pacto(&["version"]));
+    v.assert_code(0);
+    assert_eq!(
+        v.stdout,
+        format!("kubectl-pacto {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let j = common::run(&mut common::pacto(&["version", "-o", "json"]));
+    j.assert_code(0);
+    let doc: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(doc["kind"], "Version");
+    assert_eq!(doc["version"], env!("CARGO_PKG_VERSION"));
+    let h = common::run(&mut common::pacto(&["help", "doctor"]));
+    h.assert_code(0);
+    assert!(
+        h.stdout.contains("Usage: kubectl pacto doctor"),
+        "{}",
+        h.stdout
+    );
+    let u = common::run(&mut common::pacto(&["frobnicate"]));
+    u.assert_code(1);
+    assert!(
+        u.stderr.ends_with("hint: the commands are health, get, explain, doctor, reconcile, snippet, version, completion (kubectl pacto help COMMAND)\n"),
+        "{}",
+        u.stderr
+    );
+}

@@ -4,15 +4,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
 use std::path::PathBuf;
 
-/// Inspect and test the health gates Argo CD and Flux apply to Pacto contracts and other custom
-/// resources, offline, exactly as the controllers evaluate them.
+/// Inspect, explain, test and check the health gates Argo CD and Flux apply to Pacto contracts,
+/// delivery Stages and other custom resources: offline, exactly as the controllers evaluate
+/// them, or against a cluster.
 #[derive(Debug, Parser)]
-#[command(
-    name = "kubectl-pacto",
-    version,
-    propagate_version = true,
-    disable_help_subcommand = true
-)]
+#[command(name = "kubectl-pacto", version, propagate_version = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -111,6 +107,12 @@ pub enum Command {
     /// Print the recommended gate configuration: the argocd-cm merge patch (argocd) or the
     /// Flux healthCheckExprs entries (flux), with the comments that explain their knobs.
     Snippet(SnippetArgs),
+    /// Print the version of kubectl-pacto (-o json|yaml as data).
+    Version {
+        /// Output format: `kubectl-pacto VERSION` by default.
+        #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+        output: Option<Output>,
+    },
     /// Print a shell completion script (bash, zsh or fish) for kubectl-pacto.
     Completion {
         #[arg(value_enum)]

@@ -30,8 +30,14 @@ fn main() -> ExitCode {
         Err(e) => {
             let _ = e.print();
             if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
+                let names: Vec<String> = Cli::command()
+                    .get_subcommands()
+                    .filter(|c| !c.is_hide_set())
+                    .map(|c| c.get_name().to_string())
+                    .collect();
                 eprintln!(
-                    "hint: objects are given with -f FILE (kubectl pacto health -f FILE ...)"
+                    "hint: the commands are {} (kubectl pacto help COMMAND)",
+                    names.join(", ")
                 );
             }
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
@@ -78,6 +84,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Doctor(args) => Ok(doctor::doctor(&args, &global()?)),
         Command::Snippet(args) => doctor::snippet(&args),
         Command::Reconcile(args) => Ok(reconcile::reconcile(&args, &global()?)),
+        Command::Version { output } => {
+            let version = env!("CARGO_PKG_VERSION");
+            let data = serde_json::json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Version",
+                "version": version, "userAgent": pacto_gates::cluster::USER_AGENT});
+            let out = match output {
+                Some(Output::Json) => serde_json::to_string_pretty(&data)? + "\n",
+                Some(Output::Yaml) => serde_saphyr::to_string(&data).context("rendering YAML")?,
+                None => format!("kubectl-pacto {version}\n"),
+            };
+            write_stdout(&out)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Completion { shell } => {
             let mut cmd = Cli::command().bin_name("kubectl-pacto");
             let mut buf = Vec::new();
