@@ -137,6 +137,11 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<K8sObject>, ObjectError> {
     Ok(out)
 }
 
+/// [`read_paths`], the objects' values only (where the positions are not needed).
+pub fn read_values(paths: &[PathBuf]) -> Result<Vec<Value>, ObjectError> {
+    Ok(read_paths(paths)?.into_iter().map(|o| o.value).collect())
+}
+
 /// Reads one file of objects (see [`parse_objects`]).
 pub fn read_file(path: &Path) -> Result<Vec<K8sObject>, ObjectError> {
     let name = path.display().to_string();

@@ -231,10 +231,7 @@ pub fn get_stages(args: &GetArgs, name: Option<String>, global: &Global) -> Resu
     let listed = Listed::Stages;
     let table = machine(listed, args.output, &[])?.is_none();
     let (objects, namespace) = if !args.files.is_empty() {
-        let all: Vec<Value> = object::read_paths(&args.files)?
-            .into_iter()
-            .map(|o| o.value)
-            .collect();
+        let all: Vec<Value> = object::read_values(&args.files)?;
         let ns = cluster_opts
             .namespace
             .clone()
@@ -316,10 +313,7 @@ pub fn get_operations(args: &GetArgs, name: Option<String>, global: &Global) -> 
     let selector = selector(args)?;
     let listed = Listed::Operations;
     let (ops, namespace) = if !args.files.is_empty() {
-        let all: Vec<Value> = object::read_paths(&args.files)?
-            .into_iter()
-            .map(|o| o.value)
-            .collect();
+        let all: Vec<Value> = object::read_values(&args.files)?;
         let ns = cluster_opts
             .namespace
             .clone()

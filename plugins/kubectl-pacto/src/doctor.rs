@@ -12,16 +12,7 @@ use pacto_gates::doctor::{self, ClusterFacts, Input};
 use pacto_gates::pacto::recommended::Target;
 use pacto_gates::{object, render, snippets};
 use serde_json::Value;
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// The objects of the files and directories given (directories walked, test suites skipped).
-fn read_files(paths: &[PathBuf]) -> Result<Vec<Value>> {
-    Ok(object::read_paths(paths)?
-        .into_iter()
-        .map(|o| o.value)
-        .collect())
-}
 
 /// The kinds doctor lists from a cluster, across all namespaces.
 const KINDS: [(&str, &str, &str); 8] = [
@@ -133,7 +124,7 @@ fn run(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
         &args.stabilization_window,
         "2m or 90 (seconds)",
     )?;
-    let mut objects = read_files(&args.files)?;
+    let mut objects = object::read_values(&args.files)?;
     let mut input = Input {
         stabilization_window: window.as_secs() as i64,
         now_unix: global.now_unix(),

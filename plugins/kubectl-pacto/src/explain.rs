@@ -117,10 +117,7 @@ fn from_files(
     global: &Global,
     opts: Options,
 ) -> Result<Vec<Report>> {
-    let all: Vec<Value> = object::read_paths(&args.files)?
-        .into_iter()
-        .map(|o| o.value)
-        .collect();
+    let all: Vec<Value> = object::read_values(&args.files)?;
     let namespace = cluster_opts.namespace.as_deref();
     let chosen: Vec<Value> = all
         .iter()

@@ -141,9 +141,8 @@ fn get_pactos(args: &GetArgs, name: Option<String>, global: &Global) -> Result<E
     );
     let (objects, gates, namespace) = block_on(async {
         let (objects, cluster, namespace) = if !args.files.is_empty() {
-            let objs: Vec<Value> = object::read_paths(&args.files)?
+            let objs: Vec<Value> = object::read_values(&args.files)?
                 .into_iter()
-                .map(|o| o.value)
                 .filter(is_pacto)
                 .filter(|o| in_namespace(o, namespace_given.as_deref()))
                 .filter(|o| {

@@ -194,7 +194,7 @@ fn run(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
     }
     let opts = ClusterOptions::new(&args.cluster)?;
     let now = now_rfc3339(global);
-    let (read, changes, outcomes) = block_on(async {
+    let (notes, changes, outcomes) = block_on(async {
         let cluster = connect(&opts).await?;
         let namespace = opts
             .namespace
@@ -209,10 +209,11 @@ fn run(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
                 outcomes.push(write(&cluster, &read, &world, c, &now).await);
             }
         }
-        Ok::<_, anyhow::Error>((read, changes, outcomes))
+        let mut notes = read.notes.clone();
+        notes.extend(world.notes.iter().cloned());
+        Ok::<_, anyhow::Error>((notes, changes, outcomes))
     })?;
-    let world = World::new(&read.snapshot);
-    for n in read.notes.iter().chain(&world.notes) {
+    for n in &notes {
         eprintln!("note: {}", render::one_line(n));
     }
     if args.dry_run {

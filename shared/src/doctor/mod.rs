@@ -151,8 +151,6 @@ pub struct Input {
 pub struct Report {
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
-    /// What was read, per kind: `(kind, count)`.
-    pub read: Vec<(String, usize)>,
 }
 
 impl Report {
@@ -208,19 +206,7 @@ pub fn run(input: &Input) -> Report {
     let stages = of(crate::delivery::GROUP, "Stage");
     let repos = of("source.toolkit.fluxcd.io", "OCIRepository");
     let apps = of("argoproj.io", "Application");
-    let mut report = Report {
-        read: vec![
-            ("argocd-cm".to_string(), argocd_cms.len()),
-            (
-                "Kustomization/HelmRelease".to_string(),
-                kustomizations.len(),
-            ),
-            ("Pacto".to_string(), pactos.len()),
-            ("CoderTemplateTest".to_string(), ctts.len()),
-            ("Stage".to_string(), stages.len()),
-        ],
-        ..Report::default()
-    };
+    let mut report = Report::default();
     let mut findings = Vec::new();
 
     // Argo CD.

@@ -13,15 +13,9 @@ use crate::flux::health::{FluxHealth, FluxVerdict, JobOrder};
 use crate::flux::kustomization::{self, Kustomization};
 use crate::flux::KStatus;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 pub use super::recommended::PACTO_ARGO_KEY;
-
-/// The recommended argocd-cm `data`: health customizations for Pacto and CoderTemplateTest. With
-/// `warning_blocks` the Pacto script's one knob is flipped: Warning reads Degraded.
-pub fn recommended_argocd_data(warning_blocks: bool) -> BTreeMap<String, String> {
-    super::recommended::argocd_data(warning_blocks)
-}
 
 /// The recommended Kustomization as read by [`kustomization::parse`]. With `warning_blocks`,
 /// Warning moves from the Pacto entry's `current` to its `failed` expression.
@@ -62,7 +56,7 @@ pub struct ArgoGate {
 impl ArgoGate {
     /// The recommended gate.
     pub fn recommended(why: impl Into<String>, warning_blocks: bool, now_unix: i64) -> ArgoGate {
-        let overrides = settings::parse_data(&recommended_argocd_data(warning_blocks))
+        let overrides = settings::parse_data(&super::recommended::argocd_data(warning_blocks))
             .expect("the recommended argocd-cm data loads (a test checks it)");
         ArgoGate {
             engine: Some(ArgoHealth::new(overrides, None, now_unix)),
