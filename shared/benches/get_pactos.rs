@@ -69,6 +69,8 @@ fn table(
         TableOptions {
             all_namespaces: true,
             wide: false,
+            headers: true,
+            labels: None,
             colour: false,
             now,
         },

@@ -273,7 +273,18 @@ fn completion_of_get_and_explain_through_kubectl() {
         "{lines:?}"
     );
     let (lines, directive, _) = complete(&k, &repo(), &["get", "-o", ""]);
-    assert_eq!(values(&lines), vec!["wide", "name", "json", "yaml"]);
+    assert_eq!(
+        values(&lines),
+        vec![
+            "wide",
+            "name",
+            "json",
+            "yaml",
+            "jsonpath",
+            "jsonpath-as-json",
+            "custom-columns"
+        ]
+    );
     assert_eq!(directive, ":4");
     // `pacto/` waits for a name: no space after it, no file names (NoSpace | NoFileComp).
     let (lines, directive, _) = complete(&k, &repo(), &["explain", "pa"]);

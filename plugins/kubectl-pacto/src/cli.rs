@@ -299,9 +299,21 @@ pub struct GetArgs {
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
     /// Output format: wide adds the wide columns of the kind; name prints TYPE/NAME
-    /// (pacto.pacto.trianalab.io/NAME); json and yaml print a kubectl List of the objects.
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<GetOutput>,
+    /// (pacto.pacto.trianalab.io/NAME); json and yaml print a kubectl List of the objects (the
+    /// object itself when one is named); jsonpath=TEMPLATE and custom-columns=HEADER:PATH,...
+    /// as in kubectl.
+    #[arg(short = 'o', long, value_name = "FORMAT", add = ArgValueCandidates::new(output_formats))]
+    pub output: Option<String>,
+    /// Print tables and custom columns without their header line.
+    #[arg(long)]
+    pub no_headers: bool,
+    /// Add a LABELS column to the table (key=value,...).
+    #[arg(long)]
+    pub show_labels: bool,
+    /// Order the objects by a field (a JSONPath such as .metadata.name or
+    /// .status.lastReconciledAt; objects without it come first).
+    #[arg(long, value_name = "PATH")]
+    pub sort_by: Option<String>,
     /// Read the objects from files (YAML or JSON, directories, - for stdin) instead of the
     /// cluster; for Stages, the files also hold what they depend on.
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
@@ -336,14 +348,6 @@ pub struct ExplainArgs {
     pub cluster: ClusterArgs,
     #[command(flatten)]
     pub gates: GateArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GetOutput {
-    Wide,
-    Name,
-    Json,
-    Yaml,
 }
 
 #[derive(Debug, Subcommand)]
@@ -383,6 +387,23 @@ fn resources() -> Vec<CompletionCandidate> {
             "delivery Operations (delivery.pacto.trianalab.io)".into(),
         )),
     ]
+}
+
+/// The formats `get -o` takes (completion candidates).
+fn output_formats() -> Vec<CompletionCandidate> {
+    // kubectl's own candidates for these formats (the template follows an `=`).
+    [
+        "wide",
+        "name",
+        "json",
+        "yaml",
+        "jsonpath",
+        "jsonpath-as-json",
+        "custom-columns",
+    ]
+    .into_iter()
+    .map(CompletionCandidate::new)
+    .collect()
 }
 
 /// The kinds `explain` takes from a cluster (completion candidates; the name follows the slash).

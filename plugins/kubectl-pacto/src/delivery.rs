@@ -5,9 +5,10 @@
 use crate::explain::Report;
 use crate::live::{block_on, connect, in_namespace};
 use crate::write_stdout;
-use anyhow::{bail, Context, Result};
-use kubectl_pacto::cli::{GetArgs, GetOutput};
+use anyhow::{bail, Result};
+use kubectl_pacto::cli::GetArgs;
 use kubectl_pacto::options::{ClusterOptions, Global};
+use kubectl_pacto::printer::{OutputFormat, PrintOptions};
 use kubectl_pacto::resource::{Listed, DELIVERY_GROUP, DELIVERY_VERSION};
 use pacto_gates::cluster::{self, Cluster, ClusterError, DeliveryQuery, Scope};
 use pacto_gates::delivery::explain::{operation_json, operation_rows, stage_json, stage_rows};
@@ -183,31 +184,19 @@ fn not_found(listed: Listed, name: &str, namespace: Option<&str>) -> anyhow::Err
 }
 
 /// Machine output of a listing (`-o name|json|yaml`), or None for a table.
-fn machine(listed: Listed, output: Option<GetOutput>, objects: &[Value]) -> Result<Option<String>> {
-    Ok(match output {
-        Some(GetOutput::Json) => {
-            Some(serde_json::to_string_pretty(&render::kube_list(objects.to_vec()))? + "\n")
-        }
-        Some(GetOutput::Yaml) => Some(
-            serde_saphyr::to_string(&render::kube_list(objects.to_vec()))
-                .context("rendering YAML")?,
-        ),
-        Some(GetOutput::Name) => {
-            let names: Vec<String> = objects
-                .iter()
-                .map(|o| name_of(o).unwrap_or_default().to_string())
-                .collect();
-            Some(render::names(&listed.name_prefix(), &names))
-        }
-        None | Some(GetOutput::Wide) => None,
-    })
-}
-
-fn table_options(args: &GetArgs, global: &Global, namespaces: Vec<&str>) -> TableOptions {
+fn table_options<'a>(
+    args: &GetArgs,
+    print: &PrintOptions,
+    global: &Global,
+    namespaces: Vec<&str>,
+    labels: Option<&'a [String]>,
+) -> TableOptions<'a> {
     TableOptions {
         // Files may mix namespaces: then the column is needed to tell rows apart.
         all_namespaces: args.all_namespaces || namespaces.windows(2).any(|w| w[0] != w[1]),
-        wide: args.output == Some(GetOutput::Wide),
+        wide: matches!(print.format, OutputFormat::Wide),
+        headers: !print.no_headers,
+        labels,
         colour: global.colour,
         now: global.now,
     }
@@ -225,11 +214,16 @@ fn selector(args: &GetArgs) -> Result<Selector> {
 /// `kubectl pacto get stages`: every Stage is listed once (the upstream chain of a shown Stage
 /// may lead to another namespace), and the shown ones are picked here by namespace, name and
 /// selector; their appliers' kinds are read only for a table.
-pub fn get_stages(args: &GetArgs, name: Option<String>, global: &Global) -> Result<ExitCode> {
+pub fn get_stages(
+    args: &GetArgs,
+    name: Option<String>,
+    print: &PrintOptions,
+    global: &Global,
+) -> Result<ExitCode> {
     let cluster_opts = ClusterOptions::new(&args.cluster)?;
     let selector = selector(args)?;
     let listed = Listed::Stages;
-    let table = machine(listed, args.output, &[])?.is_none();
+    let table = print.format.is_table();
     let (objects, namespace) = if !args.files.is_empty() {
         let all: Vec<Value> = object::read_values(&args.files)?;
         let ns = cluster_opts
@@ -267,17 +261,18 @@ pub fn get_stages(args: &GetArgs, name: Option<String>, global: &Global) -> Resu
             Ok::<_, anyhow::Error>((objects, ns))
         })?
     };
-    let stages = shown(
+    let mut stages = shown(
         &objects.stages,
         namespace.as_deref(),
         name.as_deref(),
         &selector,
     );
+    print.sort(&mut stages)?;
     if let (Some(n), true) = (&name, stages.is_empty()) {
         let ns = namespace.as_deref().filter(|_| args.files.is_empty());
         return Err(not_found(listed, n, ns));
     }
-    if let Some(out) = machine(listed, args.output, &stages)? {
+    if let Some(out) = print.machine(&listed.name_prefix(), &stages, name.is_some())? {
         write_stdout(&out)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -299,16 +294,22 @@ pub fn get_stages(args: &GetArgs, name: Option<String>, global: &Global) -> Resu
         .map(|(view, computed)| StageRow { view, computed })
         .collect();
     let namespaces = views.iter().map(|v| v.this.namespace.as_str()).collect();
+    let labels = print.labels(&stages.iter().collect::<Vec<_>>());
     write_stdout(&render::stage_table(
         &rows,
-        table_options(args, global, namespaces),
+        table_options(args, print, global, namespaces, labels.as_deref()),
     ))?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// `kubectl pacto get operations`: one GET for a name, else one list (the selector goes to the
 /// API server, as for Pactos).
-pub fn get_operations(args: &GetArgs, name: Option<String>, global: &Global) -> Result<ExitCode> {
+pub fn get_operations(
+    args: &GetArgs,
+    name: Option<String>,
+    print: &PrintOptions,
+    global: &Global,
+) -> Result<ExitCode> {
     let cluster_opts = ClusterOptions::new(&args.cluster)?;
     let selector = selector(args)?;
     let listed = Listed::Operations;
@@ -352,7 +353,9 @@ pub fn get_operations(args: &GetArgs, name: Option<String>, global: &Global) -> 
             Ok::<_, anyhow::Error>((ops, (!args.all_namespaces).then_some(ns)))
         })?
     };
-    if let Some(out) = machine(listed, args.output, &ops)? {
+    let mut ops = ops;
+    print.sort(&mut ops)?;
+    if let Some(out) = print.machine(&listed.name_prefix(), &ops, name.is_some())? {
         write_stdout(&out)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -362,9 +365,10 @@ pub fn get_operations(args: &GetArgs, name: Option<String>, global: &Global) -> 
     }
     let views: Vec<OperationView> = ops.iter().map(OperationView::new).collect();
     let namespaces = views.iter().map(|v| v.this.namespace.as_str()).collect();
+    let labels = print.labels(&ops.iter().collect::<Vec<_>>());
     write_stdout(&render::operation_table(
         &views,
-        table_options(args, global, namespaces),
+        table_options(args, print, global, namespaces, labels.as_deref()),
     ))?;
     Ok(ExitCode::SUCCESS)
 }

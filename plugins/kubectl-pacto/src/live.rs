@@ -6,8 +6,9 @@
 use crate::write_stdout;
 use anyhow::{anyhow, bail, Context, Result};
 use jiff::Timestamp;
-use kubectl_pacto::cli::{GateArgs, GetArgs, GetOutput};
+use kubectl_pacto::cli::{GateArgs, GetArgs};
 use kubectl_pacto::options::{ClusterOptions, Global};
+use kubectl_pacto::printer::{OutputFormat, PrintOptions};
 use kubectl_pacto::resource::{get_resource, Listed};
 use pacto_gates::cluster::{Cluster, Scope};
 use pacto_gates::object;
@@ -123,22 +124,30 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
     if !args.files.is_empty() && args.selector.is_some() {
         bail!("-l/--selector selects on the API server: it cannot be used with -f");
     }
+    let print = PrintOptions::new(
+        args.output.as_deref(),
+        args.no_headers,
+        args.show_labels,
+        args.sort_by.as_deref(),
+    )?;
     match listed {
-        Listed::Pactos => get_pactos(args, name, global),
-        Listed::Stages => crate::delivery::get_stages(args, name, global),
-        Listed::Operations => crate::delivery::get_operations(args, name, global),
+        Listed::Pactos => get_pactos(args, name, &print, global),
+        Listed::Stages => crate::delivery::get_stages(args, name, &print, global),
+        Listed::Operations => crate::delivery::get_operations(args, name, &print, global),
     }
 }
 
 /// `kubectl pacto get pactos`.
-fn get_pactos(args: &GetArgs, name: Option<String>, global: &Global) -> Result<ExitCode> {
+fn get_pactos(
+    args: &GetArgs,
+    name: Option<String>,
+    print: &PrintOptions,
+    global: &Global,
+) -> Result<ExitCode> {
     let now = global.now;
     let cluster_opts = ClusterOptions::new(&args.cluster)?;
     let namespace_given = cluster_opts.namespace.clone();
-    let machine = matches!(
-        args.output,
-        Some(GetOutput::Json | GetOutput::Yaml | GetOutput::Name)
-    );
+    let machine = !print.format.is_table();
     let (objects, gates, namespace) = block_on(async {
         let (objects, cluster, namespace) = if !args.files.is_empty() {
             let objs: Vec<Value> = object::read_values(&args.files)?
@@ -181,48 +190,45 @@ fn get_pactos(args: &GetArgs, name: Option<String>, global: &Global) -> Result<E
         };
         Ok::<_, anyhow::Error>((objects, gates, namespace))
     })?;
-    let out = match args.output {
-        Some(GetOutput::Json) => serde_json::to_string_pretty(&render::kube_list(objects))? + "\n",
-        Some(GetOutput::Yaml) => {
-            serde_saphyr::to_string(&render::kube_list(objects)).context("rendering YAML")?
-        }
-        Some(GetOutput::Name) => {
-            let names: Vec<String> = objects.iter().map(|o| PactoView::new(o).name).collect();
-            render::names("pacto.pacto.trianalab.io", &names)
-        }
-        None | Some(GetOutput::Wide) => {
-            if objects.is_empty() {
-                let ns = namespace.as_deref().filter(|_| !args.all_namespaces);
-                eprint!("{}", render::no_resources(ns));
-                return Ok(ExitCode::SUCCESS);
-            }
-            let (argo, flux) = gates.expect("gates are loaded for tables");
-            let views: Vec<PactoView> = objects.iter().map(PactoView::new).collect();
-            let decisions: Vec<_> = objects
-                .iter()
-                .map(|o| gate::decide(&argo, &flux, o))
-                .collect();
-            for n in gate::notes(&decisions) {
-                eprintln!("note: {}", render::one_line(&n));
-            }
-            let rows: Vec<PactoRow> = views
-                .iter()
-                .zip(&decisions)
-                .map(|(view, decision)| PactoRow { view, decision })
-                .collect();
-            render::pacto_table(
-                &rows,
-                TableOptions {
-                    // Files may mix namespaces: then the column is needed to tell rows apart.
-                    all_namespaces: args.all_namespaces
-                        || views.iter().any(|v| v.namespace != views[0].namespace),
-                    wide: args.output == Some(GetOutput::Wide),
-                    colour: global.colour,
-                    now,
-                },
-            )
-        }
-    };
+    let mut objects = objects;
+    print.sort(&mut objects)?;
+    if let Some(out) = print.machine("pacto.pacto.trianalab.io", &objects, name.is_some())? {
+        write_stdout(&out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if objects.is_empty() {
+        let ns = namespace.as_deref().filter(|_| !args.all_namespaces);
+        eprint!("{}", render::no_resources(ns));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (argo, flux) = gates.expect("gates are loaded for tables");
+    let views: Vec<PactoView> = objects.iter().map(PactoView::new).collect();
+    let decisions: Vec<_> = objects
+        .iter()
+        .map(|o| gate::decide(&argo, &flux, o))
+        .collect();
+    for n in gate::notes(&decisions) {
+        eprintln!("note: {}", render::one_line(&n));
+    }
+    let rows: Vec<PactoRow> = views
+        .iter()
+        .zip(&decisions)
+        .map(|(view, decision)| PactoRow { view, decision })
+        .collect();
+    let labels = print.labels(&objects.iter().collect::<Vec<_>>());
+    let out = render::pacto_table(
+        &rows,
+        TableOptions {
+            // Files may mix namespaces: then the column is needed to tell rows apart.
+            all_namespaces: args.all_namespaces
+                || views.iter().any(|v| v.namespace != views[0].namespace),
+            wide: matches!(print.format, OutputFormat::Wide),
+            headers: !print.no_headers,
+            labels: labels.as_deref(),
+            colour: global.colour,
+            now,
+        },
+    );
     write_stdout(&out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@
 //! No product rule lives here, and this module imports no other module of the crate.
 
 pub mod duration;
+pub mod gofmt;
 pub mod gvk;
 pub mod selector;
 pub mod time;

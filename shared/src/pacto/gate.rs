@@ -396,11 +396,10 @@ impl Decision {
 /// side (the recommended gate stood in, and why; Pactos no Kustomization applies). Raw text.
 pub fn notes(decisions: &[Decision]) -> Vec<String> {
     let mut notes = Vec::new();
-    if let Some(Source::Recommended(why)) = decisions.first().map(|d| &d.argo_source) {
-        notes.push(format!(
-            "the Argo CD side of GATE is the recommended gate: {why}"
-        ));
-    }
+    let argo = match decisions.first().map(|d| &d.argo_source) {
+        Some(Source::Recommended(why)) => Some(why),
+        _ => None,
+    };
     let unapplied = decisions
         .iter()
         .filter(|d| d.flux.first().is_some_and(|f| f.unapplied))
@@ -413,7 +412,7 @@ pub fn notes(decisions: &[Decision]) -> Vec<String> {
     }
     // The recommended Flux gate stands in for every Pacto or for none (the Kustomizations were
     // not read at all, or came from a file).
-    let recommended = decisions.iter().find_map(|d| match d.flux.first() {
+    let flux = decisions.iter().find_map(|d| match d.flux.first() {
         Some(f) if f.unapplied => None,
         Some(FluxDecision {
             source: Source::Recommended(why),
@@ -421,10 +420,20 @@ pub fn notes(decisions: &[Decision]) -> Vec<String> {
         }) => Some(why),
         _ => None,
     });
-    if let Some(why) = recommended {
-        notes.push(format!(
-            "the Flux side of GATE is the recommended gate: {why}"
-        ));
+    // One line when both sides stand in: the note is read on every run.
+    match (argo, flux) {
+        (Some(a), Some(f)) => notes.insert(
+            0,
+            format!("GATE is the recommended gate on both sides (Argo CD: {a}; Flux: {f})"),
+        ),
+        (Some(a), None) => notes.insert(
+            0,
+            format!("the Argo CD side of GATE is the recommended gate: {a}"),
+        ),
+        (None, Some(f)) => notes.push(format!(
+            "the Flux side of GATE is the recommended gate: {f}"
+        )),
+        (None, None) => {}
     }
     notes
 }

@@ -2,8 +2,8 @@
 //! [`crate::delivery`] (the computed conditions, an Operation's gates waiting on a person); this
 //! file lays them out as kubectl does, escapes them for the terminal and colours status words.
 
+use super::one_line;
 use super::pacto::{clip, paint, TableOptions, NONE};
-use super::{one_line, table};
 use crate::delivery::explain::same;
 use crate::delivery::operation::waiting_on;
 use crate::delivery::view::{OperationView, StageView};
@@ -82,7 +82,7 @@ fn written(view: &StageView, c: &Computed) -> &'static str {
 /// The `kubectl pacto get stages` table: [NAMESPACE] NAME READY MEDIATED REASON POINTER LEVEL
 /// AGE, then with `-o wide` SERVICE ENVIRONMENT APPLY WRITTEN. READY and MEDIATED are the
 /// computed condition statuses; POINTER is `status.pointer`, shortened unless wide.
-pub fn stage_table(rows: &[StageRow], o: TableOptions) -> String {
+pub fn stage_table(rows: &[StageRow], o: TableOptions<'_>) -> String {
     let mut headers: Vec<&str> = Vec::new();
     if o.all_namespaces {
         headers.push("NAMESPACE");
@@ -122,7 +122,7 @@ pub fn stage_table(rows: &[StageRow], o: TableOptions) -> String {
             cells
         })
         .collect();
-    table(&headers, body)
+    super::get_table(headers, body, &o)
 }
 
 /// WAITING-ON: for a Held operation the gates a person decides on, joined by commas (`a person`
@@ -150,7 +150,7 @@ fn phase_tone(phase: &str) -> Tone {
 
 /// The `kubectl pacto get operations` table: [NAMESPACE] NAME TYPE STAGE PHASE WAITING-ON AGE,
 /// then with `-o wide` VERSION DIGEST ACTOR.
-pub fn operation_table(ops: &[OperationView], o: TableOptions) -> String {
+pub fn operation_table(ops: &[OperationView], o: TableOptions<'_>) -> String {
     let mut headers: Vec<&str> = Vec::new();
     if o.all_namespaces {
         headers.push("NAMESPACE");
@@ -180,7 +180,7 @@ pub fn operation_table(ops: &[OperationView], o: TableOptions) -> String {
             cells
         })
         .collect();
-    table(&headers, body)
+    super::get_table(headers, body, &o)
 }
 
 #[cfg(test)]

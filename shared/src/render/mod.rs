@@ -38,14 +38,27 @@ pub fn status_word(word: &str, colour: bool) -> String {
 /// A kubectl-style table: upper-case headers, left-aligned, three spaces between columns, no
 /// wrapping; cells may hold ANSI colour (widths ignore it).
 pub fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
+    layout(Some(headers), headers.len(), rows)
+}
+
+/// The table of [`table`], with or without its header line; without one, the widths come from
+/// the rows alone (as kubectl's tab writer sees them under `--no-headers`). `columns` is the
+/// number of columns (the last one is not padded).
+pub fn layout(headers: Option<&[&str]>, columns: usize, rows: Vec<Vec<String>>) -> String {
     let mut t = Table::new();
     t.load_style(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(headers.iter().map(|h| h.to_string()));
+        .set_content_arrangement(ContentArrangement::Disabled);
+    if let Some(h) = headers {
+        t.set_header(h.iter().map(|h| h.to_string()));
+    }
+    let empty = rows.is_empty();
     for r in rows {
         t.add_row(r);
     }
-    let last = headers.len().saturating_sub(1);
+    if empty && headers.is_none() {
+        return String::new();
+    }
+    let last = columns.saturating_sub(1);
     for (i, c) in t.column_iter_mut().enumerate() {
         c.set_padding((0, if i == last { 0 } else { 3 }));
         c.set_cell_alignment(CellAlignment::Left);
@@ -55,6 +68,45 @@ pub fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
         .collect::<Vec<_>>()
         .join("\n")
         + "\n"
+}
+
+/// A `get` table laid out as [`table`] does, with kubectl's `--no-headers` and `--show-labels`
+/// (LABELS last, after every column of the kind) applied from `o`.
+pub(crate) fn get_table(
+    mut headers: Vec<&str>,
+    mut rows: Vec<Vec<String>>,
+    o: &TableOptions,
+) -> String {
+    if let Some(labels) = o.labels {
+        headers.push("LABELS");
+        for (row, cell) in rows.iter_mut().zip(labels) {
+            row.push(one_line(cell));
+        }
+    }
+    let columns = headers.len();
+    layout(o.headers.then_some(&headers[..]), columns, rows)
+}
+
+/// The LABELS cell of kubectl's `--show-labels`: `metadata.labels` as `key=value` joined by
+/// commas, keys in byte order (kubectl prints `labels.FormatLabels`, which sorts the keys), or
+/// `<none>`. A label value that is not a string is shown as JSON.
+pub fn labels_cell(obj: &Value) -> String {
+    let Some(labels) = obj.pointer("/metadata/labels").and_then(Value::as_object) else {
+        return "<none>".to_string();
+    };
+    if labels.is_empty() {
+        return "<none>".to_string();
+    }
+    let mut pairs: Vec<(&String, &Value)> = labels.iter().collect();
+    pairs.sort_by(|a, b| a.0.cmp(b.0));
+    pairs
+        .iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}={s}"),
+            other => format!("{k}={other}"),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// One row of a health report.

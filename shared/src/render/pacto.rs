@@ -1,6 +1,6 @@
 //! The `get` table of Pactos, the `explain` block, and the kubectl `List` of `-o json|yaml`.
 
-use super::{one_line, status_word, table};
+use super::{one_line, status_word};
 use crate::pacto::explain::{verdict_tone, Row, Tone};
 use crate::pacto::gate::{Decision, Outcome};
 use crate::pacto::verdict::{self, human_duration};
@@ -17,11 +17,16 @@ pub struct PactoRow<'a> {
 
 /// How to lay out a `get` table (Pactos, Stages or Operations).
 #[derive(Debug, Clone, Copy)]
-pub struct TableOptions {
+pub struct TableOptions<'a> {
     /// `-A`: a NAMESPACE column first.
     pub all_namespaces: bool,
     /// `-o wide`: the wide columns of the kind too.
     pub wide: bool,
+    /// The header line (kubectl's `--no-headers` clears it).
+    pub headers: bool,
+    /// kubectl's `--show-labels`: a last LABELS column, one cell per row in row order
+    /// (`key=value,...`, see [`super::labels_cell`]).
+    pub labels: Option<&'a [String]>,
     pub colour: bool,
     pub now: Timestamp,
 }
@@ -72,7 +77,7 @@ pub(super) fn clip(s: &str) -> String {
 /// The `kubectl pacto get` table: [NAMESPACE] NAME STATUS SERVICE VERSION ERRORS WARNINGS GATE
 /// [ARGO FLUX] FRESH [RECONCILED INTERVAL SCHEMA] AGE FINDING. Missing values read `<none>` as in
 /// kubectl; status words are coloured only when `colour` is set.
-pub fn pacto_table(rows: &[PactoRow], o: TableOptions) -> String {
+pub fn pacto_table(rows: &[PactoRow], o: TableOptions<'_>) -> String {
     let mut headers: Vec<&str> = Vec::new();
     if o.all_namespaces {
         headers.push("NAMESPACE");
@@ -158,7 +163,7 @@ pub fn pacto_table(rows: &[PactoRow], o: TableOptions) -> String {
             cells
         })
         .collect();
-    table(&headers, body)
+    super::get_table(headers, body, &o)
 }
 
 /// The `explain` block: `Key:` then the value at one column, details indented by two spaces;

@@ -280,7 +280,7 @@ fn get_says_on_stderr_when_the_recommended_gate_decides() {
     r.assert_code(0);
     assert_eq!(
         r.stderr,
-        "note: the Argo CD side of GATE is the recommended gate: no --argocd-cm given\nnote: the Flux side of GATE is the recommended gate: no --kustomization given\n"
+        "note: GATE is the recommended gate on both sides (Argo CD: no --argocd-cm given; Flux: no --kustomization given)\n"
     );
     // From a cluster with no Argo CD and no Flux: the reasons name what was missing.
     let c = Cluster::new("shop");
@@ -299,7 +299,7 @@ fn get_says_on_stderr_when_the_recommended_gate_decides() {
     let r = bare.run(&["get"]);
     r.assert_code(0);
     assert!(
-        r.stderr.ends_with("note: the Flux side of GATE is the recommended gate: Kustomizations not readable: the Kustomization CRD is not installed in this cluster (the API server serves no Kustomization in kustomize.toolkit.fluxcd.io/v1)\n"),
+        r.stderr.ends_with("; Flux: Kustomizations not readable: the Kustomization CRD is not installed in this cluster (the API server serves no Kustomization in kustomize.toolkit.fluxcd.io/v1))\n"),
         "{}",
         r.stderr
     );

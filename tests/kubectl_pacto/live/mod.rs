@@ -15,6 +15,7 @@ mod faults;
 mod get;
 mod input;
 mod kubectl;
+mod printing;
 
 use crate::common::*;
 use fake_apiserver::{FakeApiServer, Resource};

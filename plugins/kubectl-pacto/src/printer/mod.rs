@@ -1,0 +1,241 @@
+//! kubectl's printing flags for listing commands, checked once (`-o`, `--no-headers`,
+//! `--show-labels`, `--sort-by`), and the printers that do not depend on the kind: `name`,
+//! `json`, `yaml`, `jsonpath=…` and `custom-columns=…` (kubectl `cli-runtime/pkg/printers`,
+//! `kubectl/pkg/cmd/get/customcolumn.go` and `sorter.go`).
+
+pub mod columns;
+pub mod jsonpath;
+pub mod sort;
+
+use anyhow::{anyhow, bail, Result};
+use columns::Column;
+use jsonpath::Template;
+use pacto_gates::k8s::gofmt;
+use serde_json::Value;
+
+/// The value of `-o` for `get`: kubectl's formats.
+#[derive(Debug, Clone)]
+pub enum OutputFormat {
+    /// The kind's table (no `-o`).
+    Table,
+    /// `-o wide`.
+    Wide,
+    /// `-o name`: `TYPE/NAME`.
+    Name,
+    /// `-o json`.
+    Json,
+    /// `-o yaml`.
+    Yaml,
+    /// `-o jsonpath=TEMPLATE` (also `jsonpath-as-json=`, which prints the results as a JSON list).
+    JsonPath { template: Template, as_json: bool },
+    /// `-o custom-columns=HEADER:PATH,...`.
+    CustomColumns(Vec<Column>),
+}
+
+impl OutputFormat {
+    /// Reads `-o` as kubectl does. Errors name the formats there are
+    /// (`unable to match a printer suitable for the output format "x", allowed formats are: ...`).
+    pub fn parse(s: &str) -> Result<OutputFormat> {
+        if let Some((kind, arg)) = s.split_once('=') {
+            return match kind {
+                "jsonpath" | "jsonpath-as-json" => {
+                    if arg.is_empty() {
+                        bail!("template format specified but no template given");
+                    }
+                    let template = Template::parse(arg)
+                        .map_err(|e| anyhow!("error parsing jsonpath {arg}, {e}"))?;
+                    Ok(OutputFormat::JsonPath {
+                        template,
+                        as_json: kind == "jsonpath-as-json",
+                    })
+                }
+                "custom-columns" => Ok(OutputFormat::CustomColumns(columns::parse(arg)?)),
+                _ => Err(unknown(s)),
+            };
+        }
+        Ok(match s {
+            "" => OutputFormat::Table,
+            "wide" => OutputFormat::Wide,
+            "name" => OutputFormat::Name,
+            "json" => OutputFormat::Json,
+            "yaml" => OutputFormat::Yaml,
+            "jsonpath" | "jsonpath-as-json" => {
+                bail!("template format specified but no template given")
+            }
+            "custom-columns" => {
+                bail!("custom-columns format specified but no custom columns given")
+            }
+            _ => return Err(unknown(s)),
+        })
+    }
+
+    /// Whether the kind's own table prints (the only formats that need the gates and the
+    /// computed conditions).
+    pub fn is_table(&self) -> bool {
+        matches!(self, OutputFormat::Table | OutputFormat::Wide)
+    }
+}
+
+/// The formats `-o` takes, as kubectl lists them in its error.
+pub const FORMATS: &str = "custom-columns, json, jsonpath, jsonpath-as-json, name, wide, yaml";
+
+fn unknown(s: &str) -> anyhow::Error {
+    anyhow!(
+        "unable to match a printer suitable for the output format {s:?}, allowed formats are: {FORMATS}"
+    )
+}
+
+/// The printing flags of one listing, checked.
+#[derive(Debug, Clone)]
+pub struct PrintOptions {
+    pub format: OutputFormat,
+    /// `--no-headers`: tables and custom columns without their header line.
+    pub no_headers: bool,
+    /// `--show-labels`: a LABELS column last in tables.
+    pub show_labels: bool,
+    /// `--sort-by=PATH`: objects ordered by this field (kubectl's relaxed JSONPath).
+    pub sort_by: Option<Template>,
+}
+
+impl PrintOptions {
+    /// Checks the flags together. Errors: an unknown `-o`, a bad template or column spec, a bad
+    /// `--sort-by`.
+    pub fn new(
+        output: Option<&str>,
+        no_headers: bool,
+        show_labels: bool,
+        sort_by: Option<&str>,
+    ) -> Result<PrintOptions> {
+        let format = OutputFormat::parse(output.unwrap_or(""))?;
+        let sort_by = match sort_by {
+            None | Some("") => None,
+            Some(s) => Some(jsonpath::relaxed(s).map_err(|e| anyhow!("--sort-by {e}"))?),
+        };
+        Ok(PrintOptions {
+            format,
+            no_headers,
+            show_labels,
+            sort_by,
+        })
+    }
+
+    /// Orders `objects` by `--sort-by` (stable; see [`sort::sort_objects`]).
+    pub fn sort(&self, objects: &mut [Value]) -> Result<()> {
+        if let Some(t) = &self.sort_by {
+            sort::sort_objects(objects, t).map_err(|e| anyhow!("--sort-by: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// The output of the formats that do not depend on the kind, or None for the kind's table.
+    /// `name_prefix` is what `-o name` prints before the slash; `single` is set when one object
+    /// was asked for by name: `json`, `yaml` and `jsonpath` then print that object itself, not
+    /// a List (as kubectl does).
+    pub fn machine(
+        &self,
+        name_prefix: &str,
+        objects: &[Value],
+        single: bool,
+    ) -> Result<Option<String>> {
+        let data = || -> Value {
+            match (single, objects) {
+                (true, [one]) => one.clone(),
+                _ => pacto_gates::render::kube_list(objects.to_vec()),
+            }
+        };
+        Ok(Some(match &self.format {
+            OutputFormat::Table | OutputFormat::Wide => return Ok(None),
+            OutputFormat::Json => gofmt::marshal_indent(&data(), "    ") + "\n",
+            OutputFormat::Yaml => {
+                serde_saphyr::to_string(&data()).map_err(|e| anyhow!("rendering YAML: {e}"))?
+            }
+            OutputFormat::Name => {
+                let names: Vec<String> = objects
+                    .iter()
+                    .map(|o| {
+                        o.pointer("/metadata/name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string()
+                    })
+                    .collect();
+                pacto_gates::render::names(name_prefix, &names)
+            }
+            OutputFormat::JsonPath { template, as_json } => {
+                let data = data();
+                if *as_json {
+                    let values = template
+                        .values(&data)
+                        .map_err(|e| anyhow!("error executing jsonpath: {e}"))?;
+                    let list: Vec<Value> = values.into_iter().cloned().collect();
+                    gofmt::marshal_indent(&Value::Array(list), "    ") + "\n"
+                } else {
+                    template
+                        .execute(&data)
+                        .map_err(|e| anyhow!("error executing jsonpath: {e}"))?
+                }
+            }
+            OutputFormat::CustomColumns(cols) => {
+                columns::render(cols, objects, !self.no_headers).map_err(|e| anyhow!("{e}"))?
+            }
+        }))
+    }
+
+    /// The LABELS cells of `--show-labels`, one per object, or None.
+    pub fn labels(&self, objects: &[&Value]) -> Option<Vec<String>> {
+        self.show_labels.then(|| {
+            objects
+                .iter()
+                .map(|o| pacto_gates::render::labels_cell(o))
+                .collect()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn output_formats_as_kubectl_names_them() {
+        assert!(matches!(
+            OutputFormat::parse("").unwrap(),
+            OutputFormat::Table
+        ));
+        assert!(matches!(
+            OutputFormat::parse("wide").unwrap(),
+            OutputFormat::Wide
+        ));
+        assert!(matches!(
+            OutputFormat::parse("jsonpath={.kind}").unwrap(),
+            OutputFormat::JsonPath { as_json: false, .. }
+        ));
+        assert!(matches!(
+            OutputFormat::parse("custom-columns=NAME:.metadata.name").unwrap(),
+            OutputFormat::CustomColumns(_)
+        ));
+        let e = OutputFormat::parse("tabel").unwrap_err().to_string();
+        assert_eq!(e, format!("unable to match a printer suitable for the output format \"tabel\", allowed formats are: {FORMATS}"));
+        assert_eq!(
+            OutputFormat::parse("jsonpath=").unwrap_err().to_string(),
+            "template format specified but no template given"
+        );
+    }
+
+    /// kubectl prints one object asked for by name as itself, a listing as a List.
+    #[test]
+    fn one_object_by_name_is_printed_as_itself() {
+        let objs = vec![json!({"kind": "Pacto", "metadata": {"name": "a"}})];
+        let p = PrintOptions::new(Some("jsonpath={.kind}"), false, false, None).unwrap();
+        assert_eq!(p.machine("pacto", &objs, true).unwrap().unwrap(), "Pacto");
+        assert_eq!(p.machine("pacto", &objs, false).unwrap().unwrap(), "List");
+        let p = PrintOptions::new(Some("name"), false, false, None).unwrap();
+        assert_eq!(
+            p.machine("pacto.pacto.trianalab.io", &objs, false)
+                .unwrap()
+                .unwrap(),
+            "pacto.pacto.trianalab.io/a\n"
+        );
+    }
+}

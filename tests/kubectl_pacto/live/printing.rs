@@ -1,0 +1,108 @@
+//! kubectl's printing flags on `get`: `-o jsonpath=`, `-o custom-columns=`, `--sort-by`,
+//! `--no-headers`, `--show-labels`, `-o json` of one object. The expected output is kubectl's
+//! own: kubectl v1.32 runs the same flags against the same fake API server, and the two outputs
+//! must be equal byte for byte.
+
+use super::*;
+
+/// `kubectl get pactos.pacto.trianalab.io ARGS` against the cluster.
+fn kubectl_get(c: &Cluster, args: &[&str]) -> Run {
+    let k = crate::kubectl_plugin::kubectl();
+    let mut all = vec!["get", "pactos.pacto.trianalab.io"];
+    all.extend(args);
+    all.extend(["--kubeconfig", s(&c.kubeconfig)]);
+    let mut cmd = crate::kubectl_plugin::kubectl_cmd(
+        &k,
+        c.dir.path(),
+        &[Path::new("/usr/bin"), Path::new("/bin")],
+        &all,
+    );
+    run_with(&mut cmd, None, Duration::from_secs(60))
+}
+
+#[test]
+fn printing_flags_print_what_kubectl_prints() {
+    let c = shop();
+    let cases: &[&[&str]] = &[
+        &["-o", "jsonpath={.items[*].metadata.name}"],
+        &[
+            "-o",
+            "jsonpath={range .items[*]}{.metadata.name}{\"\\t\"}{.status.contractStatus}{\"\\n\"}{end}",
+        ],
+        &["-o", "jsonpath={.items[?(@.status.contractStatus==\"NonCompliant\")].metadata.name}"],
+        &["-o", "jsonpath={.items[0].status.conditions[*].type}"],
+        &["-o", "jsonpath={.items[-1:].metadata.labels}"],
+        &["-o", "custom-columns=NAME:.metadata.name,VERDICT:.status.contractStatus,ERRORS:.status.summary.errorCount"],
+        &["-o", "custom-columns=NAME:.metadata.name,TYPES:.status.conditions[*].type", "--no-headers"],
+        &["-o", "name", "--sort-by", ".metadata.name"],
+        // Keys without ties: among equal keys kubectl's order is that of Go's unstable sort,
+        // ours keeps the listing order.
+        &["-o", "custom-columns=NAME:.metadata.name,RV:.metadata.resourceVersion", "--sort-by", "{.metadata.resourceVersion}"],
+        &["-o", "custom-columns=NAME:.metadata.name", "--sort-by", "metadata.creationTimestamp"],
+        &["-o", "json"],
+        &["orders", "-o", "json"],
+        &["orders", "-o", "jsonpath={.metadata.name}"],
+    ];
+    for args in cases {
+        let want = kubectl_get(&c, args);
+        want.assert_code(0);
+        let mut ours = args.to_vec();
+        ours.splice(0..0, ["get", "pactos"]);
+        let got = c.run(&ours);
+        got.assert_code(0);
+        assert_eq!(got.stdout, want.stdout, "{args:?}");
+    }
+}
+
+#[test]
+fn table_flags_no_headers_and_show_labels() {
+    let c = shop();
+    let full = c.run(&["get"]);
+    full.assert_code(0);
+    let bare = c.run(&["get", "--no-headers"]);
+    bare.assert_code(0);
+    assert!(!bare.stdout.contains("NAME"), "{}", bare.stdout);
+    assert_eq!(bare.stdout.lines().count(), full.stdout.lines().count() - 1);
+    let labelled = c.run(&["get", "--show-labels"]);
+    labelled.assert_code(0);
+    let header = labelled.stdout.lines().next().unwrap();
+    assert!(header.ends_with("   LABELS"), "{header}");
+    // kubectl's LABELS cells: key=value joined by commas, keys sorted, <none> when empty.
+    let k = kubectl_get(&c, &["--show-labels", "-o", "wide"]);
+    k.assert_code(0);
+    for line in k.stdout.lines().skip(1) {
+        let name = line.split_whitespace().next().unwrap();
+        let want = line.split_whitespace().last().unwrap();
+        let ours = labelled
+            .stdout
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap();
+        assert_eq!(ours.split_whitespace().last().unwrap(), want, "{name}");
+    }
+}
+
+#[test]
+fn bad_printing_flags_are_refused_before_anything_is_read() {
+    let c = shop();
+    let r = c.run(&["get", "-o", "tabel"]);
+    r.assert_code(1);
+    assert!(
+        r.stderr.starts_with(
+            "error: unable to match a printer suitable for the output format \"tabel\""
+        ),
+        "{}",
+        r.stderr
+    );
+    let r = c.run(&["get", "-o", "jsonpath={.items[0]"]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("unclosed action"), "{}", r.stderr);
+    let r = c.run(&["get", "-o", "custom-columns=NAME"]);
+    r.assert_code(1);
+    assert!(
+        r.stderr.contains("expected <header>:<json-path-expr>"),
+        "{}",
+        r.stderr
+    );
+    assert!(c.server.requests().is_empty());
+}
