@@ -263,6 +263,24 @@ pub struct ClusterArgs {
     /// Read lists in pages of this many objects, as kubectl does (0: one request per list).
     #[arg(long, value_name = "N", default_value_t = 500)]
     pub chunk_size: u32,
+    /// The address of the API server (overrides the kubeconfig's; works without a kubeconfig).
+    #[arg(short = 's', long, value_name = "URL")]
+    pub server: Option<String>,
+    /// A bearer token for the API server (replaces the kubeconfig user's credentials).
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+    /// A PEM file of the certificate authorities that sign the server's certificate.
+    #[arg(long, value_name = "FILE")]
+    pub certificate_authority: Option<PathBuf>,
+    /// Do not check the server's certificate (insecure).
+    #[arg(long)]
+    pub insecure_skip_tls_verify: bool,
+    /// The user to impersonate for the requests.
+    #[arg(long = "as", value_name = "USER")]
+    pub impersonate: Option<String>,
+    /// A group to impersonate (repeatable; needs --as).
+    #[arg(long = "as-group", value_name = "GROUP")]
+    pub impersonate_groups: Vec<String>,
 }
 
 /// Which gates judge the Pactos.

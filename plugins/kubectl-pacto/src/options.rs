@@ -49,18 +49,33 @@ pub struct ClusterOptions {
 }
 
 impl ClusterOptions {
-    /// Errors: a `--request-timeout` that is not a duration, an invalid `-n`.
+    /// Errors: a `--request-timeout` that is not a duration, an invalid `-n`, override flags
+    /// that do not go together (`--as-group` without `--as`, ...).
     pub fn new(c: &crate::cli::ClusterArgs) -> Result<ClusterOptions> {
-        Ok(ClusterOptions {
+        let options = ClusterOptions {
             connect: pacto_gates::cluster::ConnectOptions {
                 kubeconfig: c.kubeconfig.clone(),
                 context: c.context.clone(),
                 request_timeout: request_timeout(&c.request_timeout)?,
                 discovery_timeout: None,
                 chunk_size: Some(c.chunk_size),
+                overrides: pacto_gates::cluster::Overrides {
+                    server: c.server.clone(),
+                    token: c.token.clone(),
+                    certificate_authority: c.certificate_authority.clone(),
+                    insecure_skip_tls_verify: c.insecure_skip_tls_verify,
+                    impersonate: c.impersonate.clone(),
+                    impersonate_groups: c.impersonate_groups.clone(),
+                },
             },
             namespace: namespace_flag(c.namespace.as_deref())?,
-        })
+        };
+        options
+            .connect
+            .overrides
+            .check()
+            .map_err(|e| anyhow!("{e}"))?;
+        Ok(options)
     }
 }
 

@@ -27,6 +27,8 @@ pub struct ConnectOptions {
     /// `--chunk-size`: list in pages of this many objects (`limit`/`continue`); None:
     /// [`DEFAULT_CHUNK_SIZE`](super::DEFAULT_CHUNK_SIZE), kubectl's; 0: one request.
     pub chunk_size: Option<u32>,
+    /// `--server`, `--token`, `--as`, ...: what the flags change in the kubeconfig's context.
+    pub overrides: super::Overrides,
 }
 
 /// The `proxy-url` of the cluster the context in use names.
@@ -154,6 +156,8 @@ impl Cluster {
             Config::from_custom_kubeconfig(kc, &opts)
                 .await
                 .map_err(|e| config_error(&source, e))?
+        } else if let Some(config) = o.overrides.standalone().map_err(ClusterError::Config)? {
+            config
         } else if o.context.is_some() {
             return Err(ClusterError::Config(
                 "--context given, but there is no kubeconfig (KUBECONFIG is unset and ~/.kube/config does not exist)".into(),
@@ -170,6 +174,9 @@ impl Cluster {
                 ))
             })?
         };
+        o.overrides
+            .apply(&mut config)
+            .map_err(ClusterError::Config)?;
         config.default_retry = false;
         config.proxy_url = proxy::proxy_for(&config.cluster_url, explicit_proxy.as_deref(), |k| {
             std::env::var(k).ok().filter(|v| !v.is_empty())

@@ -16,6 +16,7 @@ mod delivery;
 mod discovery;
 mod error;
 mod kubeconfig;
+mod overrides;
 pub mod proxy;
 mod request;
 mod write;
@@ -24,6 +25,7 @@ pub use delivery::{DeliveryObjects, DeliveryQuery, Read};
 pub use discovery::{Kind, DISCOVERY_TIMEOUT};
 pub use error::{chain, reason_phrase, root_cause, ClusterError};
 pub use kubeconfig::ConnectOptions;
+pub use overrides::Overrides;
 pub use request::Scope;
 pub use write::{is_conflict, StatusPatch};
 

@@ -224,9 +224,21 @@ pub struct Request {
     pub user_agent: Option<String>,
     /// The body (chunked framing removed), lossily decoded as UTF-8.
     pub body: String,
+    /// Every header as sent (names as the client wrote them), in order.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Request {
+    /// The values of a header, case-insensitively, in the order sent (e.g.
+    /// `header_values("impersonate-group")`).
+    pub fn header_values(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .iter()
+            .filter(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
     /// The first value of a query parameter, percent-decoded (`+` read as a
     /// space), e.g. `query_param("fieldManager")`.
     pub fn query_param(&self, key: &str) -> Option<String> {

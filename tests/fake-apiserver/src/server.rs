@@ -72,6 +72,7 @@ fn serve(shared: &Shared, stream: TcpStream) {
             content_type: req.header("content-type").map(str::to_string),
             user_agent: req.header("user-agent").map(str::to_string),
             body: String::from_utf8_lossy(&req.body).into_owned(),
+            headers: req.headers.clone(),
         });
         let action = fault::take(&mut lock(&shared.faults), &req.method, &req.path);
         let response = match action {

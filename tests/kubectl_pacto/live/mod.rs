@@ -10,6 +10,7 @@
 //! send), `faults` (failing and odd API servers) and `kubectl` (kubeconfigs, proxies, plugin
 //! discovery).
 
+mod client_flags;
 mod explain;
 mod faults;
 mod get;
