@@ -65,6 +65,21 @@ pub(crate) struct Response {
     pub body: Vec<u8>,
     /// Close the connection after writing this response.
     pub close: bool,
+    /// A watch: after `body` (the initial events), the connection streams changes.
+    pub watch: Option<Watch>,
+}
+
+/// What a watch stream sends after its initial events.
+#[derive(Debug, Clone)]
+pub(crate) struct Watch {
+    /// The resource watched.
+    pub resource: crate::Resource,
+    /// Which objects.
+    pub filter: crate::resource::Filter,
+    /// The position in the store's change log to start from.
+    pub from: usize,
+    /// When the server ends the stream (`timeoutSeconds`).
+    pub until: std::time::Instant,
 }
 
 impl Response {
@@ -75,6 +90,7 @@ impl Response {
             headers: Vec::new(),
             body: serde_json::to_vec(body).unwrap_or_default(),
             close: false,
+            watch: None,
         }
     }
 
@@ -250,11 +266,15 @@ pub(crate) fn write_response(
     close: bool,
     head_only: bool,
 ) -> io::Result<()> {
+    // A watch stream has no length: it ends when the connection closes.
+    let length = match response.watch {
+        Some(_) => String::new(),
+        None => format!("Content-Length: {}\r\n", response.body.len()),
+    };
     let mut head = format!(
-        "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
+        "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\n{length}",
         response.status,
         reason_phrase(response.status),
-        response.body.len()
     );
     for (name, value) in &response.headers {
         head.push_str(&format!("{name}: {value}\r\n"));

@@ -89,10 +89,37 @@ fn serve(shared: &Shared, stream: TcpStream) {
         };
         let close = req.wants_close() || response.close;
         let written = http::write_response(&mut writer, &response, close, req.method == "HEAD");
+        if let (Ok(()), Some(watch)) = (&written, &response.watch) {
+            stream_watch(shared, &mut writer, watch);
+        }
         if written.is_err() || close {
             let _ = writer.shutdown(Shutdown::Write);
             return;
         }
+    }
+}
+
+/// Sends each change to the watched objects as it happens, until the watch's deadline or until
+/// the client goes away.
+fn stream_watch(shared: &Shared, writer: &mut TcpStream, watch: &http::Watch) {
+    use std::io::Write;
+    let mut from = watch.from;
+    loop {
+        let (changes, next) = lock(&shared.store).changes_from(&watch.resource, from);
+        from = next;
+        for c in changes {
+            if !watch.filter.accepts(&c.key, &c.object) {
+                continue;
+            }
+            let line = resource::event_line(c.kind, &c.object);
+            if writer.write_all(&line).and_then(|_| writer.flush()).is_err() {
+                return;
+            }
+        }
+        if std::time::Instant::now() >= watch.until {
+            return;
+        }
+        thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 

@@ -24,6 +24,20 @@ pub(crate) struct Stored {
     pub managed: Vec<ManagedEntry>,
 }
 
+/// One change to an object, as a watch reports it.
+#[derive(Debug, Clone)]
+pub(crate) struct Change {
+    res: ResKey,
+    /// Where the object lives.
+    pub key: ObjKey,
+    /// `ADDED`, `MODIFIED` or `DELETED`.
+    pub kind: &'static str,
+    /// The object after the change (before it, for `DELETED`).
+    pub object: Value,
+    /// The global resourceVersion at the change (the counter after it).
+    pub version: u64,
+}
+
 /// Everything the server knows.
 #[derive(Debug)]
 pub(crate) struct Store {
@@ -31,6 +45,8 @@ pub(crate) struct Store {
     objects: HashMap<ResKey, BTreeMap<ObjKey, Stored>>,
     resource_version: u64,
     uid_counter: u64,
+    /// Every change, in order, for watches.
+    changes: Vec<Change>,
 }
 
 fn res_key(res: &Resource) -> ResKey {
@@ -45,6 +61,7 @@ impl Store {
             objects: HashMap::new(),
             resource_version: 100,
             uid_counter: 0,
+            changes: Vec::new(),
         }
     }
 
@@ -96,17 +113,54 @@ impl Store {
         self.objects.get(&res_key(res))?.get(key)
     }
 
-    /// Stores an object, replacing any previous one.
+    /// Stores an object, replacing any previous one (a change watches see).
     pub(crate) fn put(&mut self, res: &Resource, key: ObjKey, stored: Stored) {
-        self.objects
+        let object = stored.object.clone();
+        let previous = self
+            .objects
             .entry(res_key(res))
             .or_default()
-            .insert(key, stored);
+            .insert(key.clone(), stored);
+        self.changes.push(Change {
+            res: res_key(res),
+            key,
+            kind: if previous.is_some() { "MODIFIED" } else { "ADDED" },
+            object,
+            version: self.resource_version,
+        });
     }
 
-    /// Removes an object.
+    /// Removes an object (a change watches see).
     pub(crate) fn remove(&mut self, res: &Resource, key: &ObjKey) -> Option<Stored> {
-        self.objects.get_mut(&res_key(res))?.remove(key)
+        let removed = self.objects.get_mut(&res_key(res))?.remove(key)?;
+        self.changes.push(Change {
+            res: res_key(res),
+            key: key.clone(),
+            kind: "DELETED",
+            object: removed.object.clone(),
+            version: self.resource_version,
+        });
+        Some(removed)
+    }
+
+    /// The changes to objects of `res` at positions from `from` on, and the position after
+    /// the last change of any resource.
+    pub(crate) fn changes_from(&self, res: &Resource, from: usize) -> (Vec<Change>, usize) {
+        let key = res_key(res);
+        let list = self
+            .changes
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .filter(|c| c.res == key)
+            .cloned()
+            .collect();
+        (list, self.changes.len())
+    }
+
+    /// The position of the first change after resourceVersion `version`.
+    pub(crate) fn changes_after_version(&self, version: u64) -> usize {
+        self.changes.partition_point(|c| c.version <= version)
     }
 
     /// The current global resourceVersion.

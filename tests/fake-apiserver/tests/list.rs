@@ -197,27 +197,48 @@ fn unknown_plural_is_404() {
     );
 }
 
-#[test]
-fn watch_streams_added_events_then_closes() {
-    let server = seeded();
-    let mut conn = Conn::open(&server);
-    let response = conn.request(
-        "GET",
-        &format!("{WIDGETS}?watch=true&labelSelector=tier"),
-        None,
-        "",
-        false,
+/// The events of a watch request, read until the server ends the stream (its timeout), and the
+/// response head.
+fn watch_events(server: &FakeApiServer, query: &str, during: impl FnOnce()) -> (String, Vec<Value>) {
+    let mut conn = Conn::open(server);
+    conn.send_raw(
+        format!("GET {WIDGETS}?{query} HTTP/1.1\r\nHost: fake\r\nAccept: application/json\r\n\r\n")
+            .as_bytes(),
     );
-    assert_eq!(response.status, 200);
-    assert_eq!(response.header("connection"), Some("close"));
-    let events: Vec<Value> = response
-        .body
+    during();
+    let raw = String::from_utf8(conn.read_to_end().unwrap()).unwrap();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let events = body
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
+    (head.to_string(), events)
+}
+
+#[test]
+fn watch_streams_added_events_then_changes_until_its_timeout() {
+    let server = seeded();
+    let (head, events) = watch_events(&server, "watch=true&labelSelector=tier&timeoutSeconds=1", || {});
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(head.contains("Connection: close"), "{head}");
+    assert!(!head.to_ascii_lowercase().contains("content-length"), "{head}");
     assert_eq!(events.len(), 2);
     assert_eq!(events[0]["type"], "ADDED");
     assert_eq!(events[0]["object"]["metadata"]["name"], "a");
     assert_eq!(events[1]["object"]["metadata"]["name"], "b");
-    assert!(conn.read_to_end().unwrap().is_empty());
+    // From a resourceVersion: only what changes after it, as it happens.
+    let rv = server.resource_version();
+    let (_, events) = watch_events(
+        &server,
+        &format!("watch=true&resourceVersion={rv}&timeoutSeconds=2"),
+        || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            let mut w = server.get("example.com/v1", "Widget", Some("default"), "a").unwrap();
+            w["spec"] = json!({"size": 9});
+            server.insert(w);
+        },
+    );
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["type"], "MODIFIED");
+    assert_eq!(events[0]["object"]["spec"]["size"], 9);
 }

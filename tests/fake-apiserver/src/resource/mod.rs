@@ -3,6 +3,7 @@
 
 mod commit;
 mod read;
+pub(crate) use read::{event_line, Filter};
 mod write;
 
 use crate::http::{RawRequest, Response};

@@ -9,7 +9,8 @@ use crate::status;
 use crate::store::{ObjKey, Store, Stored};
 
 /// Namespace, label and field filters of a list or watch.
-struct Filter {
+#[derive(Debug, Clone)]
+pub(crate) struct Filter {
     namespace: Option<String>,
     labels: LabelSelector,
     fields: FieldSelector,
@@ -28,7 +29,7 @@ impl Filter {
         })
     }
 
-    fn accepts(&self, key: &ObjKey, object: &Value) -> bool {
+    pub(crate) fn accepts(&self, key: &ObjKey, object: &Value) -> bool {
         self.namespace.as_ref().is_none_or(|ns| *ns == key.0)
             && self.labels.matches(
                 object
@@ -118,6 +119,9 @@ pub(super) fn list(store: &Store, cx: &Ctx<'_>) -> Reply {
     ))
 }
 
+/// A watch: without `resourceVersion` (or `0`), every matching object as `ADDED`; with one,
+/// the changes after it; then each change as it happens, until `timeoutSeconds` (default 60 s)
+/// or the client goes away. The stream is close-delimited JSON lines.
 pub(super) fn watch(store: &Store, cx: &Ctx<'_>) -> Reply {
     let filter = Filter::from_query(cx)?;
     let since: Option<u64> = cx
@@ -125,27 +129,42 @@ pub(super) fn watch(store: &Store, cx: &Ctx<'_>) -> Reply {
         .get("resourceVersion")
         .and_then(|v| v.parse().ok())
         .filter(|v| *v > 0);
+    let timeout = cx
+        .query
+        .get("timeoutSeconds")
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(60);
     let mut body = Vec::new();
-    for (key, stored) in store.objects(cx.res) {
-        let version: u64 = stored
-            .object
-            .pointer("/metadata/resourceVersion")
-            .and_then(Value::as_str)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
-        if since.is_some_and(|since| version <= since) || !filter.accepts(key, &stored.object) {
-            continue;
+    let from = match since {
+        Some(v) => store.changes_after_version(v),
+        None => {
+            for (key, stored) in store.objects(cx.res) {
+                if filter.accepts(key, &stored.object) {
+                    body.extend_from_slice(&event_line("ADDED", &stored.object));
+                }
+            }
+            store.changes_from(cx.res, usize::MAX).1
         }
-        let event = json!({"type": "ADDED", "object": stored.object});
-        body.extend_from_slice(&serde_json::to_vec(&event).unwrap_or_default());
-        body.push(b'\n');
-    }
+    };
     Ok(Response {
         status: 200,
         headers: Vec::new(),
         body,
         close: true,
+        watch: Some(crate::http::Watch {
+            resource: cx.res.clone(),
+            filter,
+            from,
+            until: std::time::Instant::now() + std::time::Duration::from_secs(timeout),
+        }),
     })
+}
+
+/// One watch event as a JSON line.
+pub(crate) fn event_line(kind: &str, object: &Value) -> Vec<u8> {
+    let mut line = serde_json::to_vec(&json!({"type": kind, "object": object})).unwrap_or_default();
+    line.push(b'\n');
+    line
 }
 
 pub(super) fn get(store: &Store, cx: &Ctx<'_>, name: &str) -> Reply {
