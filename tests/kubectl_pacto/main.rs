@@ -59,7 +59,7 @@ fn version_help_and_unknown_commands() {
     let u = common::run(&mut common::pacto(&["frobnicate"]));
     u.assert_code(1);
     assert!(
-        u.stderr.ends_with("hint: the commands are health, get, explain, doctor, reconcile, snippet, version, completion (kubectl pacto help COMMAND)\n"),
+        u.stderr.ends_with("hint: the commands are health, get, explain, doctor, reconcile, wait, snippet, version, completion (kubectl pacto help COMMAND)\n"),
         "{}",
         u.stderr
     );

@@ -104,6 +104,20 @@ pub enum Command {
     /// nothing. Exit 0 when everything is written or unchanged, 1 when something is left
     /// unwritten, 2 when it could not run.
     Reconcile(ReconcileArgs),
+    /// Wait until Pactos, Stages or Operations reach a state, for CI and scripts (kubectl wait's
+    /// habits).
+    ///
+    /// KIND/NAME waits for one object (pacto/NAME, stage/NAME, operation/NAME); KIND with -l
+    /// for every object the selector matches. --for gate=pass|hold|fail|none (what the Argo CD
+    /// and Flux gates together do with the next rollout step: the stricter side decides, a side
+    /// that gates nothing does not count; the cluster's gates, else the recommended one),
+    /// verdict=STATUS (status.contractStatus),
+    /// condition=TYPE[=STATUS] (the conditions written on the object, as kubectl wait reads
+    /// them: STATUS True by default, not counted while observed at an older generation), jsonpath={PATH}[=VALUE], or delete. Reads the objects once, then follows a
+    /// watch. Exit 0 when every object has reached it ("condition met"); 1 on --timeout (default
+    /// 30s), saying for each object why it is not there (the explain report), or when a watched
+    /// object is deleted (unless --for delete).
+    Wait(WaitArgs),
     /// Print the recommended gate configuration: the argocd-cm merge patch (argocd) or the
     /// Flux healthCheckExprs entries (flux), with the comments that explain their knobs.
     Snippet(SnippetArgs),
@@ -206,6 +220,30 @@ pub struct ReconcileArgs {
     pub output: Option<Output>,
     #[command(flatten)]
     pub cluster: ClusterArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    /// pacto/NAME, stage/NAME or operation/NAME; or pactos, stages or operations with -l.
+    #[arg(value_name = "KIND[/NAME]", add = ArgValueCandidates::new(explain_kinds))]
+    pub target: String,
+    /// What to wait for: gate=WORD, verdict=STATUS, condition=TYPE[=STATUS],
+    /// jsonpath={PATH}[=VALUE] or delete.
+    #[arg(long = "for", value_name = "CONDITION", required = true)]
+    pub condition: String,
+    /// Wait for every object with these labels (e.g. team=payments).
+    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// How long to wait (e.g. 30s, 5m; 0: check once).
+    #[arg(long, value_name = "DURATION", default_value = "30s")]
+    pub timeout: String,
+    /// The Pacto operator's --stabilization-window, for the timing in the explanation.
+    #[arg(long, value_name = "DURATION", default_value = "2m")]
+    pub stabilization_window: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub gates: GateArgs,
 }
 
 #[derive(Debug, Args)]

@@ -26,7 +26,7 @@ pub(crate) struct Report {
 }
 
 /// The report of a gated object (a Pacto, a CoderTemplateTest, another kind).
-fn gated_report(
+pub(crate) fn gated_report(
     o: &Value,
     argo: &ArgoGate,
     flux: &FluxGate,

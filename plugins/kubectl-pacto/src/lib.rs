@@ -8,3 +8,4 @@ pub mod complete;
 pub mod options;
 pub mod printer;
 pub mod resource;
+pub mod wait;

@@ -6,6 +6,7 @@ mod doctor;
 mod explain;
 mod live;
 mod reconcile;
+mod waiting;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::CommandFactory;
@@ -83,6 +84,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Explain(args) => explain::explain(&args, &global()?),
         Command::Doctor(args) => Ok(doctor::doctor(&args, &global()?)),
         Command::Snippet(args) => doctor::snippet(&args),
+        Command::Wait(args) => waiting::wait(&args, &global()?),
         Command::Reconcile(args) => Ok(reconcile::reconcile(&args, &global()?)),
         Command::Version { output } => {
             let version = env!("CARGO_PKG_VERSION");

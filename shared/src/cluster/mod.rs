@@ -19,6 +19,7 @@ mod kubeconfig;
 mod overrides;
 pub mod proxy;
 mod request;
+mod watch;
 mod write;
 
 pub use delivery::{DeliveryObjects, DeliveryQuery, Read};
@@ -27,6 +28,7 @@ pub use error::{chain, reason_phrase, root_cause, ClusterError};
 pub use kubeconfig::ConnectOptions;
 pub use overrides::Overrides;
 pub use request::Scope;
+pub use watch::{Event, WatchStream, MAX_EVENT_BYTES};
 pub use write::{is_conflict, StatusPatch};
 
 use kube::Client;

@@ -305,7 +305,7 @@ impl Cluster {
         }
     }
 
-    fn classify(&self, op: &Op<'_>, e: kube::Error) -> ClusterError {
+    pub(super) fn classify(&self, op: &Op<'_>, e: kube::Error) -> ClusterError {
         let (verb, resource, scope) = (op.verb.to_string(), op.resource.clone(), op.scope.clone());
         match e {
             kube::Error::Api(s) => match s.code {
@@ -365,7 +365,7 @@ impl Cluster {
 
 /// An error answer as the API server words it: the `Status` object's reason and message when the
 /// body is one, else the HTTP reason phrase and the body text (a proxy's HTML page, say).
-fn status_text(code: u16, body: &[u8], location: Option<&str>) -> (String, String) {
+pub(super) fn status_text(code: u16, body: &[u8], location: Option<&str>) -> (String, String) {
     if (300..400).contains(&code) {
         return (
             reason_phrase(code).to_string(),
@@ -404,7 +404,7 @@ fn status_text(code: u16, body: &[u8], location: Option<&str>) -> (String, Strin
 }
 
 /// The error for a final error answer.
-fn api_error(op: &Op<'_>, code: u16, reason: String, message: String) -> ClusterError {
+pub(super) fn api_error(op: &Op<'_>, code: u16, reason: String, message: String) -> ClusterError {
     let (verb, resource, scope) = (op.verb.to_string(), op.resource.clone(), op.scope.clone());
     match code {
         403 => ClusterError::Forbidden {
@@ -451,7 +451,7 @@ fn depth(v: &Value) -> usize {
 /// Parses an answer: JSON up to Go's depth limit (serde_json's own limit of 128 is lower than
 /// what the API server accepts), numbers
 /// typed as Kubernetes types them. Errors: not UTF-8, not JSON.
-fn parse_json(body: &[u8]) -> Result<Value, String> {
+pub(super) fn parse_json(body: &[u8]) -> Result<Value, String> {
     if std::str::from_utf8(body).is_err() {
         return Err("the answer is not UTF-8".to_string());
     }
@@ -468,7 +468,7 @@ fn parse_json(body: &[u8]) -> Result<Value, String> {
     Ok(crate::object::kube_numbers(v))
 }
 
-fn with_type(mut o: Value, kind: &Kind) -> Value {
+pub(super) fn with_type(mut o: Value, kind: &Kind) -> Value {
     if let Some(m) = o.as_object_mut() {
         let api_version = if kind.group.is_empty() {
             kind.version.clone()

@@ -380,6 +380,13 @@ impl Decision {
             .unwrap_or(Outcome::None)
     }
 
+    /// What the two gates together do with the next rollout step: the stricter side decides
+    /// (fail over hold over pass), and a side that gates nothing does not count (`none` only
+    /// when neither side gates). What `wait --for gate=` compares.
+    pub fn overall(&self) -> Outcome {
+        self.argo_outcome().max(self.flux_outcome())
+    }
+
     /// The GATE column: one word when both agree (`pass`, `hold`, `fail`, `none`), else
     /// `argo:<word> flux:<word>`.
     pub fn gate_word(&self) -> String {
@@ -506,6 +513,31 @@ mod tests {
         json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
                "metadata": {"name": "orders", "namespace": "shop", "generation": 1},
                "status": {"contractStatus": status, "observedGeneration": 1}})
+    }
+
+    /// `overall`: the stricter side decides; a side that gates nothing does not count. With the
+    /// recommended Argo CD gate and no Flux gate (an empty FluxGate), the Argo side alone decides:
+    /// Compliant passes, NonCompliant fails, no status holds (pacto-domain section 5).
+    #[test]
+    fn overall_is_the_stricter_side_and_none_does_not_count() {
+        let argo = ArgoGate::recommended("test", false, 0);
+        let no_flux = FluxGate {
+            kustomizations: Vec::new(),
+            ..FluxGate::recommended("test", false, 0)
+        };
+        for (status, argo_word, overall) in [
+            ("Compliant", "pass", Outcome::Pass),
+            ("NonCompliant", "fail", Outcome::Fail),
+        ] {
+            let d = decide(&argo, &no_flux, &pacto(status));
+            assert_eq!(d.argo_outcome().as_str(), argo_word, "{status}");
+            assert_eq!(d.overall(), overall, "{status}");
+        }
+        let flux = FluxGate::recommended("test", false, 0);
+        let d = decide(&argo, &flux, &pacto("NonCompliant"));
+        assert_eq!(d.overall(), Outcome::Fail);
+        let both_pass = decide(&argo, &flux, &pacto("Compliant"));
+        assert_eq!(both_pass.overall(), Outcome::Pass);
     }
 
     #[test]

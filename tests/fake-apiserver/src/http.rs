@@ -66,7 +66,7 @@ pub(crate) struct Response {
     /// Close the connection after writing this response.
     pub close: bool,
     /// A watch: after `body` (the initial events), the connection streams changes.
-    pub watch: Option<Watch>,
+    pub watch: Option<Box<Watch>>,
 }
 
 /// What a watch stream sends after its initial events.

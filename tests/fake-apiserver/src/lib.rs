@@ -401,6 +401,29 @@ impl FakeApiServer {
             .map(|stored| stored.object.clone())
     }
 
+    /// Removes a stored object at once, as a DELETE of an object without
+    /// finalizers does (watches see `DELETED`). Returns whether it existed.
+    /// `namespace` defaults as in [`FakeApiServer::get`].
+    pub fn remove(
+        &self,
+        api_version: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> bool {
+        let mut store = lock(&self.shared.store);
+        let Some(res) = store.resource_by_kind(api_version, kind).cloned() else {
+            return false;
+        };
+        let namespace = if res.namespaced {
+            namespace.unwrap_or("default").to_string()
+        } else {
+            String::new()
+        };
+        store.next_resource_version();
+        store.remove(&res, &(namespace, name.to_string())).is_some()
+    }
+
     /// All stored objects of a kind (every namespace), sorted by namespace
     /// then name; empty when the kind is not registered.
     pub fn list(&self, api_version: &str, kind: &str) -> Vec<Value> {

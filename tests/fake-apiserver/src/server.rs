@@ -112,7 +112,11 @@ fn stream_watch(shared: &Shared, writer: &mut TcpStream, watch: &http::Watch) {
                 continue;
             }
             let line = resource::event_line(c.kind, &c.object);
-            if writer.write_all(&line).and_then(|_| writer.flush()).is_err() {
+            if writer
+                .write_all(&line)
+                .and_then(|_| writer.flush())
+                .is_err()
+            {
                 return;
             }
         }

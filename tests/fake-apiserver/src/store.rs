@@ -124,7 +124,11 @@ impl Store {
         self.changes.push(Change {
             res: res_key(res),
             key,
-            kind: if previous.is_some() { "MODIFIED" } else { "ADDED" },
+            kind: if previous.is_some() {
+                "MODIFIED"
+            } else {
+                "ADDED"
+            },
             object,
             version: self.resource_version,
         });

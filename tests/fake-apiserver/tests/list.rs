@@ -199,7 +199,11 @@ fn unknown_plural_is_404() {
 
 /// The events of a watch request, read until the server ends the stream (its timeout), and the
 /// response head.
-fn watch_events(server: &FakeApiServer, query: &str, during: impl FnOnce()) -> (String, Vec<Value>) {
+fn watch_events(
+    server: &FakeApiServer,
+    query: &str,
+    during: impl FnOnce(),
+) -> (String, Vec<Value>) {
     let mut conn = Conn::open(server);
     conn.send_raw(
         format!("GET {WIDGETS}?{query} HTTP/1.1\r\nHost: fake\r\nAccept: application/json\r\n\r\n")
@@ -218,10 +222,17 @@ fn watch_events(server: &FakeApiServer, query: &str, during: impl FnOnce()) -> (
 #[test]
 fn watch_streams_added_events_then_changes_until_its_timeout() {
     let server = seeded();
-    let (head, events) = watch_events(&server, "watch=true&labelSelector=tier&timeoutSeconds=1", || {});
+    let (head, events) = watch_events(
+        &server,
+        "watch=true&labelSelector=tier&timeoutSeconds=1",
+        || {},
+    );
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     assert!(head.contains("Connection: close"), "{head}");
-    assert!(!head.to_ascii_lowercase().contains("content-length"), "{head}");
+    assert!(
+        !head.to_ascii_lowercase().contains("content-length"),
+        "{head}"
+    );
     assert_eq!(events.len(), 2);
     assert_eq!(events[0]["type"], "ADDED");
     assert_eq!(events[0]["object"]["metadata"]["name"], "a");
@@ -233,7 +244,9 @@ fn watch_streams_added_events_then_changes_until_its_timeout() {
         &format!("watch=true&resourceVersion={rv}&timeoutSeconds=2"),
         || {
             std::thread::sleep(std::time::Duration::from_millis(200));
-            let mut w = server.get("example.com/v1", "Widget", Some("default"), "a").unwrap();
+            let mut w = server
+                .get("example.com/v1", "Widget", Some("default"), "a")
+                .unwrap();
             w["spec"] = json!({"size": 9});
             server.insert(w);
         },

@@ -153,3 +153,57 @@ fn explain_as_data_for_every_kind() {
     assert_eq!(values(&t.stdout, "Stage").len(), 3 + 2, "{}", t.stdout);
     assert_eq!(values(&t.stdout, "Operation").len(), 2, "{}", t.stdout);
 }
+
+/// `wait` on delivery kinds: kubectl's condition and jsonpath forms; on a timeout the report
+/// is the explain report of the object.
+#[test]
+fn wait_on_stages_and_operations() {
+    let c = Cluster::new(EVERYTHING);
+    let explained = c.run(&["explain", "stage/orders"]);
+    explained.assert_code(0);
+    // The conditions as written on the Stage count (kubectl's rule): orders says Ready=True
+    // there, whatever is computed from its appliers now (the report shows both).
+    let r = c.run(&["wait", "stage/orders", "--for", "condition=Ready"]);
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout,
+        "stage.delivery.pacto.trianalab.io/orders condition met\n"
+    );
+    let r = c.run(&[
+        "wait",
+        "stage/orders",
+        "--for",
+        "condition=Ready=False",
+        "--timeout",
+        "1s",
+    ]);
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: timed out after 1s waiting for condition=Ready=False on stage.delivery.pacto.trianalab.io/orders\n"
+    );
+    assert_eq!(r.stdout, explained.stdout);
+    let phase = c
+        .server
+        .get(
+            "delivery.pacto.trianalab.io/v1alpha1",
+            "Operation",
+            Some("test"),
+            "payments-1-4-0",
+        )
+        .unwrap()["status"]["phase"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = c.run(&[
+        "wait",
+        "operation/payments-1-4-0",
+        "--for",
+        &format!("jsonpath={{.status.phase}}={phase}"),
+    ]);
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout,
+        "operation.delivery.pacto.trianalab.io/payments-1-4-0 condition met\n"
+    );
+}

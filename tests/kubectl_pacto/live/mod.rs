@@ -17,6 +17,7 @@ mod get;
 mod input;
 mod kubectl;
 mod printing;
+mod wait;
 
 use crate::common::*;
 use fake_apiserver::{FakeApiServer, Resource};

@@ -151,12 +151,12 @@ pub(super) fn watch(store: &Store, cx: &Ctx<'_>) -> Reply {
         headers: Vec::new(),
         body,
         close: true,
-        watch: Some(crate::http::Watch {
+        watch: Some(Box::new(crate::http::Watch {
             resource: cx.res.clone(),
             filter,
             from,
             until: std::time::Instant::now() + std::time::Duration::from_secs(timeout),
-        }),
+        })),
     })
 }
 

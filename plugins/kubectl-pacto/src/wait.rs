@@ -1,0 +1,269 @@
+//! What `kubectl pacto wait --for` waits for, and whether an object has reached it. Pure.
+//!
+//! `condition=TYPE[=STATUS]`, `jsonpath={PATH}[=VALUE]` and `delete` are kubectl's
+//! (`kubectl/pkg/cmd/wait`: condition types and statuses compared case-insensitively, STATUS
+//! `True` by default, a condition older than the object's generation not counted, the condition's
+//! own `observedGeneration` first, else `status.observedGeneration`); `gate=WORD` (what the
+//! gates together do with the next rollout step: pass, hold, fail, none; see
+//! `pacto::gate::Decision::overall`) and `verdict=STATUS` (`status.contractStatus`, as the Pacto
+//! operator writes it) are Pacto's.
+
+use crate::printer::jsonpath::{self, Template};
+use anyhow::{bail, Result};
+use pacto_gates::k8s::gofmt;
+use serde_json::Value;
+
+/// The contractStatus values the Pacto operator writes (pacto-domain §2).
+pub const VERDICTS: [&str; 6] = [
+    "Compliant",
+    "Warning",
+    "NonCompliant",
+    "Invalid",
+    "Unknown",
+    "Reference",
+];
+
+/// The words of a gate outcome.
+pub const GATE_WORDS: [&str; 4] = ["pass", "hold", "fail", "none"];
+
+/// A parsed `--for`.
+#[derive(Debug, Clone)]
+pub enum WaitFor {
+    /// `gate=WORD`: the gates' overall outcome.
+    Gate(String),
+    /// `verdict=STATUS`.
+    Verdict(String),
+    /// `condition=TYPE[=STATUS]`.
+    Condition { kind: String, status: String },
+    /// `jsonpath={PATH}[=VALUE]`: the value, or (without one) that the path finds something.
+    JsonPath {
+        text: String,
+        path: Template,
+        value: Option<String>,
+    },
+    /// `delete`.
+    Delete,
+}
+
+impl WaitFor {
+    /// Reads `--for`. `pactos` says whether the kind waited on is Pacto (gate and verdict are
+    /// only for Pactos). Errors name the forms there are.
+    pub fn parse(s: &str, pactos: bool) -> Result<WaitFor> {
+        let pacto_only = |what: &str| -> Result<()> {
+            if !pactos {
+                bail!("--for {what}=... is for Pactos: Stages and Operations wait with --for condition=TYPE or --for jsonpath=...");
+            }
+            Ok(())
+        };
+        if s == "delete" {
+            return Ok(WaitFor::Delete);
+        }
+        let Some((what, rest)) = s.split_once('=') else {
+            bail!("--for {s:?}: expected gate=WORD, verdict=STATUS, condition=TYPE[=STATUS], jsonpath={{PATH}}[=VALUE] or delete");
+        };
+        match what {
+            "gate" => {
+                pacto_only("gate")?;
+                if !GATE_WORDS.contains(&rest) {
+                    bail!(
+                        "--for gate={rest}: the GATE words are {}",
+                        GATE_WORDS.join(", ")
+                    );
+                }
+                Ok(WaitFor::Gate(rest.to_string()))
+            }
+            "verdict" => {
+                pacto_only("verdict")?;
+                if !VERDICTS.contains(&rest) {
+                    bail!(
+                        "--for verdict={rest}: contractStatus is one of {} (spelled so)",
+                        VERDICTS.join(", ")
+                    );
+                }
+                Ok(WaitFor::Verdict(rest.to_string()))
+            }
+            "condition" => {
+                let (kind, status) = match rest.split_once('=') {
+                    Some((k, st)) => (k, st),
+                    None => (rest, "True"),
+                };
+                if kind.is_empty() || status.is_empty() {
+                    bail!(
+                        "--for condition={rest}: expected condition=TYPE or condition=TYPE=STATUS"
+                    );
+                }
+                Ok(WaitFor::Condition {
+                    kind: kind.to_string(),
+                    status: status.to_string(),
+                })
+            }
+            "jsonpath" => {
+                let (path, value) = split_jsonpath(rest);
+                let template =
+                    jsonpath::relaxed(path).map_err(|e| anyhow::anyhow!("--for jsonpath: {e}"))?;
+                Ok(WaitFor::JsonPath {
+                    text: path.to_string(),
+                    path: template,
+                    value: value.map(str::to_string),
+                })
+            }
+            _ => bail!("--for {what}=...: expected gate, verdict, condition, jsonpath or delete"),
+        }
+    }
+
+    /// Whether `obj` is where this waits for it to be. `gate` gives an object's overall gate
+    /// outcome word (only called for `gate=`). `delete` is reached by the object's absence, never by an object.
+    pub fn reached(&self, obj: &Value, gate: impl Fn(&Value) -> String) -> bool {
+        match self {
+            WaitFor::Gate(word) => gate(obj) == *word,
+            WaitFor::Verdict(v) => {
+                obj.pointer("/status/contractStatus")
+                    .and_then(Value::as_str)
+                    == Some(v)
+            }
+            WaitFor::Condition { kind, status } => condition_met(obj, kind, status),
+            WaitFor::JsonPath { path, value, .. } => match path.values(obj) {
+                Err(_) => false,
+                Ok(found) => match (value, found.as_slice()) {
+                    (None, found) => !found.is_empty(),
+                    (Some(want), [one]) => printed(one) == *want,
+                    (Some(_), _) => false,
+                },
+            },
+            WaitFor::Delete => false,
+        }
+    }
+
+    /// The words of `--for` as given (for messages).
+    pub fn describe(&self) -> String {
+        match self {
+            WaitFor::Gate(w) => format!("gate={w}"),
+            WaitFor::Verdict(v) => format!("verdict={v}"),
+            WaitFor::Condition { kind, status } => format!("condition={kind}={status}"),
+            WaitFor::JsonPath { text, value, .. } => match value {
+                Some(v) => format!("jsonpath={text}={v}"),
+                None => format!("jsonpath={text}"),
+            },
+            WaitFor::Delete => "delete".to_string(),
+        }
+    }
+}
+
+/// `{.status.phase}=Succeeded` → (`{.status.phase}`, `Succeeded`): the value follows the `=`
+/// after the closing brace (or the first `=` of an unbraced path).
+fn split_jsonpath(s: &str) -> (&str, Option<&str>) {
+    let search_from = if s.starts_with('{') {
+        s.find('}').map(|i| i + 1).unwrap_or(s.len())
+    } else {
+        0
+    };
+    match s[search_from..].find('=') {
+        Some(i) => (&s[..search_from + i], Some(&s[search_from + i + 1..])),
+        None => (s, None),
+    }
+}
+
+fn printed(v: &Value) -> String {
+    match v {
+        Value::Object(_) | Value::Array(_) => gofmt::marshal(v),
+        other => gofmt::sprint(other),
+    }
+}
+
+/// kubectl's condition check: the first condition of that type (case-insensitive) with a
+/// status; not met while the condition (or, without its own, the status) was observed at an
+/// older generation than the object's.
+fn condition_met(obj: &Value, kind: &str, status: &str) -> bool {
+    let Some(conditions) = obj.pointer("/status/conditions").and_then(Value::as_array) else {
+        return false;
+    };
+    for c in conditions {
+        let Some(t) = c.get("type").and_then(Value::as_str) else {
+            continue;
+        };
+        if !t.eq_ignore_ascii_case(kind) {
+            continue;
+        }
+        let Some(s) = c.get("status").and_then(Value::as_str) else {
+            continue;
+        };
+        if let Some(generation) = obj.pointer("/metadata/generation").and_then(Value::as_i64) {
+            let observed = c
+                .get("observedGeneration")
+                .and_then(Value::as_i64)
+                .or_else(|| {
+                    obj.pointer("/status/observedGeneration")
+                        .and_then(Value::as_i64)
+                });
+            if observed.is_some_and(|o| o < generation) {
+                return false;
+            }
+        }
+        return s.eq_ignore_ascii_case(status);
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(gen: i64, conditions: Value) -> Value {
+        json!({"metadata": {"generation": gen}, "status": {"conditions": conditions, "phase": "Held"}})
+    }
+
+    /// kubectl wait's rules (kubectl/pkg/cmd/wait/condition.go).
+    #[test]
+    fn conditions_as_kubectl_wait_reads_them() {
+        let ready = WaitFor::parse("condition=Ready", false).unwrap();
+        let none = |_: &Value| String::new();
+        assert!(ready.reached(&obj(2, json!([{"type": "ready", "status": "true"}])), none));
+        assert!(!ready.reached(&obj(2, json!([{"type": "Ready", "status": "False"}])), none));
+        // Observed at an older generation: not yet.
+        assert!(!ready.reached(
+            &obj(
+                2,
+                json!([{"type": "Ready", "status": "True", "observedGeneration": 1}])
+            ),
+            none
+        ));
+        let mut stale = obj(2, json!([{"type": "Ready", "status": "True"}]));
+        stale["status"]["observedGeneration"] = json!(1);
+        assert!(!ready.reached(&stale, none));
+        let held = WaitFor::parse("condition=Mediated=False", false).unwrap();
+        assert!(held.reached(
+            &obj(1, json!([{"type": "Mediated", "status": "False"}])),
+            none
+        ));
+        let phase = WaitFor::parse("jsonpath={.status.phase}=Held", false).unwrap();
+        assert!(phase.reached(&obj(1, json!([])), none));
+        let exists = WaitFor::parse("jsonpath={.status.phase}", false).unwrap();
+        assert!(exists.reached(&obj(1, json!([])), none));
+        let other = WaitFor::parse("jsonpath={.status.phase}=Succeeded", false).unwrap();
+        assert!(!other.reached(&obj(1, json!([])), none));
+    }
+
+    #[test]
+    fn gate_and_verdict_are_for_pactos_and_spelled_as_the_seeds_spell_them() {
+        let v = WaitFor::parse("verdict=Compliant", true).unwrap();
+        assert!(
+            v.reached(&json!({"status": {"contractStatus": "Compliant"}}), |_| {
+                String::new()
+            })
+        );
+        assert!(
+            !v.reached(&json!({"status": {"contractStatus": "compliant"}}), |_| {
+                String::new()
+            })
+        );
+        assert!(WaitFor::parse("verdict=compliant", true).is_err());
+        assert!(WaitFor::parse("gate=pass", false).is_err());
+        let g = WaitFor::parse("gate=pass", true).unwrap();
+        assert!(g.reached(&json!({}), |_| "pass".to_string()));
+        assert!(!g.reached(&json!({}), |_| "argo:pass flux:hold".to_string()));
+        assert!(WaitFor::parse("gate=passed", true).is_err());
+        assert!(WaitFor::parse("ready", true).is_err());
+        assert_eq!(split_jsonpath("{.a.b}=x=y"), ("{.a.b}", Some("x=y")));
+    }
+}

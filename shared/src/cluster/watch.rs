@@ -1,0 +1,178 @@
+//! Watches: one `watch=true` request whose answer is a stream of JSON events, one per line
+//! (`{"type":"ADDED|MODIFIED|DELETED|BOOKMARK|ERROR","object":{...}}`), as the API server sends
+//! them (apimachinery `watch` and kube-rs `Client::request_events`). The objects come back as
+//! sent. An event longer than [`MAX_EVENT_BYTES`] ends the watch with an error, so an answer
+//! without end cannot exhaust memory.
+
+use super::request::{api_error, parse_json, status_text, with_type, Op};
+use super::{Cluster, ClusterError, Kind, Scope};
+use http_body_util::BodyExt;
+use kube::api::WatchParams;
+use kube::core::{DynamicObject, Request};
+use kube::Resource as _;
+use serde_json::Value;
+
+/// The longest event line a watch accepts (64 MiB: more than any object etcd stores).
+pub const MAX_EVENT_BYTES: usize = 64 << 20;
+
+/// One watch event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// `ADDED`, `MODIFIED` or `DELETED` (bookmarks are skipped).
+    pub kind: String,
+    /// The object, with `apiVersion` and `kind` filled in.
+    pub object: Value,
+}
+
+/// An open watch; [`WatchStream::next`] gives the events in order.
+pub struct WatchStream {
+    body: kube::client::Body,
+    buffer: Vec<u8>,
+    kind: Kind,
+    op: Op<'static>,
+    ended: bool,
+}
+
+impl Cluster {
+    /// Opens a watch of `kind` in `scope` (label `selector`), from `resource_version` (None:
+    /// the current objects first, as `ADDED`), for at most `timeout_seconds` on the server's
+    /// side. `--request-timeout` bounds opening it, not how long it stays open. Errors: the
+    /// server's answer (403, 404, ...) or the connection's.
+    pub async fn watch(
+        &self,
+        kind: &Kind,
+        scope: Scope<'_>,
+        selector: Option<&str>,
+        resource_version: Option<&str>,
+        timeout_seconds: u32,
+    ) -> Result<WatchStream, ClusterError> {
+        let ar = kind.api_resource();
+        let ns = match scope {
+            Scope::Namespace(ns) if kind.namespaced => Some(ns),
+            _ => None,
+        };
+        let url = DynamicObject::url_path(&ar, ns);
+        let mut wp = WatchParams::default().timeout(timeout_seconds.min(295));
+        if let Some(s) = selector.filter(|s| !s.is_empty()) {
+            wp = wp.labels(s);
+        }
+        let op = Op {
+            verb: "watch",
+            resource: kind.resource(),
+            scope: match (kind.namespaced, scope) {
+                (false, _) => String::new(),
+                (true, Scope::Namespace(ns)) => format!(" in namespace \"{ns}\""),
+                (true, Scope::All) => " in all namespaces".to_string(),
+            },
+        };
+        let req = Request::new(url)
+            .watch(&wp, resource_version.unwrap_or("0"))
+            .map_err(|e| ClusterError::Config(format!("cannot build the request: {e}")))?;
+        let send = self.client.send(req.map(kube::client::Body::from));
+        let res = match self.timeout {
+            None => send.await,
+            Some(t) => tokio::time::timeout(t, send)
+                .await
+                .map_err(|_| op.timed_out(&self.server, t, "--request-timeout"))?,
+        }
+        .map_err(|e| self.classify(&op, e))?;
+        let code = res.status().as_u16();
+        let mut body = res.into_body();
+        if !(200..300).contains(&code) {
+            let mut bytes = Vec::new();
+            while let Some(Ok(frame)) = body.frame().await {
+                if let Some(d) = frame.data_ref() {
+                    bytes.extend_from_slice(d);
+                }
+                if bytes.len() > MAX_EVENT_BYTES {
+                    break;
+                }
+            }
+            let (reason, message) = status_text(code, &bytes, None);
+            return Err(api_error(&op, code, reason, message));
+        }
+        Ok(WatchStream {
+            body,
+            buffer: Vec::new(),
+            kind: kind.clone(),
+            op,
+            ended: false,
+        })
+    }
+}
+
+impl WatchStream {
+    /// The next event; None when the server ended the watch (its timeout, or the connection
+    /// closed). An `ERROR` event (a 410 Gone: the resourceVersion is too old) is an error.
+    pub async fn next(&mut self) -> Option<Result<Event, ClusterError>> {
+        loop {
+            if let Some(i) = self.buffer.iter().position(|b| *b == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=i).collect();
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                match self.event(&line) {
+                    Ok(Some(e)) => return Some(Ok(e)),
+                    Ok(None) => continue,
+                    Err(e) => return Some(Err(*e)),
+                }
+            }
+            if self.ended {
+                if self.buffer.iter().all(u8::is_ascii_whitespace) {
+                    return None;
+                }
+                let line = std::mem::take(&mut self.buffer);
+                return self.event(&line).map_err(|e| *e).transpose();
+            }
+            if self.buffer.len() > MAX_EVENT_BYTES {
+                self.ended = true;
+                self.buffer.clear();
+                return Some(Err(self.malformed(format!(
+                    "a watch event longer than {} MiB",
+                    MAX_EVENT_BYTES >> 20
+                ))));
+            }
+            match self.body.frame().await {
+                None => self.ended = true,
+                Some(Err(_)) => self.ended = true,
+                Some(Ok(frame)) => {
+                    if let Some(d) = frame.data_ref() {
+                        self.buffer.extend_from_slice(d);
+                    }
+                }
+            }
+        }
+    }
+
+    fn malformed(&self, detail: String) -> ClusterError {
+        ClusterError::Malformed {
+            verb: self.op.verb.into(),
+            resource: self.op.resource.clone(),
+            scope: self.op.scope.clone(),
+            detail,
+        }
+    }
+
+    /// One line: an event, None for a bookmark, or the error it carries.
+    fn event(&self, line: &[u8]) -> Result<Option<Event>, Box<ClusterError>> {
+        let v = parse_json(line).map_err(|e| Box::new(self.malformed(e)))?;
+        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
+        let object = v.get("object").cloned().unwrap_or(Value::Null);
+        match kind {
+            "ADDED" | "MODIFIED" | "DELETED" if object.is_object() => Ok(Some(Event {
+                kind: kind.to_string(),
+                object: with_type(object, &self.kind),
+            })),
+            "BOOKMARK" => Ok(None),
+            "ERROR" => {
+                let code = object.get("code").and_then(Value::as_u64).unwrap_or(500) as u16;
+                let text = serde_json::to_vec(&object).unwrap_or_default();
+                let (reason, message) = status_text(code, &text, None);
+                Err(Box::new(api_error(&self.op, code, reason, message)))
+            }
+            other => Err(Box::new(
+                self.malformed(format!("a watch event of type {other:?}")),
+            )),
+        }
+    }
+}

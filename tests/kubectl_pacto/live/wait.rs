@@ -1,0 +1,208 @@
+//! `kubectl pacto wait` against the fake API server with a live watch: reached at once,
+//! reached when the object changes, timed out (with the explanation), deleted while waiting, and
+//! `--for delete`. Expected gates and verdicts come from the fixtures' own comments (pacto-domain
+//! section 5: a Compliant verdict at the current generation passes both gates).
+
+use super::*;
+use std::process::Stdio;
+
+const PACTO: &str = "pacto.trianalab.io/v1alpha1";
+
+/// Starts `kubectl-pacto ARGS` against the cluster; returns the child.
+fn start(c: &Cluster, args: &[&str]) -> std::process::Child {
+    let mut all = args.to_vec();
+    all.extend(["--kubeconfig", s(&c.kubeconfig)]);
+    cmd(c.dir.path(), &all)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits at most `limit` for the child; its exit code and output.
+fn finish(child: std::process::Child, limit: Duration) -> Run {
+    let started = std::time::Instant::now();
+    let mut child = child;
+    loop {
+        if child.try_wait().unwrap().is_some() || started.elapsed() > limit {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if child.try_wait().unwrap().is_none() {
+        let _ = child.kill();
+        panic!("kubectl pacto wait did not end within {limit:?}");
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        elapsed: started.elapsed(),
+    }
+}
+
+/// Waits until the server has seen a watch request (so a change after it is a change the
+/// watch must report).
+fn until_watching(c: &Cluster) {
+    let started = std::time::Instant::now();
+    while !c.server.requests().iter().any(|r| {
+        r.query_param("watch").as_deref() == Some("true")
+            || r.query_param("watch").as_deref() == Some("1")
+    }) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no watch request"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn reached_at_once_prints_condition_met() {
+    let c = shop();
+    let r = c.run(&["wait", "pacto/orders", "--for", "verdict=Compliant"]);
+    r.assert_code(0);
+    assert_eq!(r.stdout, "pacto.pacto.trianalab.io/orders condition met\n");
+    let r = c.run(&[
+        "wait",
+        "pacto/orders",
+        "--for",
+        "gate=pass",
+        "--timeout",
+        "0",
+    ]);
+    r.assert_code(0);
+    // kubectl's condition rule on the operator's conditions.
+    let r = c.run(&["wait", "pacto/orders", "--for", "condition=ContractValid"]);
+    r.assert_code(0);
+}
+
+#[test]
+fn reached_when_the_verdict_catches_up_with_the_generation() {
+    let c = shop();
+    // inventory: Compliant, written for generation 3 while the spec is at 4: the gates hold.
+    let child = start(
+        &c,
+        &[
+            "wait",
+            "pacto/inventory",
+            "--for",
+            "gate=pass",
+            "--timeout",
+            "20s",
+        ],
+    );
+    until_watching(&c);
+    let mut o = c
+        .server
+        .get(PACTO, "Pacto", Some("shop"), "inventory")
+        .unwrap();
+    let generation = o["metadata"]["generation"].clone();
+    o["status"]["observedGeneration"] = generation;
+    c.server.insert(o);
+    let r = finish(child, Duration::from_secs(30));
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout,
+        "pacto.pacto.trianalab.io/inventory condition met\n"
+    );
+    assert!(r.elapsed < Duration::from_secs(15), "{:?}", r.elapsed);
+}
+
+#[test]
+fn timed_out_says_why_in_the_explain_block() {
+    let c = shop();
+    // notifications: NonCompliant with two error findings: both gates fail it.
+    let r = c.run(&[
+        "wait",
+        "pacto/notifications",
+        "--for",
+        "gate=pass",
+        "--timeout",
+        "1s",
+    ]);
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: timed out after 1s waiting for gate=pass on pacto.pacto.trianalab.io/notifications\n"
+    );
+    assert_eq!(field(&r.stdout, "Pacto"), Some("shop/notifications"));
+    assert_eq!(field(&r.stdout, "Verdict"), Some("NonCompliant"));
+    assert!(
+        field(&r.stdout, "Gate").unwrap().starts_with("fail"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("Flux:"), "{}", r.stdout);
+}
+
+#[test]
+fn deleted_while_waiting_is_an_error_and_for_delete_is_met() {
+    let c = shop();
+    let child = start(
+        &c,
+        &[
+            "wait",
+            "pacto/inventory",
+            "--for",
+            "gate=pass",
+            "--timeout",
+            "20s",
+        ],
+    );
+    until_watching(&c);
+    assert!(c.server.remove(PACTO, "Pacto", Some("shop"), "inventory"));
+    let r = finish(child, Duration::from_secs(30));
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: pacto.pacto.trianalab.io/inventory was deleted while waiting for gate=pass\n"
+    );
+    c.server.clear_requests();
+    let child = start(
+        &c,
+        &[
+            "wait",
+            "pacto/orders",
+            "--for",
+            "delete",
+            "--timeout",
+            "20s",
+        ],
+    );
+    until_watching(&c);
+    assert!(c.server.remove(PACTO, "Pacto", Some("shop"), "orders"));
+    let r = finish(child, Duration::from_secs(30));
+    r.assert_code(0);
+    assert_eq!(r.stdout, "pacto.pacto.trianalab.io/orders condition met\n");
+    // Already gone: met at once; a missing object for another condition is kubectl's NotFound.
+    c.run(&["wait", "pacto/orders", "--for", "delete"])
+        .assert_code(0);
+    let r = c.run(&["wait", "pacto/orders", "--for", "verdict=Compliant"]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("not found"), "{}", r.stderr);
+}
+
+#[test]
+fn a_selector_waits_for_every_object_it_matches() {
+    let c = shop();
+    let r = c.run(&["wait", "pactos", "-l", "nothing=here", "--for", "gate=pass"]);
+    r.assert_code(1);
+    assert_eq!(r.stderr, "error: no matching resources found\n");
+    let r = c.run(&["wait", "pactos", "--for", "gate=pass"]);
+    r.assert_code(1);
+    assert!(
+        r.stderr
+            .starts_with("error: give KIND/NAME, or KIND with -l"),
+        "{}",
+        r.stderr
+    );
+    let r = c.run(&["wait", "stage/x", "--for", "gate=pass"]);
+    r.assert_code(1);
+    assert!(
+        r.stderr.starts_with("error: --for gate=... is for Pactos"),
+        "{}",
+        r.stderr
+    );
+}
