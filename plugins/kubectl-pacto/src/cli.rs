@@ -366,6 +366,10 @@ pub struct GetArgs {
     /// Add a LABELS column to the table (key=value,...).
     #[arg(long)]
     pub show_labels: bool,
+    /// After listing, print a row for each change as it happens (until --request-timeout, or
+    /// until interrupted).
+    #[arg(short = 'w', long)]
+    pub watch: bool,
     /// Order the objects by a field (a JSONPath such as .metadata.name or
     /// .status.lastReconciledAt; objects without it come first).
     #[arg(long, value_name = "PATH")]

@@ -3,6 +3,7 @@
 //! `explain` is [`crate::explain`]. The I/O both share lives here: the runtime, the connection,
 //! the gates.
 
+use crate::watching::{follow, newest, Watched};
 use crate::write_stdout;
 use anyhow::{anyhow, bail, Context, Result};
 use jiff::Timestamp;
@@ -121,6 +122,9 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
             bail!("a resource cannot be retrieved by name across all namespaces");
         }
     }
+    if !args.files.is_empty() && args.watch {
+        bail!("-w/--watch follows the cluster: it cannot be used with -f");
+    }
     if !args.files.is_empty() && args.selector.is_some() {
         bail!("-l/--selector selects on the API server: it cannot be used with -f");
     }
@@ -192,16 +196,43 @@ fn get_pactos(
     })?;
     let mut objects = objects;
     print.sort(&mut objects)?;
-    if let Some(out) = print.machine("pacto.pacto.trianalab.io", &objects, name.is_some())? {
+    let watched = Watched {
+        group: GROUP,
+        version: VERSION,
+        kind: KIND,
+        all_namespaces: args.all_namespaces,
+        selector: args.selector.as_deref(),
+        name: name.as_deref(),
+        since: newest(&objects),
+    };
+    const PREFIX: &str = "pacto.pacto.trianalab.io";
+    if let Some(out) = print.machine(PREFIX, &objects, name.is_some())? {
         write_stdout(&out)?;
+        if args.watch {
+            follow(&cluster_opts, &watched, |o| {
+                print
+                    .machine(PREFIX, std::slice::from_ref(o), true)
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default()
+            })?;
+        }
         return Ok(ExitCode::SUCCESS);
     }
     if objects.is_empty() {
         let ns = namespace.as_deref().filter(|_| !args.all_namespaces);
         eprint!("{}", render::no_resources(ns));
-        return Ok(ExitCode::SUCCESS);
+        if !args.watch {
+            return Ok(ExitCode::SUCCESS);
+        }
     }
-    let (argo, flux) = gates.expect("gates are loaded for tables");
+    let (argo, flux) = match gates {
+        Some(g) => g,
+        None => block_on(async {
+            let cluster = connect(&cluster_opts).await?;
+            load_gates(&args.gates, Some(&cluster), now).await
+        })?,
+    };
     let views: Vec<PactoView> = objects.iter().map(PactoView::new).collect();
     let decisions: Vec<_> = objects
         .iter()
@@ -216,19 +247,38 @@ fn get_pactos(
         .map(|(view, decision)| PactoRow { view, decision })
         .collect();
     let labels = print.labels(&objects.iter().collect::<Vec<_>>());
-    let out = render::pacto_table(
-        &rows,
-        TableOptions {
-            // Files may mix namespaces: then the column is needed to tell rows apart.
-            all_namespaces: args.all_namespaces
-                || views.iter().any(|v| v.namespace != views[0].namespace),
-            wide: matches!(print.format, OutputFormat::Wide),
-            headers: !print.no_headers,
-            labels: labels.as_deref(),
-            colour: global.colour,
-            now,
-        },
-    );
-    write_stdout(&out)?;
+    let options = TableOptions {
+        // Files may mix namespaces: then the column is needed to tell rows apart.
+        all_namespaces: args.all_namespaces
+            || views.iter().any(|v| v.namespace != views[0].namespace),
+        wide: matches!(print.format, OutputFormat::Wide),
+        headers: !print.no_headers,
+        labels: labels.as_deref(),
+        colour: global.colour,
+        now,
+    };
+    if !objects.is_empty() {
+        write_stdout(&render::pacto_table(&rows, options))?;
+    }
+    if args.watch {
+        // With nothing listed, the first row of the watch carries the header.
+        let header_due = std::cell::Cell::new(objects.is_empty() && !print.no_headers);
+        follow(&cluster_opts, &watched, |o| {
+            let view = PactoView::new(o);
+            let decision = gate::decide(&argo, &flux, o);
+            let labels = print.labels(&[o]);
+            render::pacto_table(
+                &[PactoRow {
+                    view: &view,
+                    decision: &decision,
+                }],
+                TableOptions {
+                    headers: header_due.replace(false),
+                    labels: labels.as_deref(),
+                    ..options
+                },
+            )
+        })?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -7,6 +7,7 @@ mod explain;
 mod live;
 mod reconcile;
 mod waiting;
+mod watching;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::CommandFactory;

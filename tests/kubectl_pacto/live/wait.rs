@@ -206,3 +206,43 @@ fn a_selector_waits_for_every_object_it_matches() {
         r.stderr
     );
 }
+
+#[test]
+fn get_watch_prints_the_listing_then_a_row_per_change() {
+    let c = shop();
+    let before = c.run(&["get"]);
+    let child = start(&c, &["get", "-w", "--request-timeout", "4s"]);
+    until_watching(&c);
+    let mut o = c
+        .server
+        .get(PACTO, "Pacto", Some("shop"), "inventory")
+        .unwrap();
+    let generation = o["metadata"]["generation"].clone();
+    o["status"]["observedGeneration"] = generation;
+    c.server.insert(o);
+    let r = finish(child, Duration::from_secs(30));
+    r.assert_code(0);
+    assert!(r.stdout.starts_with(&before.stdout), "{}", r.stdout);
+    let rows: Vec<&str> = r.stdout[before.stdout.len()..].lines().collect();
+    assert_eq!(rows.len(), 1, "{}", r.stdout);
+    // The row as the listing now shows it (cells compared; a row is laid out on its own).
+    let after = c.run(&["get"]);
+    let now = after
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("inventory "))
+        .unwrap();
+    let cells = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    assert_eq!(cells(rows[0]), cells(now));
+    let row = after
+        .stdout
+        .lines()
+        .skip(1)
+        .position(|l| l.starts_with("inventory "))
+        .unwrap();
+    assert_eq!(cell(&before.stdout, row, "FRESH"), "no");
+    assert_eq!(cell(&after.stdout, row, "FRESH"), "yes");
+    let r = c.run(&["get", "-w", "-f", "examples/objects"]);
+    r.assert_code(1);
+    assert!(r.stderr.contains("cannot be used with -f"), "{}", r.stderr);
+}

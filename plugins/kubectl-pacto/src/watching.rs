@@ -1,0 +1,104 @@
+//! `get -w/--watch`: after the listing, one row per change as the API server reports it
+//! (kubectl's `get --watch`: rows without the header, deleted objects included), until
+//! `--request-timeout` passes (kubectl's bound on a watch) or the command is interrupted.
+
+use crate::live::{block_on, connect};
+use crate::write_stdout;
+use anyhow::Result;
+use kubectl_pacto::options::ClusterOptions;
+use pacto_gates::cluster::Scope;
+use serde_json::Value;
+use std::time::{Duration, Instant};
+
+/// The kind watched and where.
+pub(crate) struct Watched<'a> {
+    pub group: &'a str,
+    pub version: &'a str,
+    pub kind: &'a str,
+    pub all_namespaces: bool,
+    pub selector: Option<&'a str>,
+    /// Only this object.
+    pub name: Option<&'a str>,
+    /// The resourceVersion the listing showed (0: the current objects first).
+    pub since: u64,
+}
+
+/// The highest `metadata.resourceVersion` of `objects` (0 when none has one).
+pub(crate) fn newest(objects: &[Value]) -> u64 {
+    objects.iter().map(version_of).max().unwrap_or(0)
+}
+
+fn version_of(o: &Value) -> u64 {
+    o.pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Prints `row(object)` for each change until `--request-timeout` (forever without one).
+pub(crate) fn follow(
+    c: &ClusterOptions,
+    w: &Watched<'_>,
+    row: impl Fn(&Value) -> String,
+) -> Result<()> {
+    let until = c.connect.request_timeout.map(|t| Instant::now() + t);
+    block_on(async {
+        let cluster = connect(c).await?;
+        let kind = cluster.discover(w.group, w.version, w.kind).await?;
+        let ns = c
+            .namespace
+            .clone()
+            .unwrap_or_else(|| cluster.default_namespace.clone());
+        let scope = if w.all_namespaces {
+            Scope::All
+        } else {
+            Scope::Namespace(&ns)
+        };
+        let mut since = w.since;
+        let left = || until.map(|u| u.saturating_duration_since(Instant::now()));
+        loop {
+            if left().is_some_and(|l| l.is_zero()) {
+                return Ok(());
+            }
+            let seconds = left().map_or(290, |l| l.as_secs().clamp(1, 290)) as u32;
+            let rv = since.to_string();
+            let mut stream = cluster
+                .watch(
+                    &kind,
+                    scope,
+                    w.selector,
+                    (since > 0).then_some(rv.as_str()),
+                    seconds,
+                )
+                .await?;
+            let mut events = 0usize;
+            loop {
+                let next = match left() {
+                    None => stream.next().await,
+                    Some(l) => match tokio::time::timeout(l, stream.next()).await {
+                        Ok(n) => n,
+                        Err(_) => return Ok(()),
+                    },
+                };
+                let Some(event) = next else { break };
+                let event = event?;
+                events += 1;
+                since = since.max(version_of(&event.object));
+                let name = event
+                    .object
+                    .pointer("/metadata/name")
+                    .and_then(Value::as_str);
+                if w.name.is_some_and(|n| Some(n) != name) {
+                    continue;
+                }
+                write_stdout(&row(&event.object))?;
+            }
+            if events == 0 {
+                let pause = left().map_or(Duration::from_millis(200), |l| {
+                    l.min(Duration::from_millis(200))
+                });
+                tokio::time::sleep(pause).await;
+            }
+        }
+    })
+}
