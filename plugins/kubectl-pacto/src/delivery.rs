@@ -4,6 +4,7 @@
 
 use crate::explain::Report;
 use crate::live::{block_on, connect, in_namespace};
+use crate::watching::{follow, newest, Watched};
 use crate::write_stdout;
 use anyhow::{bail, Result};
 use kubectl_pacto::cli::GetArgs;
@@ -272,13 +273,19 @@ pub fn get_stages(
         let ns = namespace.as_deref().filter(|_| args.files.is_empty());
         return Err(not_found(listed, n, ns));
     }
+    let watched = watched(args, listed, name.as_deref(), newest(&stages));
     if let Some(out) = print.machine(&listed.name_prefix(), &stages, name.is_some())? {
         write_stdout(&out)?;
+        if args.watch {
+            follow_machine(&cluster_opts, &watched, print, listed)?;
+        }
         return Ok(ExitCode::SUCCESS);
     }
     if stages.is_empty() {
         eprint!("{}", render::no_resources(namespace.as_deref()));
-        return Ok(ExitCode::SUCCESS);
+        if !args.watch {
+            return Ok(ExitCode::SUCCESS);
+        }
     }
     let world = objects.world();
     let views: Vec<StageView> = stages.iter().map(StageView::new).collect();
@@ -295,11 +302,66 @@ pub fn get_stages(
         .collect();
     let namespaces = views.iter().map(|v| v.this.namespace.as_str()).collect();
     let labels = print.labels(&stages.iter().collect::<Vec<_>>());
-    write_stdout(&render::stage_table(
-        &rows,
-        table_options(args, print, global, namespaces, labels.as_deref()),
-    ))?;
+    let options = table_options(args, print, global, namespaces, labels.as_deref());
+    if !stages.is_empty() {
+        write_stdout(&render::stage_table(&rows, options))?;
+    }
+    if args.watch {
+        // Appliers are those read with the listing; each change is judged against them.
+        let header_due = std::cell::Cell::new(stages.is_empty() && !print.no_headers);
+        follow(&cluster_opts, &watched, |o| {
+            let view = StageView::new(o);
+            let computed = compute(&view, world);
+            let labels = print.labels(&[o]);
+            render::stage_table(
+                &[StageRow {
+                    view: &view,
+                    computed: &computed,
+                }],
+                TableOptions {
+                    headers: header_due.replace(false),
+                    labels: labels.as_deref(),
+                    ..options
+                },
+            )
+        })?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `-w` follows for a delivery kind.
+fn watched<'a>(
+    args: &'a GetArgs,
+    listed: Listed,
+    name: Option<&'a str>,
+    since: u64,
+) -> Watched<'a> {
+    Watched {
+        group: DELIVERY_GROUP,
+        version: DELIVERY_VERSION,
+        kind: listed.kind(),
+        all_namespaces: args.all_namespaces,
+        selector: args.selector.as_deref(),
+        name,
+        since,
+    }
+}
+
+/// `-w` with a machine format: each changed object printed alone in that format.
+fn follow_machine(
+    c: &ClusterOptions,
+    watched: &Watched<'_>,
+    print: &PrintOptions,
+    listed: Listed,
+) -> Result<()> {
+    let prefix = listed.name_prefix();
+    follow(c, watched, |o| {
+        print
+            .machine(&prefix, std::slice::from_ref(o), true)
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    })
 }
 
 /// `kubectl pacto get operations`: one GET for a name, else one list (the selector goes to the
@@ -355,21 +417,41 @@ pub fn get_operations(
     };
     let mut ops = ops;
     print.sort(&mut ops)?;
+    let watched = watched(args, listed, name.as_deref(), newest(&ops));
     if let Some(out) = print.machine(&listed.name_prefix(), &ops, name.is_some())? {
         write_stdout(&out)?;
+        if args.watch {
+            follow_machine(&cluster_opts, &watched, print, listed)?;
+        }
         return Ok(ExitCode::SUCCESS);
     }
     if ops.is_empty() {
         eprint!("{}", render::no_resources(namespace.as_deref()));
-        return Ok(ExitCode::SUCCESS);
+        if !args.watch {
+            return Ok(ExitCode::SUCCESS);
+        }
     }
     let views: Vec<OperationView> = ops.iter().map(OperationView::new).collect();
     let namespaces = views.iter().map(|v| v.this.namespace.as_str()).collect();
     let labels = print.labels(&ops.iter().collect::<Vec<_>>());
-    write_stdout(&render::operation_table(
-        &views,
-        table_options(args, print, global, namespaces, labels.as_deref()),
-    ))?;
+    let options = table_options(args, print, global, namespaces, labels.as_deref());
+    if !ops.is_empty() {
+        write_stdout(&render::operation_table(&views, options))?;
+    }
+    if args.watch {
+        let header_due = std::cell::Cell::new(ops.is_empty() && !print.no_headers);
+        follow(&cluster_opts, &watched, |o| {
+            let labels = print.labels(&[o]);
+            render::operation_table(
+                &[OperationView::new(o)],
+                TableOptions {
+                    headers: header_due.replace(false),
+                    labels: labels.as_deref(),
+                    ..options
+                },
+            )
+        })?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

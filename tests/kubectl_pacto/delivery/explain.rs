@@ -207,3 +207,47 @@ fn wait_on_stages_and_operations() {
         "operation.delivery.pacto.trianalab.io/payments-1-4-0 condition met\n"
     );
 }
+
+/// `get operations -w`: the listing, then the changed Operation as a row.
+#[test]
+fn get_operations_watch_prints_a_row_per_change() {
+    let c = Cluster::new(EVERYTHING);
+    let before = c.run(&["get", "operations"]);
+    before.assert_code(0);
+    let mut all = vec!["get", "operations", "-w", "--request-timeout", "4s"];
+    all.extend(["--kubeconfig", s(&c.kubeconfig)]);
+    let child = cmd(c.dir.path(), &all)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !c
+        .server
+        .requests()
+        .iter()
+        .any(|r| r.query_param("watch").is_some())
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no watch request"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let api = "delivery.pacto.trianalab.io/v1alpha1";
+    let mut op = c
+        .server
+        .get(api, "Operation", Some("test"), "payments-1-4-0")
+        .unwrap();
+    op["status"]["phase"] = serde_json::json!("Failed");
+    c.server.insert(op);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with(&before.stdout), "{stdout}");
+    let rows: Vec<&str> = stdout[before.stdout.len()..].lines().collect();
+    assert_eq!(rows.len(), 1, "{stdout}");
+    let cells: Vec<&str> = rows[0].split_whitespace().collect();
+    assert_eq!(cells[0], "payments-1-4-0");
+    assert!(cells.contains(&"Failed"), "{}", rows[0]);
+}
