@@ -66,6 +66,21 @@ fn bash_completes_the_subcommands() {
     let c = bash_candidates(&["kubectl-pacto", ""]);
     assert!(c.contains(&"health".to_string()), "{c:?}");
     assert!(c.contains(&"completion".to_string()), "{c:?}");
+    assert!(c.contains(&"wait".to_string()), "{c:?}");
+    // The internal commands (kubectl's completion protocol, the man page writer) are not
+    // offered.
+    assert!(!c.iter().any(|w| w.starts_with("__")), "{c:?}");
+    let c = bash_candidates(&["kubectl-pacto", "help", ""]);
+    assert!(c.contains(&"doctor".to_string()), "{c:?}");
+    assert!(!c.iter().any(|w| w.starts_with("__")), "{c:?}");
+}
+
+#[test]
+fn no_script_names_the_internal_commands() {
+    for shell in ["bash", "zsh", "fish"] {
+        let s = script(shell);
+        assert!(!s.contains("__complete") && !s.contains("__man"), "{shell}");
+    }
 }
 
 #[test]

@@ -87,6 +87,98 @@ fn a_wrong_expectation_fails_with_expected_and_got() {
     assert_eq!(r.stdout.matches("FAIL").count(), 1, "{}", r.stdout);
 }
 
+/// `-o junit` and `-o json` carry the same verdicts as the report, and the same exit code.
+/// The XML is checked well-formed by Python's own parser (the machine's python3).
+#[test]
+fn ci_formats_junit_and_json() {
+    let root = tempfile::tempdir().unwrap();
+    write_suite(root.path());
+    std::fs::write(
+        root.path().join("example.com/Widget/testdata/ready.yaml"),
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: \"w<1>&\"}\nstatus: {ready: true}\n",
+    )
+    .unwrap();
+    let j = run(&mut pacto(&[
+        "health",
+        "test",
+        s(root.path()),
+        "-o",
+        "json",
+    ]));
+    j.assert_code(1).assert_no_panic();
+    let doc: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(doc["kind"], "HealthTestReport");
+    assert_eq!(
+        (doc["passed"].as_u64(), doc["failed"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let failed: Vec<&serde_json::Value> = doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["passed"] == false)
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0]["expected"]["status"], "Degraded");
+    assert_eq!(failed[0]["got"]["status"], "Progressing");
+    assert_eq!(failed[0]["got"]["message"], "waiting");
+
+    // The counts of the text report of the same run.
+    let text = run(&mut pacto(&[
+        "health",
+        "test",
+        s(root.path()),
+        "examples/flux",
+    ]));
+    let last = text.stdout.lines().last().unwrap().to_string();
+    let (p, f) = last.split_once(" passed, ").unwrap();
+    let total: usize =
+        p.parse::<usize>().unwrap() + f.trim_end_matches(" failed").parse::<usize>().unwrap();
+    let x = run(&mut pacto(&[
+        "health",
+        "test",
+        s(root.path()),
+        "examples/flux",
+        "-o",
+        "junit",
+    ]));
+    x.assert_code(1).assert_no_panic();
+    assert!(x.stdout.starts_with(&format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kubectl pacto health test\" tests=\"{total}\" failures=\"1\" errors=\"0\">")), "{}", x.stdout);
+    assert!(
+        x.stdout
+            .contains("<testsuite name=\"argo\" tests=\"3\" failures=\"1\" errors=\"0\">"),
+        "{}",
+        x.stdout
+    );
+    assert!(
+        x.stdout.contains(&format!(
+            "<testsuite name=\"flux\" tests=\"{}\" failures=\"0\" errors=\"0\">",
+            total - 3
+        )),
+        "{}",
+        x.stdout
+    );
+    assert!(x.stdout.contains("<failure message=\"expected Degraded &quot;broken&quot;, got Progressing &quot;waiting&quot;\">"), "{}", x.stdout);
+    let py = std::process::Command::new("python3")
+        .args(["-c", "import sys, xml.dom.minidom as m; d = m.parseString(sys.stdin.buffer.read()); print(len(d.getElementsByTagName('testcase')))"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 checks the XML");
+    use std::io::Write;
+    py.stdin
+        .as_ref()
+        .unwrap()
+        .write_all(x.stdout.as_bytes())
+        .unwrap();
+    let out = py.wait_with_output().unwrap();
+    assert!(out.status.success(), "not well-formed XML:\n{}", x.stdout);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        total.to_string()
+    );
+}
+
 #[test]
 fn the_suite_directory_itself_can_be_given() {
     let root = tempfile::tempdir().unwrap();

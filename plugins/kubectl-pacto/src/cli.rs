@@ -24,6 +24,27 @@ impl Cli {
     }
 }
 
+/// The command line without its internal commands (`__complete`, `__man`), for the static
+/// completion scripts: what a user can type, and nothing else.
+pub fn public_command() -> clap::Command {
+    use clap::CommandFactory;
+    let full = Cli::command();
+    let visible: Vec<clap::Command> = full
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .cloned()
+        .collect();
+    let mut public = clap::Command::new("kubectl-pacto")
+        .bin_name("kubectl-pacto")
+        .version(env!("CARGO_PKG_VERSION"))
+        .propagate_version(true)
+        .subcommands(visible);
+    if let Some(about) = full.get_about() {
+        public = public.about(about.clone());
+    }
+    public
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Evaluate Argo CD and Flux health on objects in files, with no cluster.
@@ -419,7 +440,18 @@ pub enum HealthSub {
         /// Directories to search for suites.
         #[arg(required = true, value_name = "DIR")]
         dirs: Vec<PathBuf>,
+        /// Output format for CI: junit (JUnit XML, one testsuite per engine) or json; the
+        /// report by default. The exit code is the same in every format.
+        #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+        output: Option<TestOutput>,
     },
+}
+
+/// Output formats of `health test`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TestOutput {
+    Junit,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

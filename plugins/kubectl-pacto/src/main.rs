@@ -78,7 +78,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let global = || Global::new(|k| std::env::var(k).ok(), std::io::stdout().is_terminal());
     match cli.command {
         Command::Health(args) => match args.sub {
-            Some(HealthSub::Test { ref dirs }) => health_test(dirs, &global()?),
+            Some(HealthSub::Test { ref dirs, output }) => health_test(dirs, output, &global()?),
             None => health(&args, &global()?),
         },
         Command::Get(args) => live::get(&args, &global()?),
@@ -100,7 +100,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Completion { shell } => {
-            let mut cmd = Cli::command().bin_name("kubectl-pacto");
+            let mut cmd = cli::public_command();
             let mut buf = Vec::new();
             clap_complete::aot::generate(clap_shell(shell), &mut cmd, "kubectl-pacto", &mut buf);
             let mut script = String::from_utf8_lossy(&buf).into_owned();
@@ -254,9 +254,13 @@ fn warn_unused_overrides(engine: &ArgoHealth, objects: &[object::K8sObject]) {
     }
 }
 
-fn health_test(dirs: &[std::path::PathBuf], global: &Global) -> Result<ExitCode> {
-    let (mut passed, mut failed) = (0usize, 0usize);
-    let mut out = String::new();
+fn health_test(
+    dirs: &[std::path::PathBuf],
+    output: Option<cli::TestOutput>,
+    global: &Global,
+) -> Result<ExitCode> {
+    let mut argo_runs = Vec::new();
+    let mut flux_runs = Vec::new();
     for dir in dirs {
         if !dir.exists() {
             bail!("{}: no such file or directory", dir.display());
@@ -276,29 +280,49 @@ fn health_test(dirs: &[std::path::PathBuf], global: &Global) -> Result<ExitCode>
                 pacto_gates::flux::suite::SUITE_FILE
             );
         }
-        out.push_str(&render::suite::argo_failures(&run));
-        for file in &flux_suites {
-            match pacto_gates::flux::suite::run_suite(file, global.now_unix()) {
-                Err(e) => {
-                    out.push_str(&render::suite::flux_suite_error(file, &e));
-                    failed += 1;
-                }
-                Ok(cases) => {
-                    for c in &cases {
-                        if c.passed() {
-                            passed += 1;
-                            continue;
-                        }
-                        failed += 1;
-                        out.push_str(&render::suite::flux_failure(c));
-                    }
-                }
-            }
+        argo_runs.push(run);
+        for file in flux_suites {
+            let cases = pacto_gates::flux::suite::run_suite(&file, global.now_unix());
+            flux_runs.push((file, cases));
         }
+    }
+    let mut out = String::new();
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for run in &argo_runs {
+        out.push_str(&render::suite::argo_failures(run));
         passed += run.passed();
         failed += run.failed();
     }
+    for (file, cases) in &flux_runs {
+        match cases {
+            Err(e) => {
+                out.push_str(&render::suite::flux_suite_error(file, e));
+                failed += 1;
+            }
+            Ok(cases) => {
+                for c in cases {
+                    if c.passed() {
+                        passed += 1;
+                        continue;
+                    }
+                    failed += 1;
+                    out.push_str(&render::suite::flux_failure(c));
+                }
+            }
+        }
+    }
     out.push_str(&render::suite::summary(passed, failed));
+    let run = render::suite::TestRun {
+        argo: &argo_runs,
+        flux: &flux_runs,
+    };
+    let out = match output {
+        None => out,
+        Some(cli::TestOutput::Junit) => render::suite::junit(&run),
+        Some(cli::TestOutput::Json) => {
+            serde_json::to_string_pretty(&render::suite::report_json(&run))? + "\n"
+        }
+    };
     write_stdout(&out)?;
     Ok(if failed == 0 {
         ExitCode::SUCCESS
