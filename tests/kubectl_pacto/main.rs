@@ -21,6 +21,7 @@ mod readme;
 mod reconcile;
 mod scripts;
 mod suites;
+mod walkthrough;
 
 #[test]
 fn version_prints() {
