@@ -291,3 +291,47 @@ fn completion_of_get_and_explain_through_kubectl() {
     assert_eq!(values(&lines), vec!["pacto/"]);
     assert_eq!(directive, ":6");
 }
+
+/// `--context` completes from the kubeconfig, `-n` and `pacto/NAME` from the cluster, through
+/// kubectl's plugin completion (the fake API server on loopback answers).
+#[test]
+fn contexts_namespaces_and_names_complete_from_the_kubeconfig_and_cluster() {
+    let k = kubectl();
+    let server = fake_apiserver::FakeApiServer::start();
+    server.register(fake_apiserver::Resource::pacto());
+    for ns in ["shop", "payments"] {
+        server.insert(
+            serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+        );
+    }
+    server.insert(
+        serde_json::json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+        "metadata": {"name": "orders", "namespace": "shop"}}),
+    );
+    let home = tempfile::tempdir().unwrap();
+    server.write_kubeconfig(home.path(), Some("shop"));
+    let dir = install_dir();
+    let ask = |words: &[&str]| {
+        let mut args = vec!["__complete", "pacto"];
+        args.extend_from_slice(words);
+        let mut cmd = kubectl_cmd(&k, home.path(), &[dir.path()], &args);
+        let r = run(&mut cmd);
+        r.assert_code(0).assert_no_panic();
+        let mut lines: Vec<String> = r.stdout.lines().map(str::to_string).collect();
+        lines.pop();
+        lines
+            .iter()
+            .map(|l| l.split('\t').next().unwrap_or("").to_string())
+            .collect::<Vec<String>>()
+    };
+    assert_eq!(ask(&["get", "--context", ""]), vec!["fake"]);
+    let ns = ask(&["get", "-n", ""]);
+    assert!(
+        ns.contains(&"shop".to_string()) && ns.contains(&"payments".to_string()),
+        "{ns:?}"
+    );
+    let targets = ask(&["explain", "pacto/"]);
+    assert!(targets.contains(&"pacto/orders".to_string()), "{targets:?}");
+    let targets = ask(&["wait", "pa"]);
+    assert!(targets.contains(&"pacto/orders".to_string()), "{targets:?}");
+}

@@ -26,7 +26,10 @@ fn the_walkthrough_runs_on_the_shipped_crds() {
         server.register(Resource::from_crd_yaml(&text, "v1alpha1"));
         crds += 1;
     }
-    assert_eq!(crds, 5, "pactos, codertemplatetests, stages, operations, approvals");
+    assert_eq!(
+        crds, 5,
+        "pactos, codertemplatetests, stages, operations, approvals"
+    );
     let mut applied = Vec::new();
     for file in [
         "examples/objects/gates.yaml",

@@ -246,7 +246,7 @@ pub struct ReconcileArgs {
 #[derive(Debug, Args)]
 pub struct WaitArgs {
     /// pacto/NAME, stage/NAME or operation/NAME; or pactos, stages or operations with -l.
-    #[arg(value_name = "KIND[/NAME]", add = ArgValueCandidates::new(explain_kinds))]
+    #[arg(value_name = "KIND[/NAME]", add = ArgValueCandidates::new(crate::complete::targets))]
     pub target: String,
     /// What to wait for: gate=WORD, verdict=STATUS, condition=TYPE[=STATUS],
     /// jsonpath={PATH}[=VALUE] or delete.
@@ -310,10 +310,10 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", add = ArgValueCandidates::new(crate::complete::contexts))]
     pub context: Option<String>,
     /// The namespace (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    #[arg(short = 'n', long, value_name = "NAMESPACE", add = ArgValueCandidates::new(crate::complete::namespaces))]
     pub namespace: Option<String>,
     /// How long to wait for each answer of the API server (e.g. 1s, 2m, 3h; 0 or a bare number
     /// of seconds as in kubectl). Default: no limit.
@@ -412,7 +412,7 @@ pub struct ExplainArgs {
     #[arg(
         value_name = "KIND/NAME",
         required_unless_present = "files",
-        add = ArgValueCandidates::new(explain_kinds)
+        add = ArgValueCandidates::new(crate::complete::targets)
     )]
     pub target: Option<String>,
     /// Explain the objects of files instead (YAML or JSON, directories, - for stdin).
@@ -499,7 +499,7 @@ fn output_formats() -> Vec<CompletionCandidate> {
 }
 
 /// The kinds `explain` takes from a cluster (completion candidates; the name follows the slash).
-fn explain_kinds() -> Vec<CompletionCandidate> {
+pub(crate) fn explain_kinds() -> Vec<CompletionCandidate> {
     vec![
         CompletionCandidate::new("pacto/").help(Some("pacto/NAME".into())),
         CompletionCandidate::new("codertemplatetest/").help(Some("codertemplatetest/NAME".into())),

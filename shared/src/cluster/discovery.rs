@@ -53,6 +53,19 @@ impl Kind {
     }
 }
 
+impl Kind {
+    /// The core v1 Namespace (cluster-scoped; no discovery needed).
+    pub fn namespace() -> Kind {
+        Kind {
+            group: String::new(),
+            version: "v1".into(),
+            kind: "Namespace".into(),
+            plural: "namespaces".into(),
+            namespaced: false,
+        }
+    }
+}
+
 /// client-go's discovery client timeout when none is set (`discovery_client.go`
 /// `setDiscoveryDefaults`: `defaultTimeout = 32 * time.Second`): kubectl gives up on a silent
 /// API server after it, and so do we.

@@ -12,6 +12,7 @@
 //! reads objects and words their errors; `delivery` reads the objects Pacto delivery needs; this
 //! module holds the connected [`Cluster`] they share.
 
+mod contexts;
 mod delivery;
 mod discovery;
 mod error;
@@ -22,6 +23,7 @@ mod request;
 mod watch;
 mod write;
 
+pub use contexts::kubeconfig_contexts;
 pub use delivery::{DeliveryObjects, DeliveryQuery, Read};
 pub use discovery::{Kind, DISCOVERY_TIMEOUT};
 pub use error::{chain, reason_phrase, root_cause, ClusterError};
