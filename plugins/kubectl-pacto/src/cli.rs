@@ -351,6 +351,10 @@ pub struct GateArgs {
     /// Judge by this argocd-cm file instead of the cluster's.
     #[arg(long, value_name = "FILE")]
     pub argocd_cm: Option<PathBuf>,
+    /// A directory laid out like argo-cd's resource_customizations/ (<group>/<Kind>/health.lua):
+    /// Argo CD's built-in scripts, consulted after argocd-cm as Argo CD consults them.
+    #[arg(long, value_name = "DIR")]
+    pub customizations_dir: Option<PathBuf>,
     /// Judge by this Flux Kustomization file instead of the cluster's Kustomizations (it is taken
     /// to apply every object given).
     #[arg(long, value_name = "FILE")]

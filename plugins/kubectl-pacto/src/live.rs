@@ -54,7 +54,7 @@ pub(crate) async fn load_gates(
         }
         _ => (None, None),
     };
-    let argo = if let Some(path) = &g.argocd_cm {
+    let mut argo = if let Some(path) = &g.argocd_cm {
         let cm = crate::read_one(path, "argocd-cm ConfigMap")?.value;
         ArgoGate::from_configmap(&cm, format!("argocd-cm file {}", path.display()), now_unix)
     } else {
@@ -75,6 +75,13 @@ pub(crate) async fn load_gates(
             FluxGate::recommended("no --kustomization given", g.warning_blocks, now_unix)
         })
     };
+    if let Some(dir) = &g.customizations_dir {
+        let scripts = pacto_gates::argo::health::BuiltinScripts::load(dir)
+            .map_err(|e| anyhow!("--customizations-dir: {e}"))?;
+        if let Some(engine) = argo.engine.as_mut() {
+            engine.builtins = Some(scripts);
+        }
+    }
     Ok((argo, flux))
 }
 

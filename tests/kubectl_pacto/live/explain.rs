@@ -264,3 +264,46 @@ fn a_pacto_flux_does_not_read_still_holds_on_an_unobserved_generation() {
         r.stdout
     );
 }
+
+/// `--customizations-dir` gives explain Argo CD's built-in scripts, as it gives them to
+/// `health`: a kind such a script judges is no longer reported as unjudged.
+#[test]
+fn explain_takes_builtin_scripts_from_customizations_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let scripts = dir.path().join("scripts/example.com/Widget");
+    std::fs::create_dir_all(&scripts).unwrap();
+    std::fs::write(
+        scripts.join("health.lua"),
+        "return {status = \"Degraded\", message = \"built in\"}\n",
+    )
+    .unwrap();
+    let obj = dir.path().join("w.yaml");
+    std::fs::write(
+        &obj,
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\n",
+    )
+    .unwrap();
+    let without = run(&mut cmd(dir.path(), &["explain", "-f", s(&obj)]));
+    without.assert_code(0);
+    assert_eq!(
+        field(&without.stdout, "Argo CD"),
+        Some("no health check for example.com/Widget")
+    );
+    let with = run(&mut cmd(
+        dir.path(),
+        &[
+            "explain",
+            "-f",
+            s(&obj),
+            "--customizations-dir",
+            s(&dir.path().join("scripts")),
+        ],
+    ));
+    with.assert_code(0);
+    assert_eq!(field(&with.stdout, "Argo CD"), Some("Degraded: built in"));
+    assert!(
+        field(&with.stdout, "Gate").unwrap().starts_with("fail"),
+        "{}",
+        with.stdout
+    );
+}
