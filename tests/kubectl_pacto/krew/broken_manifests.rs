@@ -19,8 +19,8 @@ fn checks_catch_broken_manifests() {
     };
     let sel = "    - selector:\n        matchLabels:\n          os: linux\n          arch: amd64\n";
     let bin = "      bin: kubectl-pacto\n";
-    let short = "  shortDescription: Evaluate Argo CD and Flux health gates offline\n";
-    let ci = "can be tested in CI.\n";
+    let short = "  shortDescription: Test and inspect Argo CD and Flux health gates\n";
+    let ci = "waits for a gate to pass in a pipeline.\n";
     let name = "  name: pacto\n";
     let version = format!("version: v{v}\n");
     let windows = format!(
@@ -329,7 +329,7 @@ fn checks_catch_broken_manifests() {
         yaml,
         once(
             short,
-            "  shortDescription: Evaluate Argo CD and Flux health gates offline, fast\n",
+            "  shortDescription: Test and inspect Argo CD and Flux health gates, fast\n",
         ),
         REVIEW,
         "at most 50",

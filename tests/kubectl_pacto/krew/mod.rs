@@ -18,6 +18,7 @@ mod broken_manifests;
 mod code_rules;
 mod index_rules;
 mod package_rules;
+mod release_script;
 mod release_step;
 
 use self::code_rules::code_rules;

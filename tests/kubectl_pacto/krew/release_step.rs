@@ -14,7 +14,7 @@ fn update_script() -> PathBuf {
 // ----- the release step: krew/update-sha256.sh ------------------------------------------------
 
 /// SHA-256 (FIPS 180-4), so that the expected hashes do not come from the tool the script uses.
-fn sha256_hex(data: &[u8]) -> String {
+pub(super) fn sha256_hex(data: &[u8]) -> String {
     const K: [u32; 64] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
         0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
