@@ -453,3 +453,45 @@ fn closed_stdout_is_not_a_panic() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// A key for a kind the input does not hold is not worth a warning on every run; a key one
+/// letter or case away from an object's group/Kind is (argo-cd #14043), naming the key to use.
+#[test]
+fn only_a_mistyped_health_key_is_warned_about() {
+    let pacto = fixture("pacto/03-compliant.yaml");
+    let r = run(&mut crate::common::pacto(&[
+        "health",
+        "-f",
+        s(&pacto),
+        "--argocd-cm",
+        "examples/argocd-cm.yaml",
+    ]));
+    r.assert_code(0);
+    assert_eq!(r.stderr, "");
+    let dir = tempfile::tempdir().unwrap();
+    let cm = std::fs::read_to_string(repo().join("examples/argocd-cm.yaml"))
+        .unwrap()
+        .replace("pacto.trianalab.io_Pacto", "pacto.trianalab.io_pacto");
+    std::fs::write(dir.path().join("cm.yaml"), cm).unwrap();
+    let r = run(&mut crate::common::pacto(&[
+        "health",
+        "-f",
+        s(&pacto),
+        "--argocd-cm",
+        s(&dir.path().join("cm.yaml")),
+    ]));
+    r.assert_code(0);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .starts_with("warning: the health customization for \"pacto.trianalab.io/pacto\""),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("key it resource.customizations.health.pacto.trianalab.io_Pacto"),
+        "{}",
+        r.stderr
+    );
+}

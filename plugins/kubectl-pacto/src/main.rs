@@ -246,11 +246,16 @@ fn health(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Warns about custom health keys that none of the objects uses (doctor check A01).
+/// Warns about custom health keys that none of the objects uses and that are a near miss of
+/// an object's group/Kind (doctor check A01, narrowed to likely typos).
 fn warn_unused_overrides(engine: &ArgoHealth, objects: &[object::K8sObject]) {
     let keys: Vec<String> = objects.iter().map(|o| o.gvk().group_kind()).collect();
-    for f in pacto_gates::doctor::argocd::unused_health_keys(&engine.overrides, &keys) {
-        eprintln!("warning: {}", render::one_line(&f.finding));
+    for f in pacto_gates::doctor::argocd::mistyped_health_keys(&engine.overrides, &keys) {
+        eprintln!(
+            "warning: {}: {}",
+            render::one_line(&f.finding),
+            render::one_line(&f.fix)
+        );
     }
 }
 

@@ -44,6 +44,28 @@ pub fn unused_health_keys(overrides: &Overrides, group_kinds: &[String]) -> Vec<
         .collect()
 }
 
+/// The unused keys of [`unused_health_keys`] that are a near miss of a `group/Kind` among the
+/// objects (equal ignoring case, or within two edits: argo-cd #14043's `app/Deployment` for
+/// `apps/Deployment`), with that key in the fix. What `health` warns about on every run: a key
+/// for a kind the input simply does not hold (the shipped CoderTemplateTest key on Pactos alone)
+/// says nothing.
+pub fn mistyped_health_keys(overrides: &Overrides, group_kinds: &[String]) -> Vec<Finding> {
+    unused_health_keys(overrides, group_kinds)
+        .into_iter()
+        .filter_map(|mut f| {
+            let key = f.finding.split('"').nth(1)?.to_string();
+            let near = group_kinds
+                .iter()
+                .find(|k| super::near::near_miss(&key, k, 2))?;
+            f.fix = format!(
+                "{key:?} matches no object, and {near:?} is one letter or case away: if the script is meant for it, key it resource.customizations.health.{}",
+                near.replace('/', "_")
+            );
+            Some(f)
+        })
+        .collect()
+}
+
 /// An argocd-cm as read: its name for findings, its data, and the parsed overrides (or why Argo
 /// refuses them).
 pub struct ArgoCm<'a> {
@@ -415,6 +437,37 @@ mod tests {
         assert_eq!(
             found[0].finding,
             "the health customization for \"app/Deployment\" (resource.customizations.health.app_Deployment) matched none of the objects given"
+        );
+    }
+
+    /// Only a near miss of an object's group/Kind is a likely typo; a key for a kind the input
+    /// does not hold is not.
+    #[test]
+    fn mistyped_keys_are_the_near_misses_of_an_object() {
+        let o = overrides(json!({
+            "resource.customizations.health.app_Deployment": "return {status = 'Healthy'}",
+            "resource.customizations.health.coder.com_CoderTemplateTest": "return {status = 'Healthy'}",
+            "resource.customizations.health.pacto.trianalab.io_pacto": "return {status = 'Healthy'}",
+        }));
+        let kinds = [
+            "apps/Deployment".to_string(),
+            "pacto.trianalab.io/Pacto".to_string(),
+        ];
+        let found = mistyped_health_keys(&o, &kinds);
+        let keys: Vec<&str> = found.iter().map(|f| f.evidence.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "resource.customizations.health.app_Deployment",
+                "resource.customizations.health.pacto.trianalab.io_pacto"
+            ]
+        );
+        assert!(
+            found[0]
+                .fix
+                .contains("resource.customizations.health.apps_Deployment"),
+            "{}",
+            found[0].fix
         );
     }
 
