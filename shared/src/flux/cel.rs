@@ -22,6 +22,7 @@ mod check;
 mod convert;
 mod env;
 mod errors;
+mod fast;
 mod rewrite;
 
 pub use budget::{Limits, DEFAULT_MAX_ITERATIONS};
@@ -32,13 +33,14 @@ use super::{KResult, KStatus};
 use cel::common::value::Val;
 use cel::{Context, Value};
 use serde_json::Value as Json;
-use std::collections::HashSet;
 
 /// A parsed CEL expression of Flux's environment.
 #[derive(Debug, Clone)]
 pub struct Expression {
     src: String,
     prepared: rewrite::Prepared,
+    /// The fast evaluator's program, when the expression's root is in its subset (`cel/fast.rs`).
+    fast: Option<fast::Program>,
     limits: Limits,
 }
 
@@ -52,11 +54,7 @@ impl Expression {
             .parse(src)
             .map_err(|e| parse_failure(src, &errors::parse_errors(src, &e)))?;
         check::program_errors(&ast).map_err(|e| format!("failed to create CEL program: {e}"))?;
-        Ok(Expression {
-            src: src.to_string(),
-            prepared: rewrite::prepare(ast),
-            limits: Limits::default(),
-        })
+        Ok(Expression::prepared(src, ast))
     }
 
     /// Parses `src` with Flux's `NewExpression` options (`WithCompile`, `WithStructVariables`,
@@ -87,11 +85,16 @@ impl Expression {
             check::program_errors(&ast)
                 .map_err(|e| format!("failed to create CEL program: {e}"))?;
         }
-        Ok(Expression {
+        Ok(Expression::prepared(src, ast))
+    }
+
+    fn prepared(src: &str, ast: cel::common::ast::IdedExpr) -> Expression {
+        Expression {
             src: src.to_string(),
+            fast: fast::Program::compile(&ast),
             prepared: rewrite::prepare(ast),
             limits: Limits::default(),
-        })
+        }
     }
 
     /// The same expression with other evaluation limits.
@@ -117,14 +120,27 @@ impl Expression {
         obj: &Json,
         f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R,
     ) -> R {
+        self.eval_raw_from(obj, None, f)
+    }
+
+    /// [`Expression::eval_raw`] for an evaluation that began at `started` (its deadline counts
+    /// from there). Only the top-level fields the expression names are converted: an expression
+    /// reaches a variable only through an identifier.
+    fn eval_raw_from<R>(
+        &self,
+        obj: &Json,
+        started: Option<std::time::Instant>,
+        f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R,
+    ) -> R {
         let bindings: Vec<(String, Box<dyn Val>)> = match obj {
             Json::Object(m) => m
                 .iter()
+                .filter(|(k, _)| self.prepared.names.contains(k.as_str()))
                 .map(|(k, v)| (k.clone(), convert::json_to_val(v)))
                 .collect(),
             _ => Vec::new(),
         };
-        self.eval_bindings(bindings, f)
+        self.eval_bindings_from(bindings, started, f)
     }
 
     /// Evaluates with the given variables (the conformance runner's entry point) and hands the
@@ -134,13 +150,23 @@ impl Expression {
         bindings: Vec<(String, Box<dyn Val>)>,
         f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R,
     ) -> R {
-        let names: HashSet<String> = bindings.iter().map(|(n, _)| n.clone()).collect();
-        let ast = rewrite::bind_missing(&self.prepared, &|n| names.contains(n));
+        self.eval_bindings_from(bindings, None, f)
+    }
+
+    fn eval_bindings_from<R>(
+        &self,
+        bindings: Vec<(String, Box<dyn Val>)>,
+        started: Option<std::time::Instant>,
+        f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R,
+    ) -> R {
+        let ast = rewrite::bind_missing(&self.prepared, &|n| {
+            bindings.iter().any(|(name, _)| name == n)
+        });
         let mut ctx = Context::with_env(env::env());
         for (name, value) in bindings {
             ctx.add_variable_as_val(name, value);
         }
-        let _guard = budget::start(&self.limits);
+        let _guard = budget::start(&self.limits, started);
         match Value::resolve_val(&ast, &ctx) {
             Ok(v) => f(Ok(v.as_ref())),
             Err(e) => f(Err(errors::execution_error(&e))),
@@ -154,9 +180,25 @@ impl Expression {
         )
     }
 
-    /// Flux's `EvaluateBoolean`.
+    /// Flux's `EvaluateBoolean`. The fast evaluator answers when it is certain (`cel/fast.rs`);
+    /// otherwise the cel-rust path evaluates, within the same deadline.
     pub fn eval_bool(&self, obj: &Json) -> Result<bool, String> {
-        self.eval_raw(obj, |r| match r {
+        let started = self.limits.deadline.map(|_| std::time::Instant::now());
+        if let Some(program) = &self.fast {
+            if let Some(b) = program.eval_bool(obj, &self.limits, started) {
+                return Ok(b);
+            }
+        }
+        self.eval_bool_slow(obj, started)
+    }
+
+    /// `eval_bool` on the cel-rust path alone.
+    fn eval_bool_slow(
+        &self,
+        obj: &Json,
+        started: Option<std::time::Instant>,
+    ) -> Result<bool, String> {
+        self.eval_raw_from(obj, started, |r| match r {
             Err(e) => Err(self.eval_failure(e)),
             Ok(v) => match v.downcast_ref::<cel::common::types::CelBool>() {
                 Some(b) => Ok(*b.inner()),
@@ -304,3 +346,6 @@ fn nested_int64(obj: &Json, path: &[&str]) -> Option<i64> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod fast_tests;

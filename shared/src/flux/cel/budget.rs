@@ -58,11 +58,14 @@ thread_local! {
 /// then (evaluations may nest).
 pub(super) struct Guard(Option<State>);
 
-pub(super) fn start(limits: &Limits) -> Guard {
+/// Starts an evaluation that began at `started` (the deadline counts from there; `None` is now).
+pub(super) fn start(limits: &Limits, started: Option<Instant>) -> Guard {
     let state = State {
         max: limits.max_iterations,
         used: 0,
-        deadline: limits.deadline.map(|d| Instant::now() + d),
+        deadline: limits
+            .deadline
+            .map(|d| started.unwrap_or_else(Instant::now) + d),
     };
     Guard(STATE.with(|s| s.replace(Some(state))))
 }

@@ -51,6 +51,9 @@ pub(super) struct FreeChain {
 pub(super) struct Prepared {
     pub ast: IdedExpr,
     pub free_chains: Vec<FreeChain>,
+    /// Every name the expression may read a variable by: its identifiers and the qualified names
+    /// its free chains start with. An object's other top-level fields are never read.
+    pub names: std::collections::HashSet<String>,
 }
 
 const UTC_ACCESSORS: &[&str] = &[
@@ -75,7 +78,60 @@ pub(super) fn prepare(ast: IdedExpr) -> Prepared {
     };
     let ast = r.walk(ast, false);
     let free_chains = r.free_chains;
-    Prepared { ast, free_chains }
+    let mut names: std::collections::HashSet<String> = free_chains
+        .iter()
+        .flat_map(|c| c.prefixes.iter().map(|(_, n)| n.clone()))
+        .collect();
+    let mut stack = vec![&ast];
+    while let Some(e) = stack.pop() {
+        if let Expr::Ident(n) = &e.expr {
+            names.insert(n.clone());
+        }
+        let mut children = Vec::new();
+        children_of(e, &mut children);
+        stack.extend(children);
+    }
+    Prepared {
+        ast,
+        free_chains,
+        names,
+    }
+}
+
+/// The direct children of `e`.
+fn children_of<'e>(e: &'e IdedExpr, out: &mut Vec<&'e IdedExpr>) {
+    match &e.expr {
+        Expr::Call(call) => {
+            out.extend(call.target.as_deref());
+            out.extend(call.args.iter());
+        }
+        Expr::Comprehension(c) => {
+            out.extend([
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ]);
+        }
+        Expr::List(l) => out.extend(l.elements.iter()),
+        Expr::Map(m) => {
+            for entry in &m.entries {
+                if let EntryExpr::MapEntry(me) = &entry.expr {
+                    out.extend([&me.key, &me.value]);
+                }
+            }
+        }
+        Expr::Struct(st) => {
+            for entry in &st.entries {
+                if let EntryExpr::StructField(sf) = &entry.expr {
+                    out.push(&sf.value);
+                }
+            }
+        }
+        Expr::Select(sel) => out.push(&sel.operand),
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    }
 }
 
 /// The AST with every free chain whose identifier is not among `variables` replaced by its
@@ -165,38 +221,7 @@ fn max_id(e: &IdedExpr) -> u64 {
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
         max = max.max(e.id);
-        match &e.expr {
-            Expr::Call(call) => {
-                stack.extend(call.target.as_deref());
-                stack.extend(call.args.iter());
-            }
-            Expr::Comprehension(c) => {
-                stack.extend([
-                    &c.iter_range,
-                    &c.accu_init,
-                    &c.loop_cond,
-                    &c.loop_step,
-                    &c.result,
-                ]);
-            }
-            Expr::List(l) => stack.extend(l.elements.iter()),
-            Expr::Map(m) => {
-                for entry in &m.entries {
-                    if let EntryExpr::MapEntry(me) = &entry.expr {
-                        stack.extend([&me.key, &me.value]);
-                    }
-                }
-            }
-            Expr::Struct(st) => {
-                for entry in &st.entries {
-                    if let EntryExpr::StructField(sf) = &entry.expr {
-                        stack.push(&sf.value);
-                    }
-                }
-            }
-            Expr::Select(sel) => stack.push(&sel.operand),
-            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
-        }
+        children_of(e, &mut stack);
     }
     max
 }
