@@ -17,6 +17,7 @@
 //! [`Expression::compile`] reproduces the `WithCompile()` options of `NewExpression` as far as
 //! Flux's own tests need them; it is not a CEL type checker (see [`CompileOptions`]).
 
+mod bounds;
 mod budget;
 mod check;
 mod convert;
@@ -49,12 +50,23 @@ impl Expression {
     /// `failed to parse the CEL expression '<src>': ERROR: <input>:1:5: Syntax error: ...`, with
     /// cel-go's source snippet lines.
     pub fn parse(src: &str) -> Result<Expression, String> {
+        Expression::parse_with_limits(src, Limits::default())
+    }
+
+    /// [`Expression::parse`] under other limits (kept for the evaluations too). Beyond the parse
+    /// errors: an expression longer than `max_expression_length` code points fails as cel-go's
+    /// parser fails it (`ERROR: <input>:-1:0: expression code point size exceeds limit: size: N,
+    /// limit M`), one nested deeper than `max_depth` with kubectl-pacto's text naming the bound;
+    /// both before the parser runs.
+    pub fn parse_with_limits(src: &str, limits: Limits) -> Result<Expression, String> {
+        bounds::check_source(src, &limits).map_err(|e| parse_failure(src, &e))?;
         let ast = env::env()
             .parser()
             .parse(src)
             .map_err(|e| parse_failure(src, &errors::parse_errors(src, &e)))?;
+        bounds::check_tree(&ast, &limits).map_err(|e| parse_failure(src, &e))?;
         check::program_errors(&ast).map_err(|e| format!("failed to create CEL program: {e}"))?;
-        Ok(Expression::prepared(src, ast))
+        Ok(Expression::prepared(src, ast).with_limits(limits))
     }
 
     /// Parses `src` with Flux's `NewExpression` options (`WithCompile`, `WithStructVariables`,
@@ -66,10 +78,13 @@ impl Expression {
                     .to_string(),
             );
         }
+        let limits = Limits::default();
+        bounds::check_source(src, &limits).map_err(|e| parse_failure(src, &e))?;
         let program = env::env()
             .compile(src)
             .map_err(|e| parse_failure(src, &errors::parse_errors(src, &e)))?;
         let ast = program.expression().clone();
+        bounds::check_tree(&ast, &limits).map_err(|e| parse_failure(src, &e))?;
         if opts.compile {
             let output = check::check(src, &program, opts).map_err(|e| parse_failure(src, &e))?;
             if let Some(want) = opts.output_type {
@@ -183,12 +198,19 @@ impl Expression {
     /// Flux's `EvaluateBoolean`. The fast evaluator answers when it is certain (`cel/fast.rs`);
     /// otherwise the cel-rust path evaluates, within the same deadline.
     pub fn eval_bool(&self, obj: &Json) -> Result<bool, String> {
-        let started = self.limits.deadline.map(|_| std::time::Instant::now());
+        // An evaluation without comprehensions is bounded by the expression's size: the fast
+        // path needs no clock then.
+        let timed = self.fast.as_ref().is_none_or(|p| p.loops());
+        let started = match (self.limits.deadline, timed) {
+            (Some(_), true) => Some(std::time::Instant::now()),
+            _ => None,
+        };
         if let Some(program) = &self.fast {
             if let Some(b) = program.eval_bool(obj, &self.limits, started) {
                 return Ok(b);
             }
         }
+        let started = started.or_else(|| self.limits.deadline.map(|_| std::time::Instant::now()));
         self.eval_bool_slow(obj, started)
     }
 
@@ -266,11 +288,21 @@ impl StatusEvaluator {
     /// A parse error reads
     /// `failed to parse the expression Current: failed to parse the CEL expression '<e>': ...`.
     pub fn new(current: &str, failed: &str, in_progress: &str) -> Result<StatusEvaluator, String> {
+        StatusEvaluator::new_with_limits(current, failed, in_progress, Limits::default())
+    }
+
+    /// [`StatusEvaluator::new`] with the expressions parsed and evaluated under `limits`.
+    pub fn new_with_limits(
+        current: &str,
+        failed: &str,
+        in_progress: &str,
+        limits: Limits,
+    ) -> Result<StatusEvaluator, String> {
         if current.is_empty() {
             return Err("expression Current not specified".to_string());
         }
         let parse = |which: &str, src: &str| {
-            Expression::parse(src)
+            Expression::parse_with_limits(src, limits)
                 .map_err(|e| format!("failed to parse the expression {which}: {e}"))
         };
         let current = parse("Current", current)?;

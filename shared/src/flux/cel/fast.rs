@@ -34,6 +34,7 @@
 //! charges of an evaluation that ends with a value are the same on both paths. An expression with
 //! a comprehension gives up as soon as anything was not known, as the charges may then differ.
 
+use super::bounds::json_size;
 use super::budget::Limits;
 use cel::common::ast::{operators, ComprehensionExpr, Expr, IdedExpr, LiteralValue};
 use serde_json::{Map, Value as Json};
@@ -45,6 +46,9 @@ use std::time::Instant;
 pub(super) struct Program {
     root: Node,
     has_comprehension: bool,
+    /// Whether the expression has a list literal or a comprehension: its evaluation charges the
+    /// memory budget.
+    charges: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,6 +132,7 @@ impl Program {
         let mut c = Compiler {
             scope: Vec::new(),
             has_comprehension: false,
+            has_list: false,
         };
         let root = c.node(ast, 0);
         if matches!(root, Node::Unsupported) {
@@ -136,7 +141,13 @@ impl Program {
         Some(Program {
             root,
             has_comprehension: c.has_comprehension,
+            charges: c.has_comprehension || c.has_list,
         })
+    }
+
+    /// Whether the expression loops (has a comprehension): only then may it run long.
+    pub(super) fn loops(&self) -> bool {
+        self.has_comprehension
     }
 
     /// Evaluates against `obj` (each top-level field a variable) within `limits`, the evaluation
@@ -158,12 +169,15 @@ impl Program {
             unknown: false,
             used: 0,
             max: limits.max_iterations,
+            alloc: 0,
+            max_alloc: limits.max_alloc_bytes,
             deadline: limits
                 .deadline
                 .map(|d| started.unwrap_or_else(Instant::now) + d),
         };
         let v = ev.eval(&self.root);
-        if self.has_comprehension && ev.unknown {
+        // Anything unknown may hide work the cel-rust path charges: it decides then.
+        if self.charges && ev.unknown {
             return None;
         }
         match v {
@@ -176,6 +190,7 @@ impl Program {
 struct Compiler {
     scope: Vec<String>,
     has_comprehension: bool,
+    has_list: bool,
 }
 
 fn boxed(n: Node) -> Box<Node> {
@@ -211,6 +226,7 @@ impl Compiler {
                 }
             }
             Expr::List(l) if l.optional_indices.is_empty() => {
+                self.has_list = true;
                 Node::List(l.elements.iter().map(|x| self.node(x, d)).collect())
             }
             Expr::Call(call) => self.call(call, d),
@@ -370,6 +386,8 @@ struct Eval<'a> {
     unknown: bool,
     used: u64,
     max: u64,
+    alloc: u64,
+    max_alloc: u64,
     deadline: Option<Instant>,
 }
 
@@ -411,7 +429,9 @@ impl<'a> Eval<'a> {
             Node::List(items) => {
                 let mut out = Vec::with_capacity(items.len());
                 for i in items {
-                    out.push(self.eval(i)?);
+                    let v = self.eval(i)?;
+                    self.charge_elem(&v)?;
+                    out.push(v);
                 }
                 V::Items(Rc::new(out))
             }
@@ -564,6 +584,20 @@ impl<'a> Eval<'a> {
         Some(())
     }
 
+    /// Charges a list element as `@flux_elem` does on the cel-rust path (`bounds.rs` sizes).
+    fn charge_elem(&mut self, v: &V<'a>) -> Option<()> {
+        if let Some(deadline) = self.deadline {
+            if Instant::now() >= deadline {
+                return self.unknown();
+            }
+        }
+        self.alloc = self.alloc.saturating_add(8u64.saturating_add(v_size(v)));
+        if self.alloc > self.max_alloc {
+            return self.unknown();
+        }
+        Some(())
+    }
+
     fn fold(&mut self, kind: Fold, range: &'a Node, level: usize, pred: &'a Node) -> Option<V<'a>> {
         let range = self.eval(range)?;
         let items: Vec<V<'a>> = match &range {
@@ -644,7 +678,10 @@ impl<'a> Eval<'a> {
             };
             match keep {
                 Some(true) => match self.eval(f) {
-                    Some(v) => out.push(v),
+                    Some(v) => {
+                        self.charge_elem(&v)?;
+                        out.push(v)
+                    }
                     None => known = false,
                 },
                 Some(false) => {}
@@ -653,6 +690,23 @@ impl<'a> Eval<'a> {
         }
         self.locals.truncate(level);
         known.then(|| V::Items(Rc::new(out)))
+    }
+}
+
+/// `bounds::val_size` of the CEL value `v` stands for.
+fn v_size(v: &V<'_>) -> u64 {
+    match v {
+        V::Str(s) => s.len() as u64,
+        V::Json(items) => items
+            .iter()
+            .fold(0u64, |acc, e| acc.saturating_add(8 + json_size(e))),
+        V::Obj(m) => m.iter().fold(0u64, |acc, (k, v)| {
+            acc.saturating_add(16 + k.len() as u64 + json_size(v))
+        }),
+        V::Items(items) => items
+            .iter()
+            .fold(0u64, |acc, e| acc.saturating_add(8 + v_size(e))),
+        _ => 8,
     }
 }
 

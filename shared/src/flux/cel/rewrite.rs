@@ -24,7 +24,10 @@
 //! comprehensions still absorb the error as cel-go does; a chain whose longest variable name is
 //! dotted (a variable `a.b`) gets that variable in place of its first qualifiers.
 
-use super::env::{CHARGE, FAIL, HAS, NAMESPACED_FUNCTIONS, REVERSE, SELECT, TYPE_NAMES, UTC};
+use super::env::{
+    ADD, CHARGE, COST, ELEM, FAIL, HAS, NAMESPACED_FUNCTIONS, REPLACE, REVERSE, SELECT, TYPE_NAMES,
+    UTC,
+};
 use cel::common::ast::{
     operators, CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, ListExpr, LiteralValue,
     MapExpr, StructExpr,
@@ -99,7 +102,7 @@ pub(super) fn prepare(ast: IdedExpr) -> Prepared {
 }
 
 /// The direct children of `e`.
-fn children_of<'e>(e: &'e IdedExpr, out: &mut Vec<&'e IdedExpr>) {
+pub(super) fn children_of<'e>(e: &'e IdedExpr, out: &mut Vec<&'e IdedExpr>) {
     match &e.expr {
         Expr::Call(call) => {
             out.extend(call.target.as_deref());
@@ -433,7 +436,10 @@ impl Rewriter<'_> {
                     elements: l
                         .elements
                         .into_iter()
-                        .map(|x| self.walk(x, false))
+                        .map(|x| {
+                            let x = self.walk(x, false);
+                            self.call(ELEM, vec![x])
+                        })
                         .collect(),
                     optional_indices: l.optional_indices,
                 }),
@@ -446,8 +452,10 @@ impl Rewriter<'_> {
                         .into_iter()
                         .map(|mut entry| {
                             if let EntryExpr::MapEntry(me) = &mut entry.expr {
-                                me.key = self.walk(std::mem::take(&mut me.key), false);
-                                me.value = self.walk(std::mem::take(&mut me.value), false);
+                                let key = self.walk(std::mem::take(&mut me.key), false);
+                                me.key = self.call(ELEM, vec![key]);
+                                let value = self.walk(std::mem::take(&mut me.value), false);
+                                me.value = self.call(ELEM, vec![value]);
                             }
                             entry
                         })
@@ -575,7 +583,19 @@ impl Rewriter<'_> {
                 }),
             };
         }
-        let args: Vec<IdedExpr> = args.into_iter().map(|a| self.walk(a, false)).collect();
+        let mut args: Vec<IdedExpr> = args.into_iter().map(|a| self.walk(a, false)).collect();
+        // A user's `a + b` (not a macro's `@result + [x]`) charges its result's size first.
+        let macro_step = matches!(args.first().map(|a| &a.expr), Some(Expr::Ident(n)) if n.starts_with('@'));
+        if target.is_none() && func_name == operators::ADD && args.len() == 2 && !macro_step {
+            return IdedExpr {
+                id,
+                expr: Expr::Call(CallExpr {
+                    func_name: ADD.to_string(),
+                    target: None,
+                    args,
+                }),
+            };
+        }
         let logical = func_name == operators::LOGICAL_AND || func_name == operators::LOGICAL_OR;
         if target.is_none() && logical && args.len() == 2 {
             let mut args = args.into_iter();
@@ -602,13 +622,32 @@ impl Rewriter<'_> {
                 Box::new(walked)
             }
         });
-        IdedExpr {
+        // `s.replace(from, to[, n])` computes and charges its result's size before building it.
+        if func_name == "replace" && (2..=3).contains(&args.len()) {
+            if let Some(t) = target {
+                args.insert(0, *t);
+                return IdedExpr {
+                    id,
+                    expr: Expr::Call(CallExpr {
+                        func_name: REPLACE.to_string(),
+                        target: None,
+                        args,
+                    }),
+                };
+            }
+        }
+        let call = IdedExpr {
             id,
             expr: Expr::Call(CallExpr {
-                func_name,
+                func_name: func_name.clone(),
                 target,
                 args,
             }),
+        };
+        // A function's result (not an operator's, not an internal function's) is charged.
+        if func_name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            return self.call(COST, vec![call]);
         }
+        call
     }
 }
