@@ -42,6 +42,8 @@ pub struct Expression {
     prepared: rewrite::Prepared,
     /// The fast evaluator's program, when the expression's root is in its subset (`cel/fast.rs`).
     fast: Option<fast::Program>,
+    /// The depth of the parsed tree (evaluations get a stack to match, `bounds::with_stack`).
+    depth: usize,
     limits: Limits,
 }
 
@@ -59,14 +61,15 @@ impl Expression {
     /// limit M`), one nested deeper than `max_depth` with kubectl-pacto's text naming the bound;
     /// both before the parser runs.
     pub fn parse_with_limits(src: &str, limits: Limits) -> Result<Expression, String> {
-        bounds::check_source(src, &limits).map_err(|e| parse_failure(src, &e))?;
-        let ast = env::env()
-            .parser()
-            .parse(src)
+        let nesting = bounds::check_source(src, &limits).map_err(|e| parse_failure(src, &e))?;
+        let ast = bounds::with_stack(nesting, || env::env().parser().parse(src))
             .map_err(|e| parse_failure(src, &errors::parse_errors(src, &e)))?;
-        bounds::check_tree(&ast, &limits).map_err(|e| parse_failure(src, &e))?;
-        check::program_errors(&ast).map_err(|e| format!("failed to create CEL program: {e}"))?;
-        Ok(Expression::prepared(src, ast).with_limits(limits))
+        let depth = bounds::check_tree(&ast, &limits).map_err(|e| parse_failure(src, &e))?;
+        bounds::with_stack(depth, || {
+            check::program_errors(&ast)
+                .map_err(|e| format!("failed to create CEL program: {e}"))?;
+            Ok(Expression::prepared(src, ast, depth).with_limits(limits))
+        })
     }
 
     /// Parses `src` with Flux's `NewExpression` options (`WithCompile`, `WithStructVariables`,
@@ -79,14 +82,25 @@ impl Expression {
             );
         }
         let limits = Limits::default();
-        bounds::check_source(src, &limits).map_err(|e| parse_failure(src, &e))?;
-        let program = env::env()
-            .compile(src)
+        let nesting = bounds::check_source(src, &limits).map_err(|e| parse_failure(src, &e))?;
+        let program = bounds::with_stack(nesting, || env::env().compile(src))
             .map_err(|e| parse_failure(src, &errors::parse_errors(src, &e)))?;
         let ast = program.expression().clone();
-        bounds::check_tree(&ast, &limits).map_err(|e| parse_failure(src, &e))?;
+        let depth = bounds::check_tree(&ast, &limits).map_err(|e| parse_failure(src, &e))?;
+        bounds::with_stack(depth, || {
+            Expression::compiled(src, opts, &program, ast, depth)
+        })
+    }
+
+    fn compiled(
+        src: &str,
+        opts: &CompileOptions,
+        program: &cel::Program,
+        ast: cel::common::ast::IdedExpr,
+        depth: usize,
+    ) -> Result<Expression, String> {
         if opts.compile {
-            let output = check::check(src, &program, opts).map_err(|e| parse_failure(src, &e))?;
+            let output = check::check(src, program, opts).map_err(|e| parse_failure(src, &e))?;
             if let Some(want) = opts.output_type {
                 if want != output {
                     return Err(format!(
@@ -100,12 +114,13 @@ impl Expression {
             check::program_errors(&ast)
                 .map_err(|e| format!("failed to create CEL program: {e}"))?;
         }
-        Ok(Expression::prepared(src, ast))
+        Ok(Expression::prepared(src, ast, depth))
     }
 
-    fn prepared(src: &str, ast: cel::common::ast::IdedExpr) -> Expression {
+    fn prepared(src: &str, ast: cel::common::ast::IdedExpr, depth: usize) -> Expression {
         Expression {
             src: src.to_string(),
+            depth,
             fast: fast::Program::compile(&ast),
             prepared: rewrite::prepare(ast),
             limits: Limits::default(),
@@ -182,10 +197,13 @@ impl Expression {
             ctx.add_variable_as_val(name, value);
         }
         let _guard = budget::start(&self.limits, started);
-        match Value::resolve_val(&ast, &ctx) {
-            Ok(v) => f(Ok(v.as_ref())),
-            Err(e) => f(Err(errors::execution_error(&e))),
-        }
+        // the rewrites add a few levels to the parsed tree
+        bounds::with_stack(self.depth.saturating_mul(3), || {
+            match Value::resolve_val(&ast, &ctx) {
+                Ok(v) => f(Ok(v.as_ref())),
+                Err(e) => f(Err(errors::execution_error(&e))),
+            }
+        })
     }
 
     fn eval_failure(&self, err: String) -> String {
@@ -368,7 +386,7 @@ impl StatusEvaluator {
 fn nested_int64(obj: &Json, path: &[&str]) -> Option<i64> {
     let mut cur = obj;
     for key in path {
-        cur = cur.as_object()?.get(*key)?;
+        cur = fast::get(cur.as_object()?, key)?;
     }
     match cur {
         Json::Number(n) if !n.is_f64() => n.as_i64(),

@@ -19,7 +19,8 @@ use serde_json::Value as Json;
 
 /// Checks `src` against the length and depth bounds before it is parsed. The error is the issue
 /// text (the caller adds Flux's `failed to parse the CEL expression` wrapper).
-pub(super) fn check_source(src: &str, limits: &Limits) -> Result<(), String> {
+/// Returns the nesting the tokens show (see `token_depth`).
+pub(super) fn check_source(src: &str, limits: &Limits) -> Result<usize, String> {
     let len = src.chars().count();
     if len > limits.max_expression_length {
         return Err(format!(
@@ -31,7 +32,22 @@ pub(super) fn check_source(src: &str, limits: &Limits) -> Result<(), String> {
     if depth > limits.max_depth {
         return Err(depth_error(depth, limits.max_depth));
     }
-    Ok(())
+    Ok(depth)
+}
+
+/// Runs `f`, on a larger stack when what is left of this one may not hold `depth` levels of the
+/// recursive tree walks (cel-rust's parser and evaluator, the rewrites): a comprehension level
+/// takes tens of kilobytes in a release build, several times that in a debug build. Shallow
+/// expressions run on the caller's stack; a new stack is reserved, not committed, so a generous
+/// size costs address space only.
+pub(super) fn with_stack<R>(depth: usize, f: impl FnOnce() -> R) -> R {
+    const PER_LEVEL: usize = if cfg!(debug_assertions) {
+        256 << 10
+    } else {
+        64 << 10
+    };
+    let need = (256 << 10) + depth.saturating_mul(PER_LEVEL);
+    stacker::maybe_grow(need, need.saturating_mul(2), f)
 }
 
 fn depth_error(depth: usize, max: usize) -> String {
@@ -42,8 +58,8 @@ fn depth_error(depth: usize, max: usize) -> String {
     )
 }
 
-/// Checks the parsed tree's depth.
-pub(super) fn check_tree(ast: &IdedExpr, limits: &Limits) -> Result<(), String> {
+/// Checks the parsed tree's depth; returns it.
+pub(super) fn check_tree(ast: &IdedExpr, limits: &Limits) -> Result<usize, String> {
     let mut max = 0;
     let mut stack = vec![(ast, 1usize)];
     while let Some((e, d)) = stack.pop() {
@@ -55,21 +71,25 @@ pub(super) fn check_tree(ast: &IdedExpr, limits: &Limits) -> Result<(), String> 
         super::rewrite::children_of(e, &mut children);
         stack.extend(children.into_iter().map(|c| (c, d + 1)));
     }
-    Ok(())
+    Ok(max)
 }
 
-/// The nesting of `src` as its tokens show it: at each point, the open brackets plus the length
-/// of the chain of `.f`, `[..]` and `(..)` postfixes the current operand has so far. String
+/// The nesting of `src` as its tokens show it: at each point, the open brackets, plus the length
+/// of the chain of `.f`, `[..]` and `(..)` postfixes the current operand has so far, plus the
+/// arithmetic and relational operators since the last `&&`, `||`, `?`, `:` or `,` of its bracket
+/// (cel-go's parser recurses once per such operator; it balances `&&` and `||` chains). String
 /// literals (quoted, triple-quoted, raw) are skipped; numbers and identifiers are single tokens.
 fn token_depth(src: &str) -> usize {
     let b = src.as_bytes();
-    let mut chains: Vec<usize> = vec![0];
+    // per open bracket: (postfix chain, operators)
+    let mut levels: Vec<(usize, usize)> = vec![(0, 0)];
     let mut max = 0;
     // whether the previous token ends an operand (so `(` and `[` are postfix)
     let mut after_operand = false;
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
+        let top = levels.len() - 1;
         match c {
             b'\'' | b'"' => {
                 let raw = i > 0
@@ -81,41 +101,50 @@ fn token_depth(src: &str) -> usize {
             }
             b'(' | b'[' | b'{' => {
                 if after_operand {
-                    *chains.last_mut().expect("never empty") += 1;
+                    levels[top].0 += 1;
                 }
-                chains.push(0);
+                levels.push((0, 0));
                 after_operand = false;
             }
             b')' | b']' | b'}' => {
-                if chains.len() > 1 {
-                    chains.pop();
+                if levels.len() > 1 {
+                    levels.pop();
                 }
                 after_operand = true;
             }
             b'.' => {
-                *chains.last_mut().expect("never empty") += 1;
+                levels[top].0 += 1;
                 after_operand = false;
             }
             b'?' if i > 0 && b[i - 1] == b'.' => {}
-            b'?' if i + 1 < b.len() && b[i + 1] == b'.' => {}
+            b'?' if b.get(i + 1) == Some(&b'.') => {}
             c if c.is_ascii_whitespace() => {}
             c if is_ident(c) => {
                 while i < b.len() && (is_ident(b[i]) || (c.is_ascii_digit() && number_part(b, i))) {
                     i += 1;
                 }
                 after_operand = true;
-                let depth = chains.len() - 1 + chains.last().copied().unwrap_or(0);
-                max = max.max(depth);
+                max = max.max(top + levels[top].0 + levels[top].1);
                 continue;
             }
+            b'&' | b'|' | b'?' | b':' | b',' => {
+                levels[top] = (0, 0);
+                after_operand = false;
+            }
             _ => {
-                // an operator or a comma ends the operand's chain
-                *chains.last_mut().expect("never empty") = 0;
+                // `+ - * / % < > == != <= >=`: one operator each (the `=` of a two-character
+                // operator is not counted again)
+                let second = c == b'=' && i > 0 && matches!(b[i - 1], b'=' | b'!' | b'<' | b'>');
+                let unary_not = c == b'!' && b.get(i + 1) != Some(&b'=');
+                if !second && !unary_not {
+                    levels[top].1 += 1;
+                }
+                levels[top].0 = 0;
                 after_operand = false;
             }
         }
-        let depth = chains.len() - 1 + chains.last().copied().unwrap_or(0);
-        max = max.max(depth);
+        let top = levels.len() - 1;
+        max = max.max(top + levels[top].0 + levels[top].1);
         i += 1;
     }
     max

@@ -10,8 +10,8 @@
 //! - internal functions the rewritten AST calls (see `rewrite.rs`); their names start with `@`,
 //!   which the CEL lexer never produces, so no expression can call them directly.
 
-use super::budget;
 use super::bounds::val_size;
+use super::budget;
 use cel::common::types::{self, CelBool, CelList, CelOptional, CelString, CelTimestamp, Kind};
 use cel::common::value::{CowVal, Val};
 use cel::{Env, ExecutionError};
@@ -415,7 +415,10 @@ fn charged_replace<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, 
         Some(a) => a.downcast_ref::<types::CelInt>().map(|n| *n.inner()),
     };
     let (Some(this), Some(from), Some(to), Some(n)) = (s(0), s(1), s(2), n) else {
-        let types = args.iter().map(|a| a.get_type().name().to_string()).collect();
+        let types = args
+            .iter()
+            .map(|a| a.get_type().name().to_string())
+            .collect();
         return Err(ExecutionError::no_such_member_overload("replace", types));
     };
     let (this, from, to) = (this.inner(), from.inner(), to.inner());

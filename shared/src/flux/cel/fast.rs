@@ -199,8 +199,8 @@ fn boxed(n: Node) -> Box<Node> {
 
 impl Compiler {
     fn node(&mut self, e: &IdedExpr, depth: usize) -> Node {
-        // The parser bounds the depth; this only keeps a hostile AST off the stack.
-        if depth > 256 {
+        // Deeper trees are left to the cel-rust path, which runs them on a stack to match.
+        if depth > 64 {
             return Node::Unsupported;
         }
         let d = depth + 1;
@@ -391,6 +391,16 @@ struct Eval<'a> {
     deadline: Option<Instant>,
 }
 
+/// The entry `k` of `m`: small maps (most of a Kubernetes object's) are scanned, which is
+/// faster than hashing the key.
+pub(super) fn get<'a>(m: &'a Map<String, Json>, k: &str) -> Option<&'a Json> {
+    if m.len() <= 8 {
+        m.iter().find(|(key, _)| key.as_str() == k).map(|(_, v)| v)
+    } else {
+        m.get(k)
+    }
+}
+
 fn json<'a>(v: &'a Json) -> V<'a> {
     match v {
         Json::Null => V::Null,
@@ -435,7 +445,7 @@ impl<'a> Eval<'a> {
                 }
                 V::Items(Rc::new(out))
             }
-            Node::Var(name) => match self.fields.get(&**name) {
+            Node::Var(name) => match get(self.fields, name) {
                 Some(v) => json(v),
                 None => return self.unknown(),
             },
@@ -444,7 +454,7 @@ impl<'a> Eval<'a> {
                 None => return self.unknown(),
             },
             Node::Select(operand, field) => match self.eval(operand)? {
-                V::Obj(m) => match m.get(&**field) {
+                V::Obj(m) => match get(m, field) {
                     Some(v) => json(v),
                     None => return self.unknown(),
                 },
@@ -459,7 +469,7 @@ impl<'a> Eval<'a> {
                 let operand = self.eval(operand)?;
                 let index = self.eval(index)?;
                 match (operand, index) {
-                    (V::Obj(m), V::Str(k)) => match m.get(k) {
+                    (V::Obj(m), V::Str(k)) => match get(m, k) {
                         Some(v) => json(v),
                         None => return self.unknown(),
                     },

@@ -585,7 +585,8 @@ impl Rewriter<'_> {
         }
         let mut args: Vec<IdedExpr> = args.into_iter().map(|a| self.walk(a, false)).collect();
         // A user's `a + b` (not a macro's `@result + [x]`) charges its result's size first.
-        let macro_step = matches!(args.first().map(|a| &a.expr), Some(Expr::Ident(n)) if n.starts_with('@'));
+        let macro_step =
+            matches!(args.first().map(|a| &a.expr), Some(Expr::Ident(n)) if n.starts_with('@'));
         if target.is_none() && func_name == operators::ADD && args.len() == 2 && !macro_step {
             return IdedExpr {
                 id,
