@@ -49,6 +49,9 @@ pub enum JobOrder {
     /// kustomize-controller with `serviceAccountName`/`kubeConfig`, and helm-controller waiting
     /// for Jobs: expressions first, then the Job reader.
     ExpressionsFirst,
+    /// helm-controller with `disableWaitForJobs: true`: no Job reader (helm-controller
+    /// `internal/action/wait.go` `Wait`), so a Job without an expression is judged by kstatus.
+    NoJobReader,
 }
 
 /// A Flux health configuration: the compiled `healthCheckExprs` and the reader order.
@@ -101,7 +104,7 @@ impl FluxHealth {
                 return from_reader(ev.evaluate(obj), FluxSource::HealthCheckExprs { index });
             }
         }
-        if is_job {
+        if is_job && self.job_order != JobOrder::NoJobReader {
             return from_reader(kstatus::job_status(obj), FluxSource::JobReader);
         }
         from_reader(kstatus::compute_at(obj, self.now_unix), FluxSource::Kstatus)

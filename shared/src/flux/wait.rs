@@ -213,6 +213,7 @@ mod tests {
             interval: interval.map(Into::into),
             health_checks: Vec::new(),
             exprs: Vec::new(),
+            waits_for_jobs: true,
         }
     }
 
