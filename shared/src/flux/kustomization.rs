@@ -207,7 +207,8 @@ pub fn parse(obj: &Value) -> Result<Kustomization, String> {
 /// ignored.
 #[derive(Debug, Clone, Default)]
 pub struct Selector {
-    by_group_kind: HashMap<(String, String), usize>,
+    /// group -> kind -> entry (looked up without building a key).
+    by_group_kind: HashMap<String, HashMap<String, usize>>,
     by_group: HashMap<String, usize>,
 }
 
@@ -223,7 +224,9 @@ impl Selector {
                 s.by_group.insert(group.clone(), e.index).is_some()
             } else {
                 s.by_group_kind
-                    .insert((group.clone(), e.kind.clone()), e.index)
+                    .entry(group.clone())
+                    .or_default()
+                    .insert(e.kind.clone(), e.index)
                     .is_some()
             };
             if taken {
@@ -240,7 +243,8 @@ impl Selector {
     /// The index of the entry that covers `group`/`kind`, if any.
     pub fn select(&self, group: &str, kind: &str) -> Option<usize> {
         self.by_group_kind
-            .get(&(group.to_string(), kind.to_string()))
+            .get(group)
+            .and_then(|kinds| kinds.get(kind))
             .or_else(|| self.by_group.get(group))
             .copied()
     }
