@@ -11,8 +11,15 @@
 //!   cel-go's `no such attribute(s): status.conditions`, `no such key: conditions`, ...
 //! - [`StatusEvaluator`] is `NewStatusEvaluator` + `Evaluate`: the generation guard, then
 //!   inProgress, failed, current, the first true wins, none true is InProgress, any error stops.
-//! - An evaluation's work is bounded by [`Limits`] (an iteration budget and an optional deadline),
-//!   where cel-go has only its context's cancellation; see `cel/budget.rs`.
+//! - [`Expression::eval_bool`] (what the status evaluator uses) first tries a fast evaluator over
+//!   the borrowed JSON (`cel/fast.rs`), which answers only when its answer is certain; anything
+//!   else (errors included) is evaluated by cel-rust, so results and error texts do not depend on
+//!   which path answered.
+//! - An expression is bounded by [`Limits`]: cel-go's parser limits (100,000 code points, nesting
+//!   250) when it is parsed (`cel/bounds.rs`); an iteration budget, a memory budget and a 1 s
+//!   deadline when it is evaluated, where cel-go has only its context's cancellation
+//!   (`cel/budget.rs`). A bound hit is an evaluation error that names it, so the object is
+//!   Unknown with that message.
 //!
 //! [`Expression::compile`] reproduces the `WithCompile()` options of `NewExpression` as far as
 //! Flux's own tests need them; it is not a CEL type checker (see [`CompileOptions`]).
