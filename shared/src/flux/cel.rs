@@ -31,6 +31,7 @@ mod convert;
 mod env;
 mod errors;
 mod fast;
+pub(crate) use fast::get as small_map_get;
 mod rewrite;
 
 pub use budget::{Limits, DEFAULT_MAX_ITERATIONS};

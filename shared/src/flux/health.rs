@@ -94,7 +94,7 @@ impl FluxHealth {
 
     /// Flux's verdict on an object.
     pub fn evaluate(&self, obj: &Value) -> FluxVerdict {
-        let gvk = crate::k8s::gvk_of(obj);
+        let gvk = gvk_of(obj);
         let is_job = gvk.group == "batch" && gvk.kind == "Job";
         if is_job && self.job_order == JobOrder::JobReaderFirst {
             return from_reader(kstatus::job_status(obj), FluxSource::JobReader);
@@ -134,6 +134,17 @@ impl FluxHealth {
             )),
         }
     }
+}
+
+/// `k8s::gvk_of`, with the two fields found by scanning a small object rather than hashing.
+fn gvk_of(obj: &Value) -> crate::k8s::Gvk {
+    let field = |name: &str| {
+        obj.as_object()
+            .and_then(|m| super::cel::small_map_get(m, name))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
+    crate::k8s::Gvk::from_api_version(field("apiVersion"), field("kind"))
 }
 
 /// `errResourceToResourceStatus`: a reader error is status Unknown carrying the error.

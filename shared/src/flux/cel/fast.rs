@@ -43,7 +43,7 @@ use std::rc::Rc;
 use std::time::Instant;
 
 mod values;
-pub(super) use values::get;
+pub(crate) use values::get;
 use values::{contains, equal, json, order, v_size, V};
 
 /// An expression compiled for the fast evaluator.
