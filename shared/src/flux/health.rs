@@ -2,7 +2,7 @@
 //! for `healthCheckExprs`, fluxcd/pkg `runtime/statusreaders/job.go` for Jobs, kstatus `Compute`
 //! otherwise) in the order kustomize-controller and helm-controller install them.
 
-use super::cel::StatusEvaluator;
+use super::cel::{Limits, StatusEvaluator};
 use super::kustomization::{HealthCheckExpr, Selector};
 use super::{kstatus, KResult, KStatus};
 use serde_json::Value;
@@ -72,16 +72,29 @@ impl FluxHealth {
         job_order: JobOrder,
         now_unix: i64,
     ) -> Result<FluxHealth, String> {
+        FluxHealth::new_with_limits(exprs, job_order, now_unix, Limits::default())
+    }
+
+    /// [`FluxHealth::new`] with the expressions parsed and evaluated under `limits` (see
+    /// [`Limits`]: the expression length and nesting, the iterations, memory and time of one
+    /// evaluation).
+    pub fn new_with_limits(
+        exprs: &[HealthCheckExpr],
+        job_order: JobOrder,
+        now_unix: i64,
+        limits: Limits,
+    ) -> Result<FluxHealth, String> {
         let selector = Selector::new(exprs)?;
         let mut evaluators = Vec::new();
         for e in exprs {
             let ev =
-                StatusEvaluator::new(&e.current, &e.failed, &e.in_progress).map_err(|err| {
-                    format!(
-                        "failed to create custom status evaluator for healthchecks[{}]: {err}",
-                        e.index
-                    )
-                })?;
+                StatusEvaluator::new_with_limits(&e.current, &e.failed, &e.in_progress, limits)
+                    .map_err(|err| {
+                        format!(
+                            "failed to create custom status evaluator for healthchecks[{}]: {err}",
+                            e.index
+                        )
+                    })?;
             evaluators.push((e.index, ev));
         }
         Ok(FluxHealth {

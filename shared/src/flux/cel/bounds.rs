@@ -230,3 +230,23 @@ pub(super) fn json_size(v: &Json) -> u64 {
         _ => 8,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::token_depth;
+
+    #[test]
+    fn token_depth_counts_nesting_chains_and_operators_not_strings() {
+        assert_eq!(token_depth("a"), 0);
+        assert_eq!(token_depth("status.a.b"), 2);
+        assert_eq!(token_depth("f(g(x))"), 2);
+        assert_eq!(token_depth("a + b + c"), 2);
+        // `&&`, `||`, `?:` and `,` start a new operand (cel-go balances `&&` and `||` chains)
+        assert_eq!(token_depth("a.b == 1 || c.d == 2 || e.f == 3"), 1);
+        assert_eq!(token_depth("x > 1 ? y.z : w"), 1);
+        // brackets inside strings, raw strings and triple-quoted strings are text
+        assert_eq!(token_depth("s == '(((((('"), 1);
+        assert_eq!(token_depth(r#"s == r'\' && t == """((("""'"#), 1);
+        assert_eq!(token_depth("x == 1.5e-3"), 1);
+    }
+}
