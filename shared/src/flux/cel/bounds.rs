@@ -36,17 +36,17 @@ pub(super) fn check_source(src: &str, limits: &Limits) -> Result<usize, String> 
 }
 
 /// Runs `f`, on a larger stack when what is left of this one may not hold `depth` levels of the
-/// recursive tree walks (cel-rust's parser and evaluator, the rewrites): a comprehension level
-/// takes tens of kilobytes in a release build, several times that in a debug build. Shallow
+/// recursive tree walks (cel-rust's parser and evaluator, the rewrites): a level takes a few
+/// kilobytes in a release build, tens of kilobytes in a debug build. Shallow
 /// expressions run on the caller's stack; a new stack is reserved, not committed, so a generous
 /// size costs address space only.
 pub(super) fn with_stack<R>(depth: usize, f: impl FnOnce() -> R) -> R {
     const PER_LEVEL: usize = if cfg!(debug_assertions) {
         256 << 10
     } else {
-        64 << 10
+        16 << 10
     };
-    let need = (256 << 10) + depth.saturating_mul(PER_LEVEL);
+    let need = (128 << 10) + depth.saturating_mul(PER_LEVEL);
     stacker::maybe_grow(need, need.saturating_mul(2), f)
 }
 
