@@ -207,3 +207,170 @@ fn the_fast_path_keeps_the_budget() {
         .unwrap_err()
         .contains("comprehension iterations (100, Limits::max_iterations)"));
 }
+
+/// A small deterministic generator of expressions of the subset (and a little beyond it), so the
+/// differential check covers combinations no table lists.
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self, n: usize) -> usize {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.next(items.len())]
+    }
+
+    fn value(&mut self, depth: usize) -> String {
+        const FIELDS: &[&str] = &[
+            "status.phase",
+            "status.replicas",
+            "status.readyReplicas",
+            "status.ratio",
+            "status.none",
+            "status.conditions",
+            "status.observedGeneration",
+            "metadata.generation",
+            "metadata.name",
+            "metadata.labels",
+            "status.missing",
+            "status",
+            "spec",
+        ];
+        const LITERALS: &[&str] = &[
+            "1",
+            "2",
+            "3",
+            "3.0",
+            "2.5",
+            "-1",
+            "'Running'",
+            "'Ready'",
+            "'True'",
+            "'web-1'",
+            "null",
+            "true",
+            "false",
+            "[]",
+            "['Running', 'Succeeded']",
+            "[1, 2.0, 'a']",
+            "{'app': 'web'}",
+            "1u",
+        ];
+        match self.next(if depth > 2 { 2 } else { 6 }) {
+            0 => self.pick(FIELDS).to_string(),
+            1 => self.pick(LITERALS).to_string(),
+            2 => format!("size({})", self.value(depth + 1)),
+            3 => format!(
+                "status.conditions.{}(c, {})",
+                self.pick(&["map", "filter"]),
+                self.cond(depth + 1, true)
+            ),
+            4 => format!(
+                "{}[{}]",
+                self.value(depth + 1),
+                self.pick(&["0", "1", "'app'", "'type'"])
+            ),
+            _ => format!(
+                "{}.{}",
+                self.value(depth + 1),
+                self.pick(&["type", "status", "app", "x"])
+            ),
+        }
+    }
+
+    fn cond(&mut self, depth: usize, local: bool) -> String {
+        let leaf = depth > 3;
+        match self.next(if leaf { 4 } else { 10 }) {
+            0 => {
+                let op = self.pick(&["==", "!=", "<", "<=", ">", ">="]);
+                format!("{} {op} {}", self.value(depth), self.value(depth))
+            }
+            1 if local => format!(
+                "c.{} == {}",
+                self.pick(&["type", "status", "x"]),
+                self.pick(&["'Ready'", "'True'", "1"])
+            ),
+            1 | 2 => format!(
+                "has({}.{})",
+                self.pick(&[
+                    "status",
+                    "metadata",
+                    "metadata.labels",
+                    "status.conditions",
+                    "status.phase"
+                ]),
+                self.pick(&["phase", "app", "conditions", "x"])
+            ),
+            3 => format!("{} in {}", self.value(depth), self.value(depth)),
+            4 => format!(
+                "{} && {}",
+                self.cond(depth + 1, local),
+                self.cond(depth + 1, local)
+            ),
+            5 => format!(
+                "{} || {}",
+                self.cond(depth + 1, local),
+                self.cond(depth + 1, local)
+            ),
+            6 => format!("!({})", self.cond(depth + 1, local)),
+            7 => format!(
+                "({}) ? ({}) : ({})",
+                self.cond(depth + 1, local),
+                self.cond(depth + 1, local),
+                self.cond(depth + 1, local)
+            ),
+            8 => format!(
+                "{}.{}(c, {})",
+                self.pick(&[
+                    "status.conditions",
+                    "metadata.labels",
+                    "[1, 2]",
+                    "status.phase"
+                ]),
+                self.pick(&["all", "exists", "exists_one"]),
+                self.cond(depth + 1, true)
+            ),
+            _ => format!(
+                "{}.{}({})",
+                self.pick(&["metadata.name", "status.phase", "'abc'"]),
+                self.pick(&["startsWith", "endsWith", "contains"]),
+                self.pick(&["'web'", "'1'", "''", "1"])
+            ),
+        }
+    }
+}
+
+#[test]
+fn generated_expressions_agree_on_both_paths() {
+    let mut gen = Gen(0x5eed_cafe_f00d_1234);
+    let objects = objects();
+    let mut answered = 0;
+    let mut problems = Vec::new();
+    for _ in 0..4000 {
+        let src = gen.cond(0, false);
+        let Ok(e) = Expression::parse(&src) else {
+            continue;
+        };
+        let Some(program) = &e.fast else { continue };
+        for obj in &objects {
+            if let Some(b) = program.eval_bool(obj, &e.limits, None) {
+                answered += 1;
+                let slow = e.eval_bool_slow(obj, None);
+                if slow != Ok(b) {
+                    problems.push(format!("{src} on {obj}: fast {b}, cel-rust {slow:?}"));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{}",
+        problems[..problems.len().min(20)].join("\n")
+    );
+    assert!(answered > 5000, "the fast path answered {answered} times");
+}
