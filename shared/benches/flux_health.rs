@@ -1,10 +1,12 @@
 //! Throughput of the Flux health engine: the healthCheckExprs of the example Kustomization
 //! (examples/flux/kustomization-gated.yaml) over 10,000 Pacto objects, reported as objects per
-//! second (criterion's element throughput).
+//! second (criterion's element throughput); and the same verdicts through expressions that call
+//! a function the fast evaluator leaves to cel-rust (`lowerAscii()`), for the fallback path.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pacto_gates::flux::health::{FluxHealth, JobOrder};
-use pacto_gates::flux::{kustomization, KStatus};
+use pacto_gates::flux::kustomization::{self, HealthCheckExpr};
+use pacto_gates::flux::KStatus;
 
 mod common;
 use common::{pactos, OBJECTS};
@@ -27,6 +29,29 @@ fn bench(c: &mut Criterion) {
             let failed = objects
                 .iter()
                 .filter(|o| engine.evaluate(o).status == KStatus::Failed)
+                .count();
+            assert!(failed > 0);
+            failed
+        })
+    });
+    let fallback = FluxHealth::new(
+        &[HealthCheckExpr {
+            index: 0,
+            api_version: "pacto.trianalab.io/v1alpha1".into(),
+            kind: "Pacto".into(),
+            failed: "status.contractStatus.lowerAscii() == 'noncompliant' || status.contractStatus == 'Invalid'".into(),
+            current: "status.contractStatus.lowerAscii() == 'compliant' || status.contractStatus == 'Reference' || status.contractStatus == 'Warning'".into(),
+            in_progress: String::new(),
+        }],
+        JobOrder::JobReaderFirst,
+        0,
+    )
+    .expect("valid expressions");
+    group.bench_function("fallback_exprs_10k_objects", |b| {
+        b.iter(|| {
+            let failed = objects
+                .iter()
+                .filter(|o| fallback.evaluate(o).status == KStatus::Failed)
                 .count();
             assert!(failed > 0);
             failed

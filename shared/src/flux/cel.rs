@@ -11,17 +11,27 @@
 //!   cel-go's `no such attribute(s): status.conditions`, `no such key: conditions`, ...
 //! - [`StatusEvaluator`] is `NewStatusEvaluator` + `Evaluate`: the generation guard, then
 //!   inProgress, failed, current, the first true wins, none true is InProgress, any error stops.
-//! - An evaluation's work is bounded by [`Limits`] (an iteration budget and an optional deadline),
-//!   where cel-go has only its context's cancellation; see `cel/budget.rs`.
+//! - [`Expression::eval_bool`] (what the status evaluator uses) first tries a fast evaluator over
+//!   the borrowed JSON (`cel/fast.rs`), which answers only when its answer is certain; anything
+//!   else (errors included) is evaluated by cel-rust, so results and error texts do not depend on
+//!   which path answered.
+//! - An expression is bounded by [`Limits`]: cel-go's parser limits (100,000 code points, nesting
+//!   250) when it is parsed (`cel/bounds.rs`); an iteration budget, a memory budget and a 1 s
+//!   deadline when it is evaluated, where cel-go has only its context's cancellation
+//!   (`cel/budget.rs`). A bound hit is an evaluation error that names it, so the object is
+//!   Unknown with that message.
 //!
 //! [`Expression::compile`] reproduces the `WithCompile()` options of `NewExpression` as far as
 //! Flux's own tests need them; it is not a CEL type checker (see [`CompileOptions`]).
 
+mod bounds;
 mod budget;
 mod check;
 mod convert;
 mod env;
 mod errors;
+mod fast;
+pub(crate) use fast::get as small_map_get;
 mod rewrite;
 
 pub use budget::{Limits, DEFAULT_MAX_ITERATIONS};
@@ -32,13 +42,16 @@ use super::{KResult, KStatus};
 use cel::common::value::Val;
 use cel::{Context, Value};
 use serde_json::Value as Json;
-use std::collections::HashSet;
 
 /// A parsed CEL expression of Flux's environment.
 #[derive(Debug, Clone)]
 pub struct Expression {
     src: String,
     prepared: rewrite::Prepared,
+    /// The fast evaluator's program, when the expression's root is in its subset (`cel/fast.rs`).
+    fast: Option<fast::Program>,
+    /// The depth of the parsed tree (evaluations get a stack to match, `bounds::with_stack`).
+    depth: usize,
     limits: Limits,
 }
 
@@ -47,15 +60,23 @@ impl Expression {
     /// `failed to parse the CEL expression '<src>': ERROR: <input>:1:5: Syntax error: ...`, with
     /// cel-go's source snippet lines.
     pub fn parse(src: &str) -> Result<Expression, String> {
-        let ast = env::env()
-            .parser()
-            .parse(src)
+        Expression::parse_with_limits(src, Limits::default())
+    }
+
+    /// [`Expression::parse`] under other limits (kept for the evaluations too). Beyond the parse
+    /// errors: an expression longer than `max_expression_length` code points fails as cel-go's
+    /// parser fails it (`ERROR: <input>:-1:0: expression code point size exceeds limit: size: N,
+    /// limit M`), one nested deeper than `max_depth` with kubectl-pacto's text naming the bound;
+    /// both before the parser runs.
+    pub fn parse_with_limits(src: &str, limits: Limits) -> Result<Expression, String> {
+        let nesting = bounds::check_source(src, &limits).map_err(|e| parse_failure(src, &e))?;
+        let ast = bounds::with_stack(nesting, || env::env().parser().parse(src))
             .map_err(|e| parse_failure(src, &errors::parse_errors(src, &e)))?;
-        check::program_errors(&ast).map_err(|e| format!("failed to create CEL program: {e}"))?;
-        Ok(Expression {
-            src: src.to_string(),
-            prepared: rewrite::prepare(ast),
-            limits: Limits::default(),
+        let depth = bounds::check_tree(&ast, &limits).map_err(|e| parse_failure(src, &e))?;
+        bounds::with_stack(depth, || {
+            check::program_errors(&ast)
+                .map_err(|e| format!("failed to create CEL program: {e}"))?;
+            Ok(Expression::prepared(src, ast, depth).with_limits(limits))
         })
     }
 
@@ -68,12 +89,26 @@ impl Expression {
                     .to_string(),
             );
         }
-        let program = env::env()
-            .compile(src)
+        let limits = Limits::default();
+        let nesting = bounds::check_source(src, &limits).map_err(|e| parse_failure(src, &e))?;
+        let program = bounds::with_stack(nesting, || env::env().compile(src))
             .map_err(|e| parse_failure(src, &errors::parse_errors(src, &e)))?;
         let ast = program.expression().clone();
+        let depth = bounds::check_tree(&ast, &limits).map_err(|e| parse_failure(src, &e))?;
+        bounds::with_stack(depth, || {
+            Expression::compiled(src, opts, &program, ast, depth)
+        })
+    }
+
+    fn compiled(
+        src: &str,
+        opts: &CompileOptions,
+        program: &cel::Program,
+        ast: cel::common::ast::IdedExpr,
+        depth: usize,
+    ) -> Result<Expression, String> {
         if opts.compile {
-            let output = check::check(src, &program, opts).map_err(|e| parse_failure(src, &e))?;
+            let output = check::check(src, program, opts).map_err(|e| parse_failure(src, &e))?;
             if let Some(want) = opts.output_type {
                 if want != output {
                     return Err(format!(
@@ -87,11 +122,17 @@ impl Expression {
             check::program_errors(&ast)
                 .map_err(|e| format!("failed to create CEL program: {e}"))?;
         }
-        Ok(Expression {
+        Ok(Expression::prepared(src, ast, depth))
+    }
+
+    fn prepared(src: &str, ast: cel::common::ast::IdedExpr, depth: usize) -> Expression {
+        Expression {
             src: src.to_string(),
+            depth,
+            fast: fast::Program::compile(&ast),
             prepared: rewrite::prepare(ast),
             limits: Limits::default(),
-        })
+        }
     }
 
     /// The same expression with other evaluation limits.
@@ -117,14 +158,27 @@ impl Expression {
         obj: &Json,
         f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R,
     ) -> R {
+        self.eval_raw_from(obj, None, f)
+    }
+
+    /// [`Expression::eval_raw`] for an evaluation that began at `started` (its deadline counts
+    /// from there). Only the top-level fields the expression names are converted: an expression
+    /// reaches a variable only through an identifier.
+    fn eval_raw_from<R>(
+        &self,
+        obj: &Json,
+        started: Option<std::time::Instant>,
+        f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R,
+    ) -> R {
         let bindings: Vec<(String, Box<dyn Val>)> = match obj {
             Json::Object(m) => m
                 .iter()
+                .filter(|(k, _)| self.prepared.names.contains(k.as_str()))
                 .map(|(k, v)| (k.clone(), convert::json_to_val(v)))
                 .collect(),
             _ => Vec::new(),
         };
-        self.eval_bindings(bindings, f)
+        self.eval_bindings_from(bindings, started, f)
     }
 
     /// Evaluates with the given variables (the conformance runner's entry point) and hands the
@@ -134,17 +188,30 @@ impl Expression {
         bindings: Vec<(String, Box<dyn Val>)>,
         f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R,
     ) -> R {
-        let names: HashSet<String> = bindings.iter().map(|(n, _)| n.clone()).collect();
-        let ast = rewrite::bind_missing(&self.prepared, &|n| names.contains(n));
+        self.eval_bindings_from(bindings, None, f)
+    }
+
+    fn eval_bindings_from<R>(
+        &self,
+        bindings: Vec<(String, Box<dyn Val>)>,
+        started: Option<std::time::Instant>,
+        f: impl FnOnce(Result<&(dyn Val + 'static), String>) -> R,
+    ) -> R {
+        let ast = rewrite::bind_missing(&self.prepared, &|n| {
+            bindings.iter().any(|(name, _)| name == n)
+        });
         let mut ctx = Context::with_env(env::env());
         for (name, value) in bindings {
             ctx.add_variable_as_val(name, value);
         }
-        let _guard = budget::start(&self.limits);
-        match Value::resolve_val(&ast, &ctx) {
-            Ok(v) => f(Ok(v.as_ref())),
-            Err(e) => f(Err(errors::execution_error(&e))),
-        }
+        let _guard = budget::start(&self.limits, started);
+        // the rewrites add a few levels to the parsed tree
+        bounds::with_stack(self.depth.saturating_mul(3), || {
+            match Value::resolve_val(&ast, &ctx) {
+                Ok(v) => f(Ok(v.as_ref())),
+                Err(e) => f(Err(errors::execution_error(&e))),
+            }
+        })
     }
 
     fn eval_failure(&self, err: String) -> String {
@@ -154,9 +221,32 @@ impl Expression {
         )
     }
 
-    /// Flux's `EvaluateBoolean`.
+    /// Flux's `EvaluateBoolean`. The fast evaluator answers when it is certain (`cel/fast.rs`);
+    /// otherwise the cel-rust path evaluates, within the same deadline.
     pub fn eval_bool(&self, obj: &Json) -> Result<bool, String> {
-        self.eval_raw(obj, |r| match r {
+        // An evaluation without comprehensions is bounded by the expression's size: the fast
+        // path needs no clock then.
+        let timed = self.fast.as_ref().is_none_or(|p| p.loops());
+        let started = match (self.limits.deadline, timed) {
+            (Some(_), true) => Some(std::time::Instant::now()),
+            _ => None,
+        };
+        if let Some(program) = &self.fast {
+            if let Some(b) = program.eval_bool(obj, &self.limits, started) {
+                return Ok(b);
+            }
+        }
+        let started = started.or_else(|| self.limits.deadline.map(|_| std::time::Instant::now()));
+        self.eval_bool_slow(obj, started)
+    }
+
+    /// `eval_bool` on the cel-rust path alone.
+    fn eval_bool_slow(
+        &self,
+        obj: &Json,
+        started: Option<std::time::Instant>,
+    ) -> Result<bool, String> {
+        self.eval_raw_from(obj, started, |r| match r {
             Err(e) => Err(self.eval_failure(e)),
             Ok(v) => match v.downcast_ref::<cel::common::types::CelBool>() {
                 Some(b) => Ok(*b.inner()),
@@ -224,11 +314,21 @@ impl StatusEvaluator {
     /// A parse error reads
     /// `failed to parse the expression Current: failed to parse the CEL expression '<e>': ...`.
     pub fn new(current: &str, failed: &str, in_progress: &str) -> Result<StatusEvaluator, String> {
+        StatusEvaluator::new_with_limits(current, failed, in_progress, Limits::default())
+    }
+
+    /// [`StatusEvaluator::new`] with the expressions parsed and evaluated under `limits`.
+    pub fn new_with_limits(
+        current: &str,
+        failed: &str,
+        in_progress: &str,
+        limits: Limits,
+    ) -> Result<StatusEvaluator, String> {
         if current.is_empty() {
             return Err("expression Current not specified".to_string());
         }
         let parse = |which: &str, src: &str| {
-            Expression::parse(src)
+            Expression::parse_with_limits(src, limits)
                 .map_err(|e| format!("failed to parse the expression {which}: {e}"))
         };
         let current = parse("Current", current)?;
@@ -294,7 +394,7 @@ impl StatusEvaluator {
 fn nested_int64(obj: &Json, path: &[&str]) -> Option<i64> {
     let mut cur = obj;
     for key in path {
-        cur = cur.as_object()?.get(*key)?;
+        cur = fast::get(cur.as_object()?, key)?;
     }
     match cur {
         Json::Number(n) if !n.is_f64() => n.as_i64(),
@@ -304,3 +404,6 @@ fn nested_int64(obj: &Json, path: &[&str]) -> Option<i64> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod fast_tests;

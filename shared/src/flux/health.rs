@@ -2,7 +2,7 @@
 //! for `healthCheckExprs`, fluxcd/pkg `runtime/statusreaders/job.go` for Jobs, kstatus `Compute`
 //! otherwise) in the order kustomize-controller and helm-controller install them.
 
-use super::cel::StatusEvaluator;
+use super::cel::{Limits, StatusEvaluator};
 use super::kustomization::{HealthCheckExpr, Selector};
 use super::{kstatus, KResult, KStatus};
 use serde_json::Value;
@@ -49,6 +49,9 @@ pub enum JobOrder {
     /// kustomize-controller with `serviceAccountName`/`kubeConfig`, and helm-controller waiting
     /// for Jobs: expressions first, then the Job reader.
     ExpressionsFirst,
+    /// helm-controller with `disableWaitForJobs: true`: no Job reader (helm-controller
+    /// `internal/action/wait.go` `Wait`), so a Job without an expression is judged by kstatus.
+    NoJobReader,
 }
 
 /// A Flux health configuration: the compiled `healthCheckExprs` and the reader order.
@@ -69,16 +72,29 @@ impl FluxHealth {
         job_order: JobOrder,
         now_unix: i64,
     ) -> Result<FluxHealth, String> {
+        FluxHealth::new_with_limits(exprs, job_order, now_unix, Limits::default())
+    }
+
+    /// [`FluxHealth::new`] with the expressions parsed and evaluated under `limits` (see
+    /// [`Limits`]: the expression length and nesting, the iterations, memory and time of one
+    /// evaluation).
+    pub fn new_with_limits(
+        exprs: &[HealthCheckExpr],
+        job_order: JobOrder,
+        now_unix: i64,
+        limits: Limits,
+    ) -> Result<FluxHealth, String> {
         let selector = Selector::new(exprs)?;
         let mut evaluators = Vec::new();
         for e in exprs {
             let ev =
-                StatusEvaluator::new(&e.current, &e.failed, &e.in_progress).map_err(|err| {
-                    format!(
-                        "failed to create custom status evaluator for healthchecks[{}]: {err}",
-                        e.index
-                    )
-                })?;
+                StatusEvaluator::new_with_limits(&e.current, &e.failed, &e.in_progress, limits)
+                    .map_err(|err| {
+                        format!(
+                            "failed to create custom status evaluator for healthchecks[{}]: {err}",
+                            e.index
+                        )
+                    })?;
             evaluators.push((e.index, ev));
         }
         Ok(FluxHealth {
@@ -91,7 +107,7 @@ impl FluxHealth {
 
     /// Flux's verdict on an object.
     pub fn evaluate(&self, obj: &Value) -> FluxVerdict {
-        let gvk = crate::k8s::gvk_of(obj);
+        let gvk = gvk_of(obj);
         let is_job = gvk.group == "batch" && gvk.kind == "Job";
         if is_job && self.job_order == JobOrder::JobReaderFirst {
             return from_reader(kstatus::job_status(obj), FluxSource::JobReader);
@@ -101,7 +117,7 @@ impl FluxHealth {
                 return from_reader(ev.evaluate(obj), FluxSource::HealthCheckExprs { index });
             }
         }
-        if is_job {
+        if is_job && self.job_order != JobOrder::NoJobReader {
             return from_reader(kstatus::job_status(obj), FluxSource::JobReader);
         }
         from_reader(kstatus::compute_at(obj, self.now_unix), FluxSource::Kstatus)
@@ -131,6 +147,17 @@ impl FluxHealth {
             )),
         }
     }
+}
+
+/// `k8s::gvk_of`, with the two fields found by scanning a small object rather than hashing.
+fn gvk_of(obj: &Value) -> crate::k8s::Gvk {
+    let field = |name: &str| {
+        obj.as_object()
+            .and_then(|m| super::cel::small_map_get(m, name))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
+    crate::k8s::Gvk::from_api_version(field("apiVersion"), field("kind"))
 }
 
 /// `errResourceToResourceStatus`: a reader error is status Unknown carrying the error.

@@ -56,6 +56,10 @@ pub struct Kustomization {
     pub interval: Option<String>,
     pub health_checks: Vec<ObjectRef>,
     pub exprs: Vec<HealthCheckExpr>,
+    /// A HelmRelease without `spec.install.disableWaitForJobs`: helm-controller then waits with
+    /// Flux's Job reader (`WaitWithJobs`); with it, Jobs are left to kstatus (`Wait`). Always
+    /// true for a Kustomization.
+    pub waits_for_jobs: bool,
 }
 
 impl Kustomization {
@@ -64,11 +68,19 @@ impl Kustomization {
     /// `internal/controller/kustomization_controller.go` builds its poller with the Job reader
     /// ahead of the expression reader); after the expressions when `serviceAccountName` or
     /// `kubeConfig` is set, and for a HelmRelease (helm-controller).
+    ///
+    /// helm-controller `internal/action/wait.go`: `WaitWithJobs` adds the Job reader after the
+    /// spec's expression reader (`newResourceManager` in `helmrelease_controller.go` puts the
+    /// spec-defined reader first), `Wait` (Helm's `WaitForJobs` false, from
+    /// `disableWaitForJobs: true`) adds none, so kstatus judges a Job and calls a started one
+    /// Current.
     pub fn job_order(&self) -> JobOrder {
         if self.kind == "Kustomization" && !self.impersonates {
             JobOrder::JobReaderFirst
-        } else {
+        } else if self.waits_for_jobs {
             JobOrder::ExpressionsFirst
+        } else {
+            JobOrder::NoJobReader
         }
     }
 }
@@ -160,6 +172,14 @@ pub fn parse(obj: &Value) -> Result<Kustomization, String> {
             namespace: text(r.get("namespace"), &p("namespace"))?,
         });
     }
+    // helm-controller `internal/action/install.go`: `install.WaitForJobs =
+    // !obj.GetInstall().DisableWaitForJobs` (read from the install action, as `disableWait`).
+    let waits_for_jobs = !helm
+        || !flag(
+            spec.get("install")
+                .and_then(|i| i.get("disableWaitForJobs")),
+            "spec.install.disableWaitForJobs",
+        )?;
     let opt = |v: String| if v.is_empty() { None } else { Some(v) };
     let timeout = opt(text(spec.get("timeout"), "spec.timeout")?);
     Ok(Kustomization {
@@ -179,6 +199,7 @@ pub fn parse(obj: &Value) -> Result<Kustomization, String> {
         interval: opt(text(spec.get("interval"), "spec.interval")?),
         health_checks,
         exprs,
+        waits_for_jobs,
     })
 }
 
@@ -186,7 +207,8 @@ pub fn parse(obj: &Value) -> Result<Kustomization, String> {
 /// ignored.
 #[derive(Debug, Clone, Default)]
 pub struct Selector {
-    by_group_kind: HashMap<(String, String), usize>,
+    /// group -> kind -> entry (looked up without building a key).
+    by_group_kind: HashMap<String, HashMap<String, usize>>,
     by_group: HashMap<String, usize>,
 }
 
@@ -202,7 +224,9 @@ impl Selector {
                 s.by_group.insert(group.clone(), e.index).is_some()
             } else {
                 s.by_group_kind
-                    .insert((group.clone(), e.kind.clone()), e.index)
+                    .entry(group.clone())
+                    .or_default()
+                    .insert(e.kind.clone(), e.index)
                     .is_some()
             };
             if taken {
@@ -219,7 +243,8 @@ impl Selector {
     /// The index of the entry that covers `group`/`kind`, if any.
     pub fn select(&self, group: &str, kind: &str) -> Option<usize> {
         self.by_group_kind
-            .get(&(group.to_string(), kind.to_string()))
+            .get(group)
+            .and_then(|kinds| kinds.get(kind))
             .or_else(|| self.by_group.get(group))
             .copied()
     }
@@ -306,5 +331,58 @@ mod tests {
             "spec.healthCheckExprs[0].current: expected a string, found number"
         );
         assert!(parse(&json!({"apiVersion": "v1", "kind": "ConfigMap"})).is_err());
+    }
+
+    /// helm-controller `internal/action/wait.go`: `WaitWithJobs` (the default) adds Flux's Job
+    /// reader, `Wait` (`disableWaitForJobs: true`) none; a started Job is then judged by stock
+    /// kstatus, which calls it Current (kustomize-controller#686, the reason for Flux's reader),
+    /// where the Job reader says InProgress.
+    #[test]
+    fn disable_wait_for_jobs_leaves_jobs_to_kstatus() {
+        use crate::flux::health::{FluxHealth, FluxSource, JobOrder};
+        use crate::flux::KStatus;
+        let release = |install: Value| {
+            parse(&json!({
+                "apiVersion": "helm.toolkit.fluxcd.io/v2",
+                "kind": "HelmRelease",
+                "metadata": {"name": "app", "namespace": "apps"},
+                "spec": {"install": install}
+            }))
+            .unwrap()
+        };
+        let job = json!({
+            "apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "migrate", "namespace": "apps", "generation": 1},
+            "spec": {"completions": 1},
+            "status": {"startTime": "2026-11-29T10:00:00Z", "active": 1}
+        });
+        let verdict = |k: &Kustomization| {
+            let v = FluxHealth::new(&k.exprs, k.job_order(), 0)
+                .unwrap()
+                .evaluate(&job);
+            (v.status, v.source)
+        };
+        let waits = release(json!({}));
+        assert_eq!(waits.job_order(), JobOrder::ExpressionsFirst);
+        assert_eq!(
+            verdict(&waits),
+            (KStatus::InProgress, FluxSource::JobReader)
+        );
+        let no_jobs = release(json!({"disableWaitForJobs": true}));
+        assert_eq!(no_jobs.job_order(), JobOrder::NoJobReader);
+        assert_eq!(verdict(&no_jobs), (KStatus::Current, FluxSource::Kstatus));
+        // a Kustomization is unaffected
+        let k = parse(&json!({
+            "apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+            "metadata": {"name": "k"}, "spec": {"install": {"disableWaitForJobs": true}}
+        }))
+        .unwrap();
+        assert_eq!(k.job_order(), JobOrder::JobReaderFirst);
+        assert!(parse(&json!({
+            "apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+            "spec": {"install": {"disableWaitForJobs": "yes"}}
+        }))
+        .unwrap_err()
+        .contains("spec.install.disableWaitForJobs: expected a boolean"));
     }
 }

@@ -144,7 +144,7 @@ pub fn verdict(k: &Kustomization, objects: &[Checked]) -> WaitVerdict {
         .collect();
     if !failed.is_empty() {
         return WaitVerdict::FailsEarly {
-            message: fails_early_message(&failed),
+            message: early_failure_message(&failed),
         };
     }
     if aggregate(objects) == KStatus::Current {
@@ -167,6 +167,21 @@ pub fn fails_early_message(entries: &[String]) -> String {
     format!(
         "failed early due to stalled resources: [{}]",
         entries.join(", ")
+    )
+}
+
+/// kustomize-controller's Ready message for a wait that failed early: the fail-fast text under
+/// the same `health check failed after <d>: ` prefix as the timeout's, since `checkHealth` wraps
+/// every error of `WaitForSetWithContext` that way and `reconcile` puts the wrapped error on the
+/// Ready condition (kustomize-controller `internal/controller/kustomization_controller.go`; only
+/// the Healthy condition carries the bare text). `<d>` is the time Flux measured to the poll that
+/// saw the Failed object; the first poll runs at once, so it is printed as `0s` (Flux shows a few
+/// milliseconds).
+pub fn early_failure_message(entries: &[String]) -> String {
+    format!(
+        "health check failed after {}: {}",
+        go_duration(Duration::ZERO),
+        fails_early_message(entries)
     )
 }
 
@@ -213,6 +228,7 @@ mod tests {
             interval: interval.map(Into::into),
             health_checks: Vec::new(),
             exprs: Vec::new(),
+            waits_for_jobs: true,
         }
     }
 
@@ -256,9 +272,11 @@ mod tests {
         assert_eq!(
             verdict(&kz, &objs),
             WaitVerdict::FailsEarly {
-                message:
-                    "failed early due to stalled resources: [Pacto/shop/payments status: 'Failed']"
-                        .into()
+                // kustomize-controller `checkHealth`: `fmt.Errorf("health check failed after
+                // %s: %w", time.Since(checkStart).String(), err)` for the early failure too
+                message: "health check failed after 0s: failed early due to stalled resources: \
+                          [Pacto/shop/payments status: 'Failed']"
+                    .into()
             }
         );
         let objs = vec![

@@ -10,6 +10,7 @@
 //! - internal functions the rewritten AST calls (see `rewrite.rs`); their names start with `@`,
 //!   which the CEL lexer never produces, so no expression can call them directly.
 
+use super::bounds::val_size;
 use super::budget;
 use cel::common::types::{self, CelBool, CelList, CelOptional, CelString, CelTimestamp, Kind};
 use cel::common::value::{CowVal, Val};
@@ -28,6 +29,16 @@ pub(super) const CHARGE: &str = "@flux_charge";
 pub(super) const REVERSE: &str = "@flux_reverse";
 /// `@flux_utc(x)`: a timestamp moved to UTC, anything else unchanged (no-argument accessors).
 pub(super) const UTC: &str = "@flux_utc";
+/// `@flux_add(a, b)`: `a + b`, the size of a string, bytes or list result charged before it is
+/// built.
+pub(super) const ADD: &str = "@flux_add";
+/// `@flux_replace(s, from, to[, n])`: `s.replace(from, to[, n])`, the result's size charged
+/// before it is built.
+pub(super) const REPLACE: &str = "@flux_replace";
+/// `@flux_cost(x)`: `x`, the size of a string, bytes, list or map charged (a function's result).
+pub(super) const COST: &str = "@flux_cost";
+/// `@flux_elem(x)`: `x`, charged as an element of a list or map literal (8 bytes and its size).
+pub(super) const ELEM: &str = "@flux_elem";
 
 /// Global functions whose name has a namespace (`ns.f(...)`): a call `ns.f(...)` calls them
 /// rather than `f` on a variable `ns`, as cel-go's `resolveFunction` decides.
@@ -125,6 +136,31 @@ fn build() -> Result<Env, cel::DeclarationError> {
     env.add_overload(CHARGE, "flux_charge", vec![types::DYN_TYPE], charge)?;
     env.add_overload(UTC, "flux_utc", vec![types::DYN_TYPE], utc)?;
     env.add_overload(REVERSE, "flux_reverse", vec![types::DYN_TYPE], reverse)?;
+    env.add_overload(
+        ADD,
+        "flux_add",
+        vec![types::DYN_TYPE, types::DYN_TYPE],
+        charged_add,
+    )?;
+    env.add_overload(
+        REPLACE,
+        "flux_replace",
+        vec![types::DYN_TYPE, types::DYN_TYPE, types::DYN_TYPE],
+        charged_replace,
+    )?;
+    env.add_overload(
+        REPLACE,
+        "flux_replace_n",
+        vec![
+            types::DYN_TYPE,
+            types::DYN_TYPE,
+            types::DYN_TYPE,
+            types::DYN_TYPE,
+        ],
+        charged_replace,
+    )?;
+    env.add_overload(COST, "flux_cost", vec![types::DYN_TYPE], cost)?;
+    env.add_overload(ELEM, "flux_elem", vec![types::DYN_TYPE], elem)?;
     Ok(env)
 }
 
@@ -350,4 +386,75 @@ fn reverse<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, Exec
         .collect();
     items.reverse();
     Ok(CowVal::owned(CelList::from(items)))
+}
+
+/// `a + b` as cel-rust's interpreter evaluates `_+_`, with the estimated size of a string, bytes
+/// or list sum charged first (`budget::charge_alloc`).
+fn charged_add<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let (a, b) = (args[0].as_ref(), args[1].as_ref());
+    if matches!(a.get_type().kind(), Kind::String | Kind::Bytes | Kind::List) {
+        budget::charge_alloc(val_size(a).saturating_add(val_size(b)))?;
+    }
+    let adder = a.as_adder().ok_or_else(|| {
+        ExecutionError::UnsupportedBinaryOperator(
+            "add",
+            cel::Value::try_from(a).unwrap_or(cel::Value::Null),
+            cel::Value::try_from(b).unwrap_or(cel::Value::Null),
+        )
+    })?;
+    Ok(CowVal::Owned(adder.add(b)?.into_owned()))
+}
+
+/// The strings extension's `replace` (all occurrences, or the first `n` when `n` is not
+/// negative, as Go's `strings.Replace`), with the result's length computed and charged before
+/// it is built. Other argument types fail as a call with no matching overload.
+fn charged_replace<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let s = |i: usize| args.get(i).and_then(|a| a.downcast_ref::<CelString>());
+    let n = match args.get(3) {
+        None => Some(-1),
+        Some(a) => a.downcast_ref::<types::CelInt>().map(|n| *n.inner()),
+    };
+    let (Some(this), Some(from), Some(to), Some(n)) = (s(0), s(1), s(2), n) else {
+        let types = args
+            .iter()
+            .map(|a| a.get_type().name().to_string())
+            .collect();
+        return Err(ExecutionError::no_such_member_overload("replace", types));
+    };
+    let (this, from, to) = (this.inner(), from.inner(), to.inner());
+    let found = if from.is_empty() {
+        this.chars().count() + 1
+    } else {
+        this.matches(from).count()
+    };
+    let count = match usize::try_from(n) {
+        Ok(n) => found.min(n),
+        Err(_) => found,
+    };
+    let len = (this.len() as u64)
+        .saturating_add((count as u64).saturating_mul(to.len() as u64))
+        .saturating_sub((count as u64).saturating_mul(from.len() as u64));
+    budget::charge_alloc(len)?;
+    let out = match usize::try_from(n) {
+        Ok(n) => this.replacen(from, to, n),
+        Err(_) => this.replace(from, to),
+    };
+    Ok(CowVal::owned(CelString::from(out)))
+}
+
+fn cost<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let v = args.swap_remove(0);
+    if matches!(
+        v.get_type().kind(),
+        Kind::String | Kind::Bytes | Kind::List | Kind::Map
+    ) {
+        budget::charge_alloc(val_size(v.as_ref()))?;
+    }
+    Ok(v)
+}
+
+fn elem<'b, 'v>(mut args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
+    let v = args.swap_remove(0);
+    budget::charge_alloc(8u64.saturating_add(val_size(v.as_ref())))?;
+    Ok(v)
 }

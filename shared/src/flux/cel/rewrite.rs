@@ -24,7 +24,10 @@
 //! comprehensions still absorb the error as cel-go does; a chain whose longest variable name is
 //! dotted (a variable `a.b`) gets that variable in place of its first qualifiers.
 
-use super::env::{CHARGE, FAIL, HAS, NAMESPACED_FUNCTIONS, REVERSE, SELECT, TYPE_NAMES, UTC};
+use super::env::{
+    ADD, CHARGE, COST, ELEM, FAIL, HAS, NAMESPACED_FUNCTIONS, REPLACE, REVERSE, SELECT, TYPE_NAMES,
+    UTC,
+};
 use cel::common::ast::{
     operators, CallExpr, ComprehensionExpr, EntryExpr, Expr, IdedExpr, ListExpr, LiteralValue,
     MapExpr, StructExpr,
@@ -51,6 +54,9 @@ pub(super) struct FreeChain {
 pub(super) struct Prepared {
     pub ast: IdedExpr,
     pub free_chains: Vec<FreeChain>,
+    /// Every name the expression may read a variable by: its identifiers and the qualified names
+    /// its free chains start with. An object's other top-level fields are never read.
+    pub names: std::collections::HashSet<String>,
 }
 
 const UTC_ACCESSORS: &[&str] = &[
@@ -75,7 +81,60 @@ pub(super) fn prepare(ast: IdedExpr) -> Prepared {
     };
     let ast = r.walk(ast, false);
     let free_chains = r.free_chains;
-    Prepared { ast, free_chains }
+    let mut names: std::collections::HashSet<String> = free_chains
+        .iter()
+        .flat_map(|c| c.prefixes.iter().map(|(_, n)| n.clone()))
+        .collect();
+    let mut stack = vec![&ast];
+    while let Some(e) = stack.pop() {
+        if let Expr::Ident(n) = &e.expr {
+            names.insert(n.clone());
+        }
+        let mut children = Vec::new();
+        children_of(e, &mut children);
+        stack.extend(children);
+    }
+    Prepared {
+        ast,
+        free_chains,
+        names,
+    }
+}
+
+/// The direct children of `e`.
+pub(super) fn children_of<'e>(e: &'e IdedExpr, out: &mut Vec<&'e IdedExpr>) {
+    match &e.expr {
+        Expr::Call(call) => {
+            out.extend(call.target.as_deref());
+            out.extend(call.args.iter());
+        }
+        Expr::Comprehension(c) => {
+            out.extend([
+                &c.iter_range,
+                &c.accu_init,
+                &c.loop_cond,
+                &c.loop_step,
+                &c.result,
+            ]);
+        }
+        Expr::List(l) => out.extend(l.elements.iter()),
+        Expr::Map(m) => {
+            for entry in &m.entries {
+                if let EntryExpr::MapEntry(me) = &entry.expr {
+                    out.extend([&me.key, &me.value]);
+                }
+            }
+        }
+        Expr::Struct(st) => {
+            for entry in &st.entries {
+                if let EntryExpr::StructField(sf) = &entry.expr {
+                    out.push(&sf.value);
+                }
+            }
+        }
+        Expr::Select(sel) => out.push(&sel.operand),
+        Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
+    }
 }
 
 /// The AST with every free chain whose identifier is not among `variables` replaced by its
@@ -165,38 +224,7 @@ fn max_id(e: &IdedExpr) -> u64 {
     let mut stack = vec![e];
     while let Some(e) = stack.pop() {
         max = max.max(e.id);
-        match &e.expr {
-            Expr::Call(call) => {
-                stack.extend(call.target.as_deref());
-                stack.extend(call.args.iter());
-            }
-            Expr::Comprehension(c) => {
-                stack.extend([
-                    &c.iter_range,
-                    &c.accu_init,
-                    &c.loop_cond,
-                    &c.loop_step,
-                    &c.result,
-                ]);
-            }
-            Expr::List(l) => stack.extend(l.elements.iter()),
-            Expr::Map(m) => {
-                for entry in &m.entries {
-                    if let EntryExpr::MapEntry(me) = &entry.expr {
-                        stack.extend([&me.key, &me.value]);
-                    }
-                }
-            }
-            Expr::Struct(st) => {
-                for entry in &st.entries {
-                    if let EntryExpr::StructField(sf) = &entry.expr {
-                        stack.push(&sf.value);
-                    }
-                }
-            }
-            Expr::Select(sel) => stack.push(&sel.operand),
-            Expr::Ident(_) | Expr::Literal(_) | Expr::Unspecified => {}
-        }
+        children_of(e, &mut stack);
     }
     max
 }
@@ -408,7 +436,10 @@ impl Rewriter<'_> {
                     elements: l
                         .elements
                         .into_iter()
-                        .map(|x| self.walk(x, false))
+                        .map(|x| {
+                            let x = self.walk(x, false);
+                            self.call(ELEM, vec![x])
+                        })
                         .collect(),
                     optional_indices: l.optional_indices,
                 }),
@@ -421,8 +452,10 @@ impl Rewriter<'_> {
                         .into_iter()
                         .map(|mut entry| {
                             if let EntryExpr::MapEntry(me) = &mut entry.expr {
-                                me.key = self.walk(std::mem::take(&mut me.key), false);
-                                me.value = self.walk(std::mem::take(&mut me.value), false);
+                                let key = self.walk(std::mem::take(&mut me.key), false);
+                                me.key = self.call(ELEM, vec![key]);
+                                let value = self.walk(std::mem::take(&mut me.value), false);
+                                me.value = self.call(ELEM, vec![value]);
                             }
                             entry
                         })
@@ -550,7 +583,20 @@ impl Rewriter<'_> {
                 }),
             };
         }
-        let args: Vec<IdedExpr> = args.into_iter().map(|a| self.walk(a, false)).collect();
+        let mut args: Vec<IdedExpr> = args.into_iter().map(|a| self.walk(a, false)).collect();
+        // A user's `a + b` (not a macro's `@result + [x]`) charges its result's size first.
+        let macro_step =
+            matches!(args.first().map(|a| &a.expr), Some(Expr::Ident(n)) if n.starts_with('@'));
+        if target.is_none() && func_name == operators::ADD && args.len() == 2 && !macro_step {
+            return IdedExpr {
+                id,
+                expr: Expr::Call(CallExpr {
+                    func_name: ADD.to_string(),
+                    target: None,
+                    args,
+                }),
+            };
+        }
         let logical = func_name == operators::LOGICAL_AND || func_name == operators::LOGICAL_OR;
         if target.is_none() && logical && args.len() == 2 {
             let mut args = args.into_iter();
@@ -577,13 +623,32 @@ impl Rewriter<'_> {
                 Box::new(walked)
             }
         });
-        IdedExpr {
+        // `s.replace(from, to[, n])` computes and charges its result's size before building it.
+        if func_name == "replace" && (2..=3).contains(&args.len()) {
+            if let Some(t) = target {
+                args.insert(0, *t);
+                return IdedExpr {
+                    id,
+                    expr: Expr::Call(CallExpr {
+                        func_name: REPLACE.to_string(),
+                        target: None,
+                        args,
+                    }),
+                };
+            }
+        }
+        let call = IdedExpr {
             id,
             expr: Expr::Call(CallExpr {
-                func_name,
+                func_name: func_name.clone(),
                 target,
                 args,
             }),
+        };
+        // A function's result (not an operator's, not an internal function's) is charged.
+        if func_name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            return self.call(COST, vec![call]);
         }
+        call
     }
 }
