@@ -142,7 +142,7 @@ pub(super) fn timing(r: &mut Rows, p: &PactoView, d: &Decision, now: Timestamp, 
         if escalates {
             lines.push((
                 format!(
-                    "if it turns NonCompliant first, Flux fails early: `{}`",
+                    "if it turns NonCompliant first, Flux fails early, with a message like `health check failed after <elapsed>: {}`",
                     crate::flux::wait::fails_early_message(&[entry(crate::flux::KStatus::Failed)])
                 ),
                 Tone::Plain,
