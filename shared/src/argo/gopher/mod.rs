@@ -33,6 +33,7 @@ mod token;
 pub use edit::rewrite;
 pub use error::{SyntaxError, TOO_MANY_LEVELS};
 pub use number::{number_to_string, parse_number, tonumber};
+pub use parser::KEEP_FN;
 
 /// Helpers of the front end's tests.
 #[cfg(test)]

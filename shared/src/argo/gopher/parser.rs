@@ -191,6 +191,19 @@ impl<'a> Parser<'a> {
                             // is not, and also returns one value.
                             self.edits.insert(first.start, OPEN, 0, Text::Static("("));
                             self.edits.insert(first.end, CLOSE, 0, Text::Static(")"));
+                        } else if first.kind == Kind::Call && first.parens == 0 {
+                            // gopher-lua checks the callee and calls a Go function in tail
+                            // position from the caller's frame (vm.go OP_TAILCALL), so a
+                            // non-function callee or a library error carries the caller's line;
+                            // LuaJIT's tail call drops that frame first. KEEP passes every value
+                            // on, and keeps the frame.
+                            self.edits.insert(
+                                first.start,
+                                OPEN,
+                                0,
+                                Text::Owned(format!("{KEEP_FN}(")),
+                            );
+                            self.edits.insert(first.end, CLOSE, 0, Text::Static(")"));
                         }
                     }
                     if self.tok.t == T::Op(b';') {
@@ -456,6 +469,29 @@ return (CONCAT((a), (b)));
         assert_eq!(rw(src), want);
     }
 
+    /// A lone returned call is wrapped so that LuaJIT makes no tail call of it (gopher-lua
+    /// vm.go OP_TAILCALL checks the callee, and calls Go functions, from the caller's frame).
+    #[test]
+    fn returned_calls_keep_the_frame() {
+        for (src, want) in [
+            ("return f(x)", "return __pacto_keep(f(x))"),
+            (
+                "return string.find(s, p)",
+                "return __pacto_keep(string.find(s, p))",
+            ),
+            ("return t:m{1}", "return __pacto_keep(t:m{1})"),
+            ("return (f(x))", "return (f(x))"),
+            ("return f(x), g(y)", "return f(x), g(y)"),
+            ("return f", "return f"),
+            (
+                "local function h() return h() end",
+                "local function h() return __pacto_keep(h()) end",
+            ),
+        ] {
+            assert_eq!(rw(src), want, "{src}");
+        }
+    }
+
     #[test]
     fn goto_and_labels() {
         let src = "for _, c in ipairs(cs) do\n  if c.x == nil then goto continue end\n  n = n .. c.x\n  ::continue::\nend\n";
@@ -516,3 +552,7 @@ return (CONCAT((a), (b)));
         }
     }
 }
+
+/// The function the rewrite wraps a returned library call in (`return KEEP(tostring(x))`): it
+/// returns all its arguments. The sandbox defines it before the script runs.
+pub const KEEP_FN: &str = "__pacto_keep";

@@ -9,7 +9,20 @@ use serde_json::Value;
 
 /// Converts an object as argo-cd `decodeValue` does: every number a Lua number (float64), JSON
 /// nulls inside arrays dropped (gopher `LTable.Append` ignores nil), null map values absent.
-pub(super) fn to_lua(lua: &Lua, v: &Value) -> mlua::Result<LuaValue> {
+///
+/// Beyond Argo (whose recursion grows a goroutine stack): an object nested more than
+/// `max_depth` levels is refused with an error naming the limit, so that the conversion, which
+/// recurses on the calling thread, cannot overflow its stack.
+pub(super) fn to_lua(lua: &Lua, v: &Value, max_depth: usize) -> mlua::Result<LuaValue> {
+    convert(lua, v, max_depth)
+}
+
+fn convert(lua: &Lua, v: &Value, depth_left: usize) -> mlua::Result<LuaValue> {
+    if depth_left == 0 && matches!(v, Value::Array(_) | Value::Object(_)) {
+        return Err(mlua::Error::runtime(
+            "the object is nested too deeply to convert (kubectl-pacto's limit; raise Limits::max_object_depth)",
+        ));
+    }
     Ok(match v {
         Value::Null => LuaValue::Nil,
         Value::Bool(b) => LuaValue::Boolean(*b),
@@ -20,14 +33,14 @@ pub(super) fn to_lua(lua: &Lua, v: &Value) -> mlua::Result<LuaValue> {
             let mut i = 0;
             for item in items.iter().filter(|x| !x.is_null()) {
                 i += 1;
-                t.raw_set(i, to_lua(lua, item)?)?;
+                t.raw_set(i, convert(lua, item, depth_left - 1)?)?;
             }
             LuaValue::Table(t)
         }
         Value::Object(map) => {
             let t = lua.create_table_with_capacity(0, map.len())?;
             for (k, item) in map.iter().filter(|(_, x)| !x.is_null()) {
-                t.raw_set(k.as_str(), to_lua(lua, item)?)?;
+                t.raw_set(k.as_str(), convert(lua, item, depth_left - 1)?)?;
             }
             LuaValue::Table(t)
         }

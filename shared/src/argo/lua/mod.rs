@@ -16,17 +16,20 @@
 //!   process, touch files, read the environment or exit, even with open libraries.
 //!
 //! The sandbox is split by concept: `script` compiles a script once, `evaluate` runs an
-//! evaluation under its limits (worker thread, watchdog, error texts), `sandbox` prepares the
+//! evaluation under its limits (error texts), `sandbox` prepares the
 //! LuaJIT state with the prelude (`prelude.lua`) and the host functions, `convert` moves values
 //! between JSON and Lua, and `result` decodes the script's result into a health status.
 
 mod convert;
 mod evaluate;
+mod pattern;
 mod result;
 mod sandbox;
 mod script;
+mod sortlib;
+mod strlib;
 
-pub use evaluate::{execute_health, Evaluation, Limits, WATCHDOG_GRACE};
+pub use evaluate::{execute_health, Evaluation, Limits};
 pub use result::{decode_result, LuaResult};
 pub use script::Script;
 

@@ -9,6 +9,8 @@ use super::convert::{to_lua, to_result};
 use super::evaluate::{lua_error_text, Evaluation, Limits};
 use super::result::{decode_result, LuaResult};
 use super::script::{to_bytecode, Script};
+use super::sortlib;
+use super::strlib::{self, Bounds};
 use crate::argo::{gopher, osdate};
 use mlua::{
     Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue, VmState,
@@ -30,10 +32,8 @@ fn prelude_bytecode() -> &'static [u8] {
 /// A prepared LuaJIT state: the prelude has run, the host functions are installed.
 pub(super) struct Vm {
     lua: Lua,
-    concat: Function,
-    len: Function,
-    new_env: Function,
-    bind: Function,
+    /// The prelude's `run(chunk, obj)`: one evaluation in fresh globals.
+    run: Function,
     /// What print wrote during the current evaluation.
     printed: Rc<RefCell<Vec<String>>>,
     /// What `os.time()` returns during the current evaluation.
@@ -42,6 +42,10 @@ pub(super) struct Vm {
     started: Rc<std::cell::Cell<Instant>>,
     timeout: Rc<std::cell::Cell<Duration>>,
     depth: Rc<std::cell::Cell<usize>>,
+    /// The memory cap of the current evaluation, for the string library's own bounds.
+    memory: Rc<std::cell::Cell<usize>>,
+    /// The run-time chunk size limit of the current evaluation.
+    chunk_cap: Rc<std::cell::Cell<usize>>,
     /// Scripts already loaded in this state, by script id.
     loaded: RefCell<HashMap<u64, Function>>,
 }
@@ -58,15 +62,35 @@ impl Vm {
         }
         // SAFETY: see above; the debug library is the only unsafe one loaded.
         let lua = unsafe { Lua::unsafe_new_with(libs, LuaOptions::new()) };
+        let memory = Rc::new(std::cell::Cell::new(Limits::default().memory_bytes));
         let printed = Rc::new(RefCell::new(Vec::new()));
         let now = Rc::new(std::cell::Cell::new(0));
         let started = Rc::new(std::cell::Cell::new(Instant::now()));
         let timeout = Rc::new(std::cell::Cell::new(Duration::from_secs(1)));
         let (s, t) = (started.clone(), timeout.clone());
         let expired = lua.create_function(move |_, ()| Ok(s.get().elapsed() >= t.get()))?;
+        let (s, t) = (started.clone(), timeout.clone());
+        let expired_rs: Rc<dyn Fn() -> bool> = Rc::new(move || s.get().elapsed() >= t.get());
+        sortlib::install(
+            &lua,
+            &lua.globals().raw_get::<Table>("table")?,
+            expired_rs.clone(),
+        )?;
+        if open {
+            let bounds = Bounds {
+                expired: expired_rs,
+                memory_bytes: memory.clone(),
+            };
+            strlib::install(&lua, &lua.globals().raw_get::<Table>("string")?, bounds)?;
+        }
         let mut args = host_functions(&lua, open, now.clone(), printed.clone())?;
         args.push_back(LuaValue::Function(expired));
-        let (concat, len, new_env, bind): (Function, Function, Function, Function) = lua
+        let chunk_cap = Rc::new(std::cell::Cell::new(Limits::default().max_chunk_bytes));
+        let cap = chunk_cap.clone();
+        args.push_back(LuaValue::Function(
+            lua.create_function(move |_, ()| Ok(cap.get()))?,
+        ));
+        let run: Function = lua
             .load(prelude_bytecode())
             .set_mode(mlua::chunk::ChunkMode::Binary)
             .call(args)?;
@@ -76,28 +100,38 @@ impl Vm {
         lua.set_global_hook(hook, move |lua, dbg| {
             use mlua::debug::DebugEvent;
             let over = match dbg.event() {
+                // One frame more than the limit: the prelude's `run` sits below the script.
                 DebugEvent::Call => lua
-                    .inspect_stack(d.get(), |_| ())
+                    .inspect_stack(d.get() + 1, |_| ())
                     .is_some()
-                    .then_some("stack overflow"),
-                _ => (s.get().elapsed() >= t.get()).then_some("context deadline exceeded"),
+                    .then_some(("stack overflow", 1)),
+                _ => (s.get().elapsed() >= t.get()).then_some(("context deadline exceeded", 0)),
             };
+            // gopher raises "stack overflow" before it pushes the new frame (state.go
+            // pushCallFrame), so the position is the caller's: the line of the recursive call.
+            // Past the deadline, only a script frame is stopped: the prelude's own few
+            // instructions around a script (fresh globals, cleanup) always finish.
             match over {
-                Some(what) => Err(mlua::Error::runtime(format!("{}{what}", where_(lua)))),
+                Some((what, from)) => {
+                    let at = where_from(lua, from);
+                    if at.is_empty() && from == 0 {
+                        return Ok(VmState::Continue);
+                    }
+                    Err(mlua::Error::runtime(format!("{at}{what}")))
+                }
                 None => Ok(VmState::Continue),
             }
         })?;
         Ok(Vm {
             lua,
-            concat,
-            len,
-            new_env,
-            bind,
+            run,
             printed,
             now,
             started,
             timeout,
             depth,
+            memory,
+            chunk_cap,
             loaded: RefCell::new(HashMap::new()),
         })
     }
@@ -114,6 +148,8 @@ impl Vm {
         self.now.set(now_unix);
         self.timeout.set(limits.timeout);
         self.depth.set(limits.max_call_depth);
+        self.memory.set(limits.memory_bytes);
+        self.chunk_cap.set(limits.max_chunk_bytes);
         self.started.set(Instant::now());
         let outcome = self.run(script, obj, limits);
         let printed = std::mem::take(&mut *self.printed.borrow_mut());
@@ -133,17 +169,12 @@ impl Vm {
 
     fn run(&self, script: &Script, obj: &Value, limits: &Limits) -> mlua::Result<LuaResult> {
         let chunk = self.chunk(script)?;
-        let (env, cleanup): (Table, Function) = self.new_env.call(())?;
-        env.raw_set("obj", to_lua(&self.lua, obj)?)?;
-        env.raw_set("actionParams", self.lua.create_table()?)?;
-        let chunk: Function = self.bind.call((chunk, env))?;
         self.lua
             .set_memory_limit(self.lua.used_memory() + limits.memory_bytes)?;
-        let values: mlua::Result<MultiValue> = chunk.call((self.concat.clone(), self.len.clone()));
+        let last: mlua::Result<LuaValue> = to_lua(&self.lua, obj, limits.max_object_depth)
+            .and_then(|obj| self.run.call((chunk, obj)));
         let _ = self.lua.set_memory_limit(0);
-        cleanup.call::<()>(())?;
-        let last = values?.into_iter().last().unwrap_or(LuaValue::Nil);
-        to_result(last)
+        to_result(last?)
     }
 
     /// The script's main function in this state, loaded once.
@@ -166,16 +197,30 @@ impl Vm {
 }
 
 /// `<string>:LINE: ` of the innermost script frame, as gopher's `where(1)` prints it.
-fn where_(lua: &Lua) -> String {
-    for level in 0..32 {
+pub(super) fn where_(lua: &Lua) -> String {
+    where_from(lua, 0)
+}
+
+/// [`where_`] from stack level `from` outward.
+fn where_from(lua: &Lua, from: usize) -> String {
+    // The script is `=<string>`; chunks it compiles with loadstring are named as gopher names
+    // them (`<string>` unless the script gives a name, see prelude.lua); the prelude is
+    // `=prelude`, library functions are C. The whole stack is searched: this runs only when an
+    // error is raised.
+    for level in from.. {
         let found = lua.inspect_stack(level, |d| {
             let src = d.source();
-            let is_script = src.source.as_deref() == Some("=<string>");
-            (is_script, d.current_line())
+            let name = src
+                .source
+                .as_deref()
+                .and_then(|s| s.strip_prefix('='))
+                .filter(|s| *s != "prelude")
+                .map(str::to_owned);
+            (name, d.current_line())
         });
         match found {
             None => break,
-            Some((true, Some(line))) => return format!("<string>:{line}: "),
+            Some((Some(name), Some(line))) => return format!("{name}:{line}: "),
             _ => {}
         }
     }

@@ -25,7 +25,10 @@ impl Script {
     pub fn compile(src: &str) -> Result<Script, String> {
         let rewritten = gopher::rewrite(src, CONCAT_FN, LEN_FN).map_err(|e| e.to_string())?;
         // Same line: line numbers of the script are kept.
-        let source = format!("local {CONCAT_FN}, {LEN_FN} = ...; {rewritten}");
+        let keep = gopher::KEEP_FN;
+        let source = format!(
+            "local {CONCAT_FN}, {LEN_FN} = ...; local function {keep}(...) return ... end; {rewritten}"
+        );
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Ok(Script {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
