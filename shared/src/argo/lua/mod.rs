@@ -22,6 +22,7 @@
 
 mod convert;
 mod evaluate;
+mod hook;
 mod pattern;
 mod result;
 mod sandbox;

@@ -7,19 +7,18 @@
 
 use super::convert::{to_lua, to_result};
 use super::evaluate::{lua_error_text, Evaluation, Limits};
+use super::hook;
 use super::result::{decode_result, LuaResult};
 use super::script::{to_bytecode, Script};
 use super::sortlib;
 use super::strlib::{self, Bounds};
 use crate::argo::{gopher, osdate};
-use mlua::{
-    Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue, VmState,
-};
+use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const PRELUDE: &str = include_str!("prelude.lua");
 
@@ -38,10 +37,6 @@ pub(super) struct Vm {
     printed: Rc<RefCell<Vec<String>>>,
     /// What `os.time()` returns during the current evaluation.
     now: Rc<std::cell::Cell<i64>>,
-    /// When the current evaluation started, for the wall-clock limit.
-    started: Rc<std::cell::Cell<Instant>>,
-    timeout: Rc<std::cell::Cell<Duration>>,
-    depth: Rc<std::cell::Cell<usize>>,
     /// The memory cap of the current evaluation, for the string library's own bounds.
     memory: Rc<std::cell::Cell<usize>>,
     /// The run-time chunk size limit of the current evaluation.
@@ -65,12 +60,8 @@ impl Vm {
         let memory = Rc::new(std::cell::Cell::new(Limits::default().memory_bytes));
         let printed = Rc::new(RefCell::new(Vec::new()));
         let now = Rc::new(std::cell::Cell::new(0));
-        let started = Rc::new(std::cell::Cell::new(Instant::now()));
-        let timeout = Rc::new(std::cell::Cell::new(Duration::from_secs(1)));
-        let (s, t) = (started.clone(), timeout.clone());
-        let expired = lua.create_function(move |_, ()| Ok(s.get().elapsed() >= t.get()))?;
-        let (s, t) = (started.clone(), timeout.clone());
-        let expired_rs: Rc<dyn Fn() -> bool> = Rc::new(move || s.get().elapsed() >= t.get());
+        let expired = lua.create_function(|_, ()| Ok(hook::expired()))?;
+        let expired_rs: Rc<dyn Fn() -> bool> = Rc::new(hook::expired);
         sortlib::install(
             &lua,
             &lua.globals().raw_get::<Table>("table")?,
@@ -94,42 +85,12 @@ impl Vm {
             .load(prelude_bytecode())
             .set_mode(mlua::chunk::ChunkMode::Binary)
             .call(args)?;
-        let depth = Rc::new(std::cell::Cell::new(256));
-        let (s, t, d) = (started.clone(), timeout.clone(), depth.clone());
-        let hook = HookTriggers::new().on_calls().every_nth_instruction(1000);
-        lua.set_global_hook(hook, move |lua, dbg| {
-            use mlua::debug::DebugEvent;
-            let over = match dbg.event() {
-                // One frame more than the limit: the prelude's `run` sits below the script.
-                DebugEvent::Call => lua
-                    .inspect_stack(d.get() + 1, |_| ())
-                    .is_some()
-                    .then_some(("stack overflow", 1)),
-                _ => (s.get().elapsed() >= t.get()).then_some(("context deadline exceeded", 0)),
-            };
-            // gopher raises "stack overflow" before it pushes the new frame (state.go
-            // pushCallFrame), so the position is the caller's: the line of the recursive call.
-            // Past the deadline, only a script frame is stopped: the prelude's own few
-            // instructions around a script (fresh globals, cleanup) always finish.
-            match over {
-                Some((what, from)) => {
-                    let at = where_from(lua, from);
-                    if at.is_empty() && from == 0 {
-                        return Ok(VmState::Continue);
-                    }
-                    Err(mlua::Error::runtime(format!("{at}{what}")))
-                }
-                None => Ok(VmState::Continue),
-            }
-        })?;
+        hook::install(&lua)?;
         Ok(Vm {
             lua,
             run,
             printed,
             now,
-            started,
-            timeout,
-            depth,
             memory,
             chunk_cap,
             loaded: RefCell::new(HashMap::new()),
@@ -146,11 +107,10 @@ impl Vm {
     ) -> (Evaluation, Option<Vm>) {
         self.printed.borrow_mut().clear();
         self.now.set(now_unix);
-        self.timeout.set(limits.timeout);
-        self.depth.set(limits.max_call_depth);
         self.memory.set(limits.memory_bytes);
         self.chunk_cap.set(limits.max_chunk_bytes);
-        self.started.set(Instant::now());
+        let started = Instant::now();
+        hook::arm(started + limits.timeout, limits.max_call_depth);
         let outcome = self.run(script, obj, limits);
         let printed = std::mem::take(&mut *self.printed.borrow_mut());
         // Whatever the script did to the collector, the next evaluation starts from the default.
@@ -158,7 +118,7 @@ impl Vm {
         self.lua.gc_restart();
         let reusable = match &outcome {
             Err(mlua::Error::MemoryError(_)) => false,
-            Err(_) => self.started.get().elapsed() < limits.timeout,
+            Err(_) => started.elapsed() < limits.timeout,
             Ok(_) => true,
         };
         let result = outcome
