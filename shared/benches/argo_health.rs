@@ -55,6 +55,30 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.finish();
+
+    // The cost of routing arithmetic through gopher's coercion rules: a script doing 1,000
+    // additions and multiplications per object, over 1,000 objects.
+    let arith = pacto_gates::argo::lua::Script::compile(
+        "local n = 0 for i = 1, 1000 do n = n + i * 2 end return {status = 'Healthy', message = tostring(n)}",
+    )
+    .expect("compiles");
+    let limits = pacto_gates::argo::lua::Limits::default();
+    let mut group = c.benchmark_group("argo_arithmetic");
+    group.throughput(Throughput::Elements(1_000));
+    group.sample_size(10);
+    group.bench_function("loop_1000_ops_1k_objects_cpu", |b| {
+        b.iter_custom(|iters| {
+            let start = process_cpu_time();
+            for _ in 0..iters {
+                for o in objects.iter().take(1_000) {
+                    let ev = pacto_gates::argo::lua::execute_health(&arith, o, false, 0, &limits);
+                    assert_eq!(ev.result.expect("runs").message, "1001000");
+                }
+            }
+            process_cpu_time() - start
+        })
+    });
+    group.finish();
 }
 
 /// CPU time consumed by the whole process, every thread included (`CLOCK_PROCESS_CPUTIME_ID`).

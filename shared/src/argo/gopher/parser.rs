@@ -453,8 +453,8 @@ f(1)(2)
 t:m "s" {1} [[z]]
 t.m{a = 1; [2] = 3, 4,}
 do local z = LEN((a)) end
-while a < b do a = a + 1 break end
-repeat a = a - 1 until a == 0 or LEN((t)) > 1
+while a < b do a = __pacto_add((a), (1)) break end
+repeat a = __pacto_sub((a), (1)) until a == 0 or LEN((t)) > 1
 if a then b = 1 elseif c then b = 2 else b = 3 end
 for i = 1, 10, 2 do end
 for k, v in pairs(t) do goto continue ::continue:: end
@@ -462,7 +462,7 @@ for k, v in pairs(t) do goto continue ::continue:: end
 x = function(...) local n = select('#', ...) return n end
 x = {f(), (f()), ...}
 x = a and b or not c
-x = -a ^ -b
+x = __pacto_unm((__pacto_pow((a), (__pacto_unm((b))))))
 x = 0x1F + 1e-5 * .5 % 3.
 return (CONCAT((a), (b)));
 "#;
@@ -528,7 +528,7 @@ return (CONCAT((a), (b)));
         let chain = format!("x = a{}", " .. a".repeat(5000));
         assert!(rw(&chain).starts_with("x = CONCAT((a), (a), (a)"));
         let sum = format!("x = a{}", " + a".repeat(5000));
-        assert_eq!(rw(&sum), sum);
+        assert!(rw(&sum).starts_with("x = __pacto_add((__pacto_add(("));
         // Nesting within the limit works.
         let ok = format!("x = {}1{}", "(".repeat(150), ")".repeat(150));
         assert_eq!(rw(&ok), ok);

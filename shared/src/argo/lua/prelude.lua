@@ -134,6 +134,61 @@ local function base_mt(kind)
   end
   return mt
 end
+-- Arithmetic as gopher's vm.go runs it, which the front end routes every `+ - * / % ^` and
+-- unary `-` through (numerals alone excepted): numbers directly; otherwise the operands' __add
+-- (... __pow) handler first (metaOp2), then strings read by gopher's parseNumber (Go ParseInt
+-- with base prefixes, so "010" is 8, then ParseFloat), else "cannot perform add operation
+-- between string and nil". `%` is luaModulo (Go math.Mod, sign of the divisor).
+-- Only tables and userdata carry handlers a script set: the metatables of the other types are
+-- the prelude's own stand-ins for gopher's errors.
+local function user_handler(v, event)
+  local t = type(v)
+  if t ~= "table" and t ~= "userdata" then return nil end
+  local mt = getmt(v)
+  return mt and rawget(mt, event)
+end
+local function make_arith(name, f)
+  local event = "__" .. name
+  local function op2(a, b)
+    if type(a) == "number" and type(b) == "number" then return f(a, b) end
+    local h = user_handler(a, event)
+    if h == nil then h = user_handler(b, event) end
+    if type(h) == "function" then return (h(a, b)) end
+    if type(a) == "string" then a = parsenum(a) or a end
+    if type(b) == "string" then b = parsenum(b) or b end
+    if type(a) == "number" and type(b) == "number" then return f(a, b) end
+    -- Level 3: op2, fold (tail-called by the inline function), the script.
+    error("cannot perform " .. name .. " operation between " .. type(a) .. " and " .. type(b), 3)
+  end
+  -- A run of one operator (`a + b + c`) arrives as one call, folded left to right.
+  local function fold(a, b, ...)
+    local r = op2(a, b)
+    for i = 1, select("#", ...) do r = op2(r, (select(i, ...))) end
+    return r
+  end
+  -- Two numbers take the operator itself, compiled inline.
+  local src = "local fold, type, select = ... return function(a, b, ...) "
+    .. "if type(a) == 'number' and type(b) == 'number' and select('#', ...) == 0 then "
+    .. "return a " .. ({ add = "+", sub = "-", mul = "*", div = "/", mod = "%", pow = "^" })[name]
+    .. " b end return fold(a, b, ...) end"
+  local fast = loadstring0(src, "=prelude")
+  return fast(fold, type, select)
+end
+local g_add, g_sub, g_mul, g_div, g_mod, g_pow =
+  make_arith("add", arith.add), make_arith("sub", arith.sub), make_arith("mul", arith.mul),
+  make_arith("div", arith.div), make_arith("mod", arith.mod), make_arith("pow", arith.pow)
+-- OP_UNM: numbers; the operand's __unm; a string through parseNumber; else "__unm undefined".
+local function g_unm(a)
+  if type(a) == "number" then return -a end
+  local h = user_handler(a, "__unm")
+  if type(h) == "function" then return (h(a)) end
+  if type(a) == "string" then
+    local n = parsenum(a)
+    if n then return -n end
+  end
+  error("__unm undefined", 2)
+end
+
 setmt(nil, base_mt("nil"))
 setmt(false, base_mt("boolean"))
 setmt(0, base_mt("number"))
@@ -548,7 +603,7 @@ function run(chunk, obj)
   env.obj = obj
   env.actionParams = {}
   setfenv0(chunk, env)
-  return last_of(chunk(gconcat, glen))
+  return last_of(chunk(gconcat, glen, g_add, g_sub, g_mul, g_div, g_mod, g_pow, g_unm))
 end
 
 return run

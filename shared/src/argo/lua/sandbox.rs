@@ -340,6 +340,53 @@ mod tests {
         }
     }
 
+    /// §6 "Coercion / conversion": arithmetic reads strings with gopher's parseNumber (Go
+    /// ParseInt with base prefixes, then ParseFloat); vm.go objectArith (a table's handler first)
+    /// and OP_UNM (`__unm undefined`).
+    #[test]
+    fn arithmetic_on_strings_as_gopher() {
+        for (expr, want) in [
+            ("tostring('010' + 0)", "8"),
+            ("tostring('0b101' + 0)", "5"),
+            ("tostring('0o17' + 0)", "15"),
+            ("tostring('1_000' + 0)", "1000"),
+            ("tostring('0x10' + 0)", "16"),
+            ("tostring('1e2' * 1)", "100"),
+            ("tostring(' 5 ' + 1)", "6"),
+            ("tostring(-'010')", "-8"),
+            ("tostring(10 - '010' - 1)", "1"),
+            ("tostring(2 ^ '3')", "8"),
+            ("tostring(-7 % 3)", "2"),
+            ("tostring(setmetatable({}, {__add = function() return 7 end}) + 1)", "7"),
+            ("tostring(setmetatable({}, {__unm = function() return 9 end}) and -setmetatable({}, {__unm = function() return 9 end}))", "9"),
+        ] {
+            assert_eq!(msg(expr, false), want, "{expr}");
+        }
+        for (src, want) in [
+            (
+                "local x = 'abc'\nreturn x + 1",
+                "<string>:2: cannot perform add operation between string and number",
+            ),
+            (
+                "local t = {}\nlocal y = 1 - t",
+                "<string>:2: cannot perform sub operation between number and table",
+            ),
+            ("local x = -{}", "<string>:1: __unm undefined"),
+            (
+                "local a\nlocal b = 1 + 2 + a",
+                "<string>:2: cannot perform add operation between number and nil",
+            ),
+        ] {
+            assert_eq!(eval(src).unwrap_err(), want, "{src}");
+        }
+        // A run of 5000 additions compiles (grouped calls) and folds left to right.
+        let sum = format!(
+            "local a = 1 return {{status = 'Healthy', message = tostring(a{})}}",
+            " + a".repeat(5000)
+        );
+        assert_eq!(eval(&sum).unwrap().message, "5001");
+    }
+
     /// §6 "`#` and tables": gopher's Len is the highest non-nil index of the array part.
     #[test]
     fn length_of_tables_with_holes() {
