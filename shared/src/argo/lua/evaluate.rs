@@ -251,6 +251,10 @@ mod tests {
                 "<string>:2: attempt to call a non-function object",
             ),
             (
+                "local a = 1\nreturn require('x')",
+                "<string>:2: module x not found:\n\tno field package.preload['x']\n\tkubectl-pacto never loads Lua files from disk",
+            ),
+            (
                 "local function f(n)\n  return 1 + f(n + 1)\nend\nreturn f(1)",
                 "<string>:2: stack overflow",
             ),

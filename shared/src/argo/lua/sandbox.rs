@@ -372,6 +372,12 @@ mod tests {
                 "<string>:2: cannot perform sub operation between number and table",
             ),
             ("local x = -{}", "<string>:1: __unm undefined"),
+            // Two tables without handlers (LuaJIT: "attempt to perform arithmetic on a table
+            // value").
+            (
+                "local x = {} * {}",
+                "<string>:1: cannot perform mul operation between table and table",
+            ),
             (
                 "local a\nlocal b = 1 + 2 + a",
                 "<string>:2: cannot perform add operation between number and nil",
