@@ -48,6 +48,10 @@ pub const ARITH_FNS: [(u8, &str); 7] = [
     (b'u', "__pacto_unm"),
 ];
 
+/// A run of one arithmetic operator being parsed: the operator, the operands' `(start, end,
+/// numeral)`, and the operators' positions.
+type ArithRun = (u8, Vec<(usize, usize, bool)>, Vec<usize>);
+
 fn arith_fn(op: u8) -> &'static str {
     ARITH_FNS
         .iter()
@@ -143,7 +147,7 @@ impl Parser<'_> {
         // A run of one arithmetic operator (`a + b + c`) is routed as one call, `F((a), (b),
         // (c))`, folded left to right as gopher evaluates it: no nesting LuaJIT could find too
         // deep. `(op, operand spans, operator positions)`.
-        let mut chain: Option<(u8, Vec<(usize, usize, bool)>, Vec<usize>)> = None;
+        let mut chain: Option<ArithRun> = None;
         while let Some((left, right)) = binary_priority(self.tok.t) {
             if left <= limit {
                 break;
@@ -188,11 +192,7 @@ impl Parser<'_> {
 
     /// Records the rewrite of a run of one arithmetic operator, unless every operand is a
     /// numeral: `a + b + c` becomes `F((a), (b), (c))`.
-    fn flush_arith(
-        &mut self,
-        chain: Option<(u8, Vec<(usize, usize, bool)>, Vec<usize>)>,
-        key: u32,
-    ) {
+    fn flush_arith(&mut self, chain: Option<ArithRun>, key: u32) {
         let Some((op, operands, ops)) = chain else {
             return;
         };

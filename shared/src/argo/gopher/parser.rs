@@ -412,6 +412,11 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The function the rewrite wraps a lone returned call in (`return KEEP(tostring(x))`): it
+/// returns all its arguments, and the call it wraps is no tail call. The sandbox defines it
+/// before the script runs.
+pub const KEEP_FN: &str = "__pacto_keep";
+
 #[cfg(test)]
 mod tests {
     use crate::argo::gopher::error::TOO_MANY_LEVELS;
@@ -552,7 +557,3 @@ return (CONCAT((a), (b)));
         }
     }
 }
-
-/// The function the rewrite wraps a returned library call in (`return KEEP(tostring(x))`): it
-/// returns all its arguments. The sandbox defines it before the script runs.
-pub const KEEP_FN: &str = "__pacto_keep";

@@ -65,7 +65,7 @@ fn array_len(t: &Table) -> mlua::Result<usize> {
             LuaValue::Number(x) => x,
             _ => continue,
         };
-        if k >= 1.0 && k < 67_108_864.0 && k.fract() == 0.0 && k as usize > n {
+        if (1.0..67_108_864.0).contains(&k) && k.fract() == 0.0 && k as usize > n {
             n = k as usize;
         }
     }

@@ -129,7 +129,7 @@ fn opt_int(lua: &Lua, args: &MultiValue, n: usize, default: Option<i64>) -> mlua
 /// Go's `int(float64)` on amd64: truncation, with NaN and out-of-range values giving the
 /// minimum int64.
 fn go_int(x: f64) -> i64 {
-    if x.is_nan() || x >= 9.223372036854775807e18 || x < -9.223372036854775808e18 {
+    if x.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) {
         i64::MIN
     } else {
         x as i64
