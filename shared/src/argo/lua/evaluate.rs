@@ -314,6 +314,60 @@ mod tests {
         assert!(e.starts_with("memory limit exceeded"), "{e}");
     }
 
+    /// Beyond Argo: every library call that could outlast the time limit or the memory cap on
+    /// hostile input is bounded itself, so each of these ends within seconds on the calling
+    /// thread, with the deadline error at the script's line, a memory-limit error, or the
+    /// library's own error.
+    #[test]
+    fn hostile_library_calls_end_promptly() {
+        let short = Limits {
+            timeout: Duration::from_millis(200),
+            ..Limits::default()
+        };
+        let deadline = |e: &str| e.ends_with("context deadline exceeded");
+        let memory = |e: &str| e.starts_with("memory limit exceeded");
+        type Check = fn(&str) -> bool;
+        let cases: Vec<(&str, Check)> = vec![
+            ("return string.find(string.rep('a', 30000), string.rep('a*', 30) .. 'b')", deadline),
+            ("return string.match(string.rep('a', 30000), string.rep('a*', 30) .. 'b')", deadline),
+            ("for x in string.gmatch(string.rep('a', 30000), string.rep('a*', 20) .. 'b') do end", deadline),
+            ("return (string.gsub(string.rep('a', 30000), string.rep('a*', 20) .. 'b', 'x'))", deadline),
+            ("return string.find(string.rep('(', 200000), '%b()')", deadline),
+            ("return string.find(string.rep('a', 3000000), string.rep('a', 20000) .. 'b', 1, true)", deadline),
+            ("return string.rep('x', 1e12)", memory),
+            ("return string.rep('abc', 1e8):upper()", memory),
+            // Four million empty matches: the memory cap, or the deadline on a slow build.
+            ("local s = string.rep('a', 4e6) return (s:gsub('', 'xx'))", |e| {
+                e.starts_with("memory limit exceeded") || e.ends_with("context deadline exceeded")
+            }),
+            ("return (string.gsub(string.rep('a', 1e6), 'a', function() return 'bb' end))", deadline),
+            ("local t = {} for i = 1, 3e6 do t[i] = (i * 7919) % 1000003 end table.sort(t)", deadline),
+            ("return loadstring(string.rep('x = 1 ', 1e6))", |e| e.contains("Limits::max_chunk_bytes")),
+            ("return unpack({}, 1, 1e8)", |e| e.ends_with("registry overflow")),
+            ("return string.format('%099999999d', 1)", |e| e.contains("format")),
+            ("local s = 'x' while true do s = s .. s end", memory),
+        ];
+        for (src, ok) in cases {
+            let script = Script::compile(src).unwrap();
+            let started = Instant::now();
+            let e = execute_health(&script, &json!({}), true, 0, &short)
+                .result
+                .unwrap_err();
+            assert!(ok(&e), "{src}: {e}");
+            assert!(started.elapsed() < Duration::from_secs(5), "{src}");
+        }
+        // An object nested deeper than the conversion limit is refused, not recursed into.
+        let mut deep = json!(1);
+        for _ in 0..1500 {
+            deep = json!({ "a": deep });
+        }
+        let script = Script::compile("return {status = 'Healthy'}").unwrap();
+        let e = execute_health(&script, &deep, false, 0, &Limits::default())
+            .result
+            .unwrap_err();
+        assert!(e.contains("nested too deeply"), "{e}");
+    }
+
     /// The time limit cannot be caught, lifted or escaped (Argo's cancelled context stops every
     /// instruction; gopher's debug library has no sethook).
     #[test]

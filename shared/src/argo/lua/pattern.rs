@@ -432,7 +432,14 @@ pub(super) struct Budget<'a> {
 
 impl Budget<'_> {
     fn step(&mut self) -> Result<(), PatternError> {
-        self.steps += 1;
+        self.add(1)
+    }
+
+    /// Counts `n` steps of work (bytes scanned by one instruction count one each).
+    fn add(&mut self, n: usize) -> Result<(), PatternError> {
+        self.steps = self
+            .steps
+            .saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
         if self.steps >= CHECK_EVERY {
             self.steps = 0;
             if (self.expired)() {
@@ -504,6 +511,7 @@ fn run(
                 let mut found = false;
                 if sp < src.len() && src[sp] as i64 == *open {
                     let mut count = 1;
+                    let from = sp;
                     sp += 1;
                     while sp < src.len() {
                         if src[sp] as i64 == *close {
@@ -520,6 +528,7 @@ fn run(
                         }
                         sp += 1;
                     }
+                    budget.add(sp - from)?;
                 }
                 if found {
                     continue;
@@ -533,6 +542,7 @@ fn run(
                 }
                 let (a, b) = (m.at(idx), m.at(idx + 1));
                 let cap = src.get(a..b).unwrap_or(&[]);
+                budget.add(cap.len())?;
                 if src.len() >= sp && src[sp..].starts_with(cap) {
                     pc += 1;
                     sp += cap.len();

@@ -240,7 +240,9 @@ fn str_find(lua: &Lua, args: &MultiValue, bounds: &Bounds) -> mlua::Result<Multi
                 ),
             ));
         }
-        return Ok(match find_bytes(&s[init..], &p) {
+        let found = find_bytes(&s[init..], &p, &*bounds.expired)
+            .map_err(|_| raise(lua, "context deadline exceeded"))?;
+        return Ok(match found {
             None => MultiValue::from_iter([LuaValue::Nil]),
             Some(pos) => MultiValue::from_iter([
                 LuaValue::Number((init + pos + 1) as f64),
@@ -260,8 +262,19 @@ fn str_find(lua: &Lua, args: &MultiValue, bounds: &Bounds) -> mlua::Result<Multi
     Ok(out)
 }
 
-fn find_bytes(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+/// Go `strings.Index`, asking for the deadline every few thousand positions: a long needle
+/// that almost matches everywhere costs its length at each position.
+/// `Err(())` when the deadline passed first.
+fn find_bytes(hay: &[u8], needle: &[u8], expired: &dyn Fn() -> bool) -> Result<Option<usize>, ()> {
+    for (i, w) in hay.windows(needle.len()).enumerate() {
+        if w == needle {
+            return Ok(Some(i));
+        }
+        if i % 1024 == 1023 && expired() {
+            return Err(());
+        }
+    }
+    Ok(None)
 }
 
 /// gopher `strMatch`: no match returns no value at all (not `nil`).
