@@ -560,6 +560,38 @@ mod tests {
         }
     }
 
+    /// gopher stringlib.go strFormat (Go fmt.Sprintf with only as many values as the format
+    /// has '%' outside "%%") and value.go LNumber.Format/LString.Format; reference §6
+    /// "string.format".
+    #[test]
+    fn format_as_go() {
+        for (expr, want) in [
+            ("string.format('%d %s', 3)", "3 %!s(MISSING)"),
+            ("string.format('%d|%d', 3.7, -3.7)", "3|-3"),
+            ("string.format('%x|%x|%X', -1, 255, 255)", "-1|ff|FF"),
+            (
+                "string.format('%5.2f|%-4d|%04d', 3.14159, 7, 7)",
+                " 3.14|7   |0007",
+            ),
+            (
+                "string.format('%s %s %s', nil, true, 1e15)",
+                "nil true 1000000000000000",
+            ),
+            ("string.format('%v', 0.1 + 0.2)", "0.30000000000000004"),
+            ("string.format('%f', '3.')", "%!f(string=3.)"),
+            ("string.format('%u', 3)", "%!u(int64=3)"),
+            ("string.format('%d', 2^53)", "9007199254740992"),
+            ("string.format('%d', 1e100)", "-9223372036854775808"),
+            ("string.format('%d|%d', '42', 'abc')", "42|0"),
+            ("string.format('%b|%c|%U', 5, 228, 65)", "101|ä|U+0041"),
+            ("string.format('%t', true)", "true"),
+            ("string.format('x', 1)", "x"),
+            ("string.format('%d%%', 5, 6)", "5%%!(EXTRA lua.LNumber=6)"),
+        ] {
+            assert_eq!(msg(expr, true), want, "{expr}");
+        }
+    }
+
     #[test]
     fn string_library_errors_as_gopher() {
         for (src, want) in [
