@@ -39,7 +39,9 @@ impl Default for Limits {
 }
 
 /// What one evaluation produced: the health (or the error text Argo would show as an `Unknown`
-/// health message), and whatever the script printed (Argo sends it to the controller's log).
+/// health message), and whatever the script printed, one entry per `print` call (gopher-lua's
+/// basePrint writes it to the process's stdout: the controller's log, or the CLI's output before
+/// `STATUS:`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
     pub result: Result<HealthStatus, String>,
