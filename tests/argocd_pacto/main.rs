@@ -420,3 +420,24 @@ fn argocd_runs_the_plugin_by_its_executable_name() {
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert_eq!(r.stdout, "STATUS: Healthy\nMESSAGE: contract satisfied\n");
 }
+
+/// gopher-lua's print (baselib.go `basePrint`: `fmt.Print` of each argument's `tostring`, tabs
+/// between, a newline) writes to the process's stdout while the script runs, so the CLI shows it
+/// before `STATUS:` (and also when the script then fails).
+#[test]
+fn print_output_comes_before_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let cm = widget_cm(
+        dir.path(),
+        "print(\"checking\", 1e15, nil) print() return {status = \"Healthy\", message = \"ok\"}",
+    );
+    assert_eq!(
+        ok(&fixture("objects/widget.yaml"), &cm),
+        "checking\t1000000000000000\tnil\n\nSTATUS: Healthy\nMESSAGE: ok\n"
+    );
+    let cm = widget_cm(dir.path(), "print(\"before\") error(\"boom\")");
+    let r = health(&[&fixture("objects/widget.yaml"), "--argocd-cm-path", &cm]);
+    assert_eq!(r.code, Some(20), "stderr: {}", r.stderr);
+    assert_eq!(r.stdout, "before\n");
+    assert!(r.stderr.contains("<string>:1: boom"), "{}", r.stderr);
+}

@@ -98,14 +98,23 @@ fn main() -> ExitCode {
         }
         return ExitCode::from(1);
     };
-    match health(
+    let mut printed = String::new();
+    let outcome = health(
         &resource,
         argocd_cm_path.as_deref(),
         customizations_dir.as_deref(),
-    ) {
+        &mut printed,
+    );
+    {
+        use std::io::Write;
+        // gopher-lua's print (baselib.go basePrint) writes to the process's stdout with
+        // fmt.Print as the script runs, so it comes before STATUS, and also when the script
+        // then fails. A reader that went away (`| head`) is not an error, as for Go's fmt.Printf.
+        let _ = std::io::stdout().write_all(printed.as_bytes());
+    }
+    match outcome {
         Ok(out) => {
             use std::io::Write;
-            // A reader that went away (`| head`) is not an error, as for Go's fmt.Printf.
             let _ = std::io::stdout().write_all(out.as_bytes());
             ExitCode::SUCCESS
         }
@@ -116,11 +125,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// What the command prints on success, or the error message of the fatal log line.
+/// What the command prints on success, or the error message of the fatal log line; what the
+/// health script printed (one line per `print` call) goes to `printed`.
 fn health(
     resource: &std::path::Path,
     cm_path: Option<&std::path::Path>,
     customizations: Option<&std::path::Path>,
+    printed: &mut String,
 ) -> Result<String, String> {
     let text = std::fs::read_to_string(resource).map_err(|e| go_open_error(resource, &e))?;
     // sigs.k8s.io/yaml reads the first document only.
@@ -168,6 +179,10 @@ fn health(
     let builtins = customizations.map(BuiltinScripts::load).transpose()?;
     let engine = ArgoHealth::new(overrides, builtins, now_unix());
     let verdict = engine.evaluate(&obj);
+    for line in &verdict.printed {
+        printed.push_str(line);
+        printed.push('\n');
+    }
     let gvk = pacto_gates::k8s::gvk_of(&obj);
     if let Some(e) = verdict.error {
         let meta = obj.get("metadata");

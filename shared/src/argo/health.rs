@@ -131,6 +131,8 @@ pub struct ArgoHealth {
     /// What `os.time()` returns, Unix seconds.
     pub now_unix: i64,
     cache: RefCell<HashMap<String, Result<Script, String>>>,
+    /// The script used last: a run of objects of one kind compares the text instead of hashing it.
+    last: RefCell<Option<(String, Result<Script, String>)>>,
 }
 
 impl ArgoHealth {
@@ -142,6 +144,7 @@ impl ArgoHealth {
             limits: Limits::default(),
             now_unix,
             cache: RefCell::new(HashMap::new()),
+            last: RefCell::new(None),
         }
     }
 
@@ -181,12 +184,23 @@ impl ArgoHealth {
         obj: &Value,
         open_libs: bool,
     ) -> (Result<HealthStatus, String>, Vec<String>) {
-        let mut cache = self.cache.borrow_mut();
-        // Looked up by reference first: the text is copied only when a script is first seen.
-        if !cache.contains_key(script) {
-            cache.insert(script.to_string(), Script::compile(script));
-        }
-        match &cache[script] {
+        let compiled = {
+            let mut last = self.last.borrow_mut();
+            match last.as_ref() {
+                Some((text, c)) if text == script => c.clone(),
+                _ => {
+                    let mut cache = self.cache.borrow_mut();
+                    // Looked up by reference first: the text is copied only when first seen.
+                    if !cache.contains_key(script) {
+                        cache.insert(script.to_string(), Script::compile(script));
+                    }
+                    let c = cache[script].clone();
+                    *last = Some((script.to_string(), c.clone()));
+                    c
+                }
+            }
+        };
+        match &compiled {
             Err(e) => (Err(e.clone()), Vec::new()),
             Ok(s) => {
                 let ev = execute_health(s, obj, open_libs, self.now_unix, &self.limits);

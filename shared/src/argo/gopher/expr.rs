@@ -28,8 +28,36 @@ pub(super) struct Exp {
     /// For a call in parentheses, `(f())`, the number of parenthesis pairs around it; their
     /// positions are the last entries of [`Parser::paren_log`].
     pub(super) parens: u32,
-    /// The expression is a rewritten `..` chain or `#` (a call in the output).
+    /// The expression is a rewritten `..` chain, `#` or arithmetic (a call in the output).
     pub(super) rewritten: bool,
+    /// The expression is a numeral, possibly negated: arithmetic on numerals alone is kept.
+    pub(super) numeral: bool,
+}
+
+/// The functions arithmetic is routed through, by operator: `a + b` becomes
+/// `__pacto_add((a), (b))`, `-a` becomes `__pacto_unm((a))`. gopher-lua converts a string
+/// operand with its own `parseNumber` (Go `strconv.ParseInt(s, 0, 64)`, then `ParseFloat`), so
+/// `"010" + 0` is 8 where LuaJIT reads 10; the sandbox supplies these functions.
+pub const ARITH_FNS: [(u8, &str); 7] = [
+    (b'+', "__pacto_add"),
+    (b'-', "__pacto_sub"),
+    (b'*', "__pacto_mul"),
+    (b'/', "__pacto_div"),
+    (b'%', "__pacto_mod"),
+    (b'^', "__pacto_pow"),
+    (b'u', "__pacto_unm"),
+];
+
+/// A run of one arithmetic operator being parsed: the operator, the operands' `(start, end,
+/// numeral)`, and the operators' positions.
+type ArithRun = (u8, Vec<(usize, usize, bool)>, Vec<usize>);
+
+fn arith_fn(op: u8) -> &'static str {
+    ARITH_FNS
+        .iter()
+        .find(|(o, _)| *o == op)
+        .map(|(_, n)| *n)
+        .unwrap_or("__pacto_unm")
 }
 
 /// Binary operator priorities `(left, right)` as Lua 5.1's `lparser.c` numbers them; they give
@@ -90,9 +118,16 @@ impl Parser<'_> {
                 let op = self.tok.t;
                 self.advance()?;
                 let operand = self.subexpr(UNARY_PRIORITY)?;
-                if op == T::Op(b'#') {
+                let negated_numeral = op == T::Op(b'-') && operand.numeral;
+                let unm = op == T::Op(b'-') && !operand.numeral;
+                if op == T::Op(b'#') || unm {
                     self.edits.deletes.push((start, start + 1));
-                    self.edits.insert(start, OPEN, key + 1, Text::LenOpen);
+                    let open = if unm {
+                        Text::Owned(format!("{}((", arith_fn(b'u')))
+                    } else {
+                        Text::LenOpen
+                    };
+                    self.edits.insert(start, OPEN, key + 1, open);
                     self.edits
                         .insert(operand.end, CLOSE, key + 1, Text::Static("))"));
                     self.closed_at = operand.end;
@@ -103,28 +138,91 @@ impl Parser<'_> {
                     kind: Kind::Other,
                     wrapped: false,
                     parens: 0,
-                    rewritten: op == T::Op(b'#'),
+                    rewritten: op == T::Op(b'#') || unm,
+                    numeral: negated_numeral,
                 }
             }
             _ => self.simple()?,
         };
+        // A run of one arithmetic operator (`a + b + c`) is routed as one call, `F((a), (b),
+        // (c))`, folded left to right as gopher evaluates it: no nesting LuaJIT could find too
+        // deep. `(op, operand spans, operator positions)`.
+        let mut chain: Option<ArithRun> = None;
         while let Some((left, right)) = binary_priority(self.tok.t) {
             if left <= limit {
                 break;
             }
-            e.rewritten = self.tok.t == T::Concat;
-            if e.rewritten {
+            let op = match self.tok.t {
+                T::Op(c @ (b'+' | b'-' | b'*' | b'/' | b'%' | b'^')) => Some(c),
+                _ => None,
+            };
+            if chain.as_ref().is_some_and(|(c, _, _)| Some(*c) != op) {
+                self.flush_arith(chain.take(), key);
+            }
+            if self.tok.t == T::Concat {
                 e.end = self.concat_chain(e.start, e.end, key)?;
+                e.rewritten = true;
+            } else if let Some(op) = op {
+                let op_at = self.tok.start;
+                self.advance()?;
+                let rhs = self.subexpr(right)?;
+                let c =
+                    chain.get_or_insert_with(|| (op, vec![(e.start, e.end, e.numeral)], vec![]));
+                c.1.push((rhs.start, rhs.end, rhs.numeral));
+                c.2.push(op_at);
+                e.end = rhs.end;
+                e.numeral = e.numeral && rhs.numeral;
+                e.rewritten = !e.numeral;
             } else {
                 self.advance()?;
                 e.end = self.subexpr(right)?.end;
+                e.rewritten = false;
+            }
+            if op.is_none() {
+                e.numeral = false;
             }
             e.kind = Kind::Other;
             e.wrapped = false;
             e.parens = 0;
         }
+        self.flush_arith(chain, key);
         self.leave();
         Ok(e)
+    }
+
+    /// Records the rewrite of a run of one arithmetic operator, unless every operand is a
+    /// numeral: `a + b + c` becomes `F((a), (b), (c))`.
+    fn flush_arith(&mut self, chain: Option<ArithRun>, key: u32) {
+        let Some((op, operands, ops)) = chain else {
+            return;
+        };
+        if operands.iter().all(|&(_, _, numeral)| numeral) {
+            return;
+        }
+        // LuaJIT takes at most about 250 values in a call: longer runs nest in groups.
+        const GROUP: usize = 100;
+        let (first_start, mut prev_end, _) = operands[0];
+        let groups = (operands.len() - 2) / (GROUP - 1) + 1;
+        for _ in 0..groups {
+            let open = Text::Owned(format!("{}((", arith_fn(op)));
+            self.edits.insert(first_start, OPEN, key, open);
+        }
+        for (i, (&(start, end, _), &op_at)) in operands[1..].iter().zip(&ops).enumerate() {
+            if i > 0 && i % (GROUP - 1) == 0 {
+                self.edits.insert(prev_end, CLOSE, key, Text::Static("))"));
+            }
+            self.edits.insert(prev_end, CLOSE, key, Text::Static(")"));
+            let gap = &self.sc.src[prev_end..op_at];
+            if gap.iter().all(|&b| b == b' ' || b == b'\t') {
+                self.edits.deletes.push((prev_end, op_at));
+            }
+            self.edits.deletes.push((op_at, op_at + 1));
+            self.edits.insert(op_at, SEP, 0, Text::Static(","));
+            self.edits.insert(start, OPEN, key, Text::Static("("));
+            prev_end = end;
+        }
+        self.edits.insert(prev_end, CLOSE, key, Text::Static("))"));
+        self.closed_at = prev_end;
     }
 
     /// Parses `.. e2 .. e3 ...` after a first operand spanning `start..end` and records the
@@ -154,6 +252,7 @@ impl Parser<'_> {
 
     fn simple(&mut self) -> PResult<Exp> {
         let start = self.tok.start;
+        let numeral = self.tok.t == T::Number;
         match self.tok.t {
             T::Nil | T::False | T::True | T::Number | T::Str | T::Dots => self.advance()?,
             T::Op(b'{') => self.table()?,
@@ -170,6 +269,7 @@ impl Parser<'_> {
             wrapped: false,
             parens: 0,
             rewritten: false,
+            numeral,
         })
     }
 
@@ -242,6 +342,7 @@ impl Parser<'_> {
             wrapped,
             parens,
             rewritten: false,
+            numeral: false,
         })
     }
 
@@ -321,15 +422,24 @@ mod tests {
         let cases = [
             ("return a .. b", "return (CONCAT((a), (b)))"),
             ("return a..b..c", "return (CONCAT((a),(b),(c)))"),
-            ("x = a .. b + c .. d", "x = CONCAT((a), (b + c), (d))"),
+            (
+                "x = a .. b + c .. d",
+                "x = CONCAT((a), (__pacto_add((b), (c))), (d))",
+            ),
             (
                 "x = a .. b == c .. d",
                 "x = CONCAT((a), (b)) == CONCAT((c), (d))",
             ),
             ("x = a or b .. c and d", "x = a or CONCAT((b), (c)) and d"),
             ("x = not a .. b", "x = CONCAT((not a), (b))"),
-            ("x = -a .. b ^ c", "x = CONCAT((-a), (b ^ c))"),
-            ("x = a * b .. c / d", "x = CONCAT((a * b), (c / d))"),
+            (
+                "x = -a .. b ^ c",
+                "x = CONCAT((__pacto_unm((a))), (__pacto_pow((b), (c))))",
+            ),
+            (
+                "x = a * b .. c / d",
+                "x = CONCAT((__pacto_mul((a), (b))), (__pacto_div((c), (d))))",
+            ),
             ("x = (a .. b) .. c", "x = CONCAT(((CONCAT((a), (b)))), (c))"),
             (
                 "x = a .. f(b .. c) .. d",
@@ -357,14 +467,52 @@ mod tests {
     }
 
     #[test]
+    fn arithmetic_operators() {
+        let cases = [
+            ("x = a + 1", "x = __pacto_add((a), (1))"),
+            ("x = a + b + c", "x = __pacto_add((a), (b), (c))"),
+            (
+                "x = a - b * c",
+                "x = __pacto_sub((a), (__pacto_mul((b), (c))))",
+            ),
+            (
+                "x = a * b - c",
+                "x = __pacto_sub((__pacto_mul((a), (b))), (c))",
+            ),
+            (
+                "x = a ^ b ^ c",
+                "x = __pacto_pow((a), (__pacto_pow((b), (c))))",
+            ),
+            ("x = a % 2 == 0", "x = __pacto_mod((a), (2)) == 0"),
+            ("x = -a", "x = __pacto_unm((a))"),
+            // Numerals alone are left to LuaJIT: gopher computes them the same way.
+            ("x = 2 ^ 53 + 1", "x = 2 ^ 53 + 1"),
+            ("x = -1", "x = -1"),
+            ("x = 1 / 3", "x = 1 / 3"),
+            ("x = a+-1", "x = __pacto_add((a),(-1))"),
+        ];
+        for (src, want) in cases {
+            assert_eq!(rw(src), want, "{src}");
+        }
+        // A long run nests in groups of a hundred operands, within LuaJIT's call limits.
+        let sum = format!("x = a{}", " + a".repeat(250));
+        let out = rw(&sum);
+        assert!(
+            out.starts_with("x = __pacto_add((__pacto_add((__pacto_add((a), (a)"),
+            "{out}"
+        );
+        assert_eq!(out.matches("__pacto_add").count(), 3);
+    }
+
+    #[test]
     fn length_operator() {
         let cases = [
             ("return #t", "return (LEN((t)))"),
             ("return#t", "return(LEN((t)))"),
-            ("x = #t + 1", "x = LEN((t)) + 1"),
-            ("x = #t ^ 2", "x = LEN((t ^ 2))"),
-            ("x = 2 ^ #t", "x = 2 ^ LEN((t))"),
-            ("x = -#t", "x = -LEN((t))"),
+            ("x = #t + 1", "x = __pacto_add((LEN((t))), (1))"),
+            ("x = #t ^ 2", "x = LEN((__pacto_pow((t), (2))))"),
+            ("x = 2 ^ #t", "x = __pacto_pow((2), (LEN((t))))"),
+            ("x = -#t", "x = __pacto_unm((LEN((t))))"),
             ("x = not #t", "x = not LEN((t))"),
             ("x = #t.x[1]", "x = LEN((t.x[1]))"),
             ("x = #a:m()", "x = LEN((a:m()))"),
@@ -374,10 +522,10 @@ mod tests {
             ("x = #a .. b", "x = CONCAT((LEN((a))), (b))"),
             ("x = a .. #b", "x = CONCAT((a), (LEN((b))))"),
             ("x = #(a .. b)", "x = LEN(((CONCAT((a), (b)))))"),
-            ("x = #t * 2", "x = LEN((t)) * 2"),
+            ("x = #t * 2", "x = __pacto_mul((LEN((t))), (2))"),
             // A lone rewritten return value is parenthesised: no tail call.
             ("return #t, #u", "return LEN((t)), LEN((u))"),
-            ("return #t + 1", "return LEN((t)) + 1"),
+            ("return #t + 1", "return (__pacto_add((LEN((t))), (1)))"),
             ("return (#t)", "return (LEN((t)))"),
             ("return #t;", "return (LEN((t)));"),
             (

@@ -191,6 +191,19 @@ impl<'a> Parser<'a> {
                             // is not, and also returns one value.
                             self.edits.insert(first.start, OPEN, 0, Text::Static("("));
                             self.edits.insert(first.end, CLOSE, 0, Text::Static(")"));
+                        } else if first.kind == Kind::Call && first.parens == 0 {
+                            // gopher-lua checks the callee and calls a Go function in tail
+                            // position from the caller's frame (vm.go OP_TAILCALL), so a
+                            // non-function callee or a library error carries the caller's line;
+                            // LuaJIT's tail call drops that frame first. KEEP passes every value
+                            // on, and keeps the frame.
+                            self.edits.insert(
+                                first.start,
+                                OPEN,
+                                0,
+                                Text::Owned(format!("{KEEP_FN}(")),
+                            );
+                            self.edits.insert(first.end, CLOSE, 0, Text::Static(")"));
                         }
                     }
                     if self.tok.t == T::Op(b';') {
@@ -399,6 +412,11 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The function the rewrite wraps a lone returned call in (`return KEEP(tostring(x))`): it
+/// returns all its arguments, and the call it wraps is no tail call. The sandbox defines it
+/// before the script runs.
+pub const KEEP_FN: &str = "__pacto_keep";
+
 #[cfg(test)]
 mod tests {
     use crate::argo::gopher::error::TOO_MANY_LEVELS;
@@ -440,8 +458,8 @@ f(1)(2)
 t:m "s" {1} [[z]]
 t.m{a = 1; [2] = 3, 4,}
 do local z = LEN((a)) end
-while a < b do a = a + 1 break end
-repeat a = a - 1 until a == 0 or LEN((t)) > 1
+while a < b do a = __pacto_add((a), (1)) break end
+repeat a = __pacto_sub((a), (1)) until a == 0 or LEN((t)) > 1
 if a then b = 1 elseif c then b = 2 else b = 3 end
 for i = 1, 10, 2 do end
 for k, v in pairs(t) do goto continue ::continue:: end
@@ -449,11 +467,34 @@ for k, v in pairs(t) do goto continue ::continue:: end
 x = function(...) local n = select('#', ...) return n end
 x = {f(), (f()), ...}
 x = a and b or not c
-x = -a ^ -b
+x = __pacto_unm((__pacto_pow((a), (__pacto_unm((b))))))
 x = 0x1F + 1e-5 * .5 % 3.
 return (CONCAT((a), (b)));
 "#;
         assert_eq!(rw(src), want);
+    }
+
+    /// A lone returned call is wrapped so that LuaJIT makes no tail call of it (gopher-lua
+    /// vm.go OP_TAILCALL checks the callee, and calls Go functions, from the caller's frame).
+    #[test]
+    fn returned_calls_keep_the_frame() {
+        for (src, want) in [
+            ("return f(x)", "return __pacto_keep(f(x))"),
+            (
+                "return string.find(s, p)",
+                "return __pacto_keep(string.find(s, p))",
+            ),
+            ("return t:m{1}", "return __pacto_keep(t:m{1})"),
+            ("return (f(x))", "return (f(x))"),
+            ("return f(x), g(y)", "return f(x), g(y)"),
+            ("return f", "return f"),
+            (
+                "local function h() return h() end",
+                "local function h() return __pacto_keep(h()) end",
+            ),
+        ] {
+            assert_eq!(rw(src), want, "{src}");
+        }
     }
 
     #[test]
@@ -492,7 +533,7 @@ return (CONCAT((a), (b)));
         let chain = format!("x = a{}", " .. a".repeat(5000));
         assert!(rw(&chain).starts_with("x = CONCAT((a), (a), (a)"));
         let sum = format!("x = a{}", " + a".repeat(5000));
-        assert_eq!(rw(&sum), sum);
+        assert!(rw(&sum).starts_with("x = __pacto_add((__pacto_add(("));
         // Nesting within the limit works.
         let ok = format!("x = {}1{}", "(".repeat(150), ")".repeat(150));
         assert_eq!(rw(&ok), ok);

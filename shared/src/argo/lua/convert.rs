@@ -9,29 +9,93 @@ use serde_json::Value;
 
 /// Converts an object as argo-cd `decodeValue` does: every number a Lua number (float64), JSON
 /// nulls inside arrays dropped (gopher `LTable.Append` ignores nil), null map values absent.
-pub(super) fn to_lua(lua: &Lua, v: &Value) -> mlua::Result<LuaValue> {
+///
+/// The walk keeps its own stack (no recursion on the calling thread). Beyond Argo: an object
+/// nested more than `max_depth` levels is refused with an error naming the limit.
+pub(super) fn to_lua(lua: &Lua, v: &Value, max_depth: usize) -> mlua::Result<LuaValue> {
+    let root = match container(lua, v)? {
+        Some(t) => t,
+        None => return scalar(lua, v),
+    };
+    let mut stack: Vec<(Table, Children)> = vec![(root.clone(), Children::of(v))];
+    while let Some((table, children)) = stack.last_mut() {
+        let Some((key, child)) = children.next() else {
+            stack.pop();
+            continue;
+        };
+        let table = table.clone();
+        let value = match container(lua, child)? {
+            Some(t) => {
+                if stack.len() >= max_depth {
+                    return Err(mlua::Error::runtime(
+                        "the object is nested too deeply to convert (kubectl-pacto's limit; raise Limits::max_object_depth)",
+                    ));
+                }
+                stack.push((t.clone(), Children::of(child)));
+                LuaValue::Table(t)
+            }
+            None => scalar(lua, child)?,
+        };
+        match key {
+            Key::Index(i) => table.raw_set(i, value)?,
+            Key::Name(k) => table.raw_set(k, value)?,
+        }
+    }
+    Ok(LuaValue::Table(root))
+}
+
+/// A new table for an array or object, sized for it.
+fn container(lua: &Lua, v: &Value) -> mlua::Result<Option<Table>> {
     Ok(match v {
-        Value::Null => LuaValue::Nil,
+        Value::Array(items) => Some(lua.create_table_with_capacity(items.len(), 0)?),
+        Value::Object(map) => Some(lua.create_table_with_capacity(0, map.len())?),
+        _ => None,
+    })
+}
+
+fn scalar(lua: &Lua, v: &Value) -> mlua::Result<LuaValue> {
+    Ok(match v {
         Value::Bool(b) => LuaValue::Boolean(*b),
         Value::Number(n) => LuaValue::Number(n.as_f64().unwrap_or(0.0)),
         Value::String(s) => LuaValue::String(lua.create_string(s)?),
-        Value::Array(items) => {
-            let t = lua.create_table_with_capacity(items.len(), 0)?;
-            let mut i = 0;
-            for item in items.iter().filter(|x| !x.is_null()) {
-                i += 1;
-                t.raw_set(i, to_lua(lua, item)?)?;
-            }
-            LuaValue::Table(t)
-        }
-        Value::Object(map) => {
-            let t = lua.create_table_with_capacity(0, map.len())?;
-            for (k, item) in map.iter().filter(|(_, x)| !x.is_null()) {
-                t.raw_set(k.as_str(), to_lua(lua, item)?)?;
-            }
-            LuaValue::Table(t)
-        }
+        _ => LuaValue::Nil,
     })
+}
+
+enum Key<'a> {
+    Index(usize),
+    Name(&'a str),
+}
+
+/// The non-null children of an array (numbered from 1 as they are appended) or an object.
+enum Children<'a> {
+    Array(std::slice::Iter<'a, Value>, usize),
+    Object(serde_json::map::Iter<'a>),
+    None,
+}
+
+impl<'a> Children<'a> {
+    fn of(v: &'a Value) -> Self {
+        match v {
+            Value::Array(items) => Children::Array(items.iter(), 0),
+            Value::Object(map) => Children::Object(map.iter()),
+            _ => Children::None,
+        }
+    }
+
+    fn next(&mut self) -> Option<(Key<'a>, &'a Value)> {
+        match self {
+            Children::Array(items, n) => {
+                let item = items.find(|x| !x.is_null())?;
+                *n += 1;
+                Some((Key::Index(*n), item))
+            }
+            Children::Object(map) => map
+                .find(|(_, x)| !x.is_null())
+                .map(|(k, x)| (Key::Name(k.as_str()), x)),
+            Children::None => None,
+        }
+    }
 }
 
 pub(super) fn to_result(v: LuaValue) -> mlua::Result<LuaResult> {

@@ -1,8 +1,7 @@
 //! One evaluation under its limits, as argo-cd `util/lua/lua.go`
 //! (`runLuaWithResourceActionParameters`, `ExecuteHealthLua`) runs a script: the limits (1 s of
 //! wall-clock time as Argo's `context.WithTimeout`, gopher-lua's 256 call frames, and beyond Argo
-//! a memory cap), the worker thread and its watchdog, the choice of LuaJIT state, and the error
-//! texts in gopher-lua's wording.
+//! a memory cap), the choice of LuaJIT state, and the error texts in gopher-lua's wording.
 
 use super::sandbox::Vm;
 use super::script::Script;
@@ -20,6 +19,11 @@ pub struct Limits {
     pub memory_bytes: usize,
     /// Call frames; gopher-lua's `CallStackSize` is 256.
     pub max_call_depth: usize,
+    /// Nesting levels of the object a script is given; beyond Argo, which has no such bound. The
+    /// conversion recurses on the calling thread: each level takes a few hundred bytes of stack.
+    pub max_object_depth: usize,
+    /// Bytes of source a script may compile at run time with `loadstring`/`load`; beyond Argo.
+    pub max_chunk_bytes: usize,
 }
 
 impl Default for Limits {
@@ -28,12 +32,16 @@ impl Default for Limits {
             timeout: Duration::from_secs(1),
             memory_bytes: 64 << 20,
             max_call_depth: 256,
+            max_object_depth: 1000,
+            max_chunk_bytes: 1 << 20,
         }
     }
 }
 
 /// What one evaluation produced: the health (or the error text Argo would show as an `Unknown`
-/// health message), and whatever the script printed (Argo sends it to the controller's log).
+/// health message), and whatever the script printed, one entry per `print` call (gopher-lua's
+/// basePrint writes it to the process's stdout: the controller's log, or the CLI's output before
+/// `STATUS:`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
     pub result: Result<HealthStatus, String>,
@@ -43,11 +51,13 @@ pub struct Evaluation {
 /// Runs a health script on an object. `open_libs` is the `useOpenLibs` of the override (built-in
 /// scripts always run open); `now_unix` is what `os.time()` returns.
 ///
-/// The evaluation runs on a worker thread. The instruction hook stops a script at the time limit,
-/// but not while it is inside one long library call (a pathological `string.find` pattern, a
-/// sort of a huge table, compiling megabytes of source); if no answer comes within the limit
-/// plus [`WATCHDOG_GRACE`], the worker is abandoned (it ends with the process), the evaluation
-/// fails with `context deadline exceeded`, and a new worker serves the next one.
+/// The evaluation runs on the calling thread. The instruction hook stops a script at the time
+/// limit; the library calls that could run long without executing Lua instructions are bounded
+/// themselves: the pattern functions check the deadline as they search (`pattern`), `string.rep`,
+/// `gsub` and the matches kept are held to the memory cap (`strlib`), `table.sort` compares
+/// through the hook-covered comparator or checks the deadline itself (`sortlib`), chunks loaded at
+/// run time are limited in size (`prelude.lua`), and the object conversion is limited in depth
+/// (`convert`).
 pub fn execute_health(
     script: &Script,
     obj: &Value,
@@ -55,71 +65,8 @@ pub fn execute_health(
     now_unix: i64,
     limits: &Limits,
 ) -> Evaluation {
-    type Job = (Script, Value, bool, i64, Limits);
-    struct Worker {
-        jobs: std::sync::mpsc::Sender<Job>,
-        results: std::sync::mpsc::Receiver<Evaluation>,
-    }
-    fn spawn() -> Option<Worker> {
-        let (jobs, job_rx) = std::sync::mpsc::channel::<Job>();
-        let (result_tx, results) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
-            .name("lua-worker".into())
-            // Deeply nested objects are converted recursively.
-            .stack_size(1 << 30)
-            .spawn(move || {
-                for (script, obj, open, now, limits) in job_rx {
-                    let ev = evaluate_here(&script, &obj, open, now, &limits);
-                    if result_tx.send(ev).is_err() {
-                        break;
-                    }
-                }
-            })
-            .ok()?;
-        Some(Worker { jobs, results })
-    }
-    thread_local! {
-        static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
-    }
-    WORKER.with(|slot| {
-        let mut slot = slot.borrow_mut();
-        if slot.is_none() {
-            *slot = spawn();
-        }
-        let Some(worker) = slot.as_ref() else {
-            return evaluate_here(script, obj, open_libs, now_unix, limits);
-        };
-        let job = (
-            script.clone(),
-            obj.clone(),
-            open_libs,
-            now_unix,
-            limits.clone(),
-        );
-        if worker.jobs.send(job).is_err() {
-            *slot = None;
-            return failed("internal error: the Lua worker stopped".into());
-        }
-        match worker.results.recv_timeout(limits.timeout + WATCHDOG_GRACE) {
-            Ok(ev) => ev,
-            Err(e) => {
-                *slot = None;
-                failed(match e {
-                    std::sync::mpsc::RecvTimeoutError::Timeout => format!(
-                        "context deadline exceeded (stopped inside a library call after {:?})",
-                        limits.timeout + WATCHDOG_GRACE
-                    ),
-                    std::sync::mpsc::RecvTimeoutError::Disconnected => {
-                        "internal error: the Lua worker stopped".into()
-                    }
-                })
-            }
-        }
-    })
+    evaluate_here(script, obj, open_libs, now_unix, limits)
 }
-
-/// How long past its time limit an evaluation may take before the watchdog gives up on it.
-pub const WATCHDOG_GRACE: Duration = Duration::from_secs(1);
 
 /// Runs an evaluation on the calling thread.
 ///
@@ -192,7 +139,22 @@ pub(super) fn gopher_wording(m: &str) -> String {
         Some(i) if m.starts_with("<string>:") => (&m[..i + 2], &m[i + 2..]),
         _ => ("", m),
     };
-    let body = if let Some(rest) = body.strip_prefix("attempt to compare two ") {
+    let body = if let Some(rest) = body.strip_prefix("bad argument #") {
+        // LuaJIT quotes the function's name and says "no value" for a missing argument; gopher
+        // (auxlib.go ArgError/TypeError) does neither: `bad argument #1 to ipairs (table
+        // expected, got nil)`.
+        let rest = match rest.split_once(" to '") {
+            Some((n, tail)) => match tail.split_once("' (") {
+                Some((name, msg)) => format!("{n} to {name} ({msg}"),
+                None => rest.to_string(),
+            },
+            None => rest.to_string(),
+        };
+        format!(
+            "bad argument #{}",
+            rest.replace(" expected, got no value)", " expected, got nil)")
+        )
+    } else if let Some(rest) = body.strip_prefix("attempt to compare two ") {
         let t = rest.trim_end_matches(" values");
         format!("attempt to compare {t} with {t}")
     } else if body.starts_with("attempt to call ") {
@@ -260,6 +222,74 @@ mod tests {
         }
     }
 
+    /// Error texts of the base and table libraries as gopher-lua v1.1.2 writes them: auxlib.go
+    /// `TypeError`/`ArgError` (no quotes, "got nil"), baselib.go `baseError` (CheckAny, and
+    /// `where(level - 1)` from error's own frame: levels 1 and 2 both name the error call's line),
+    /// `basePCall` (a non-callable value, no position), `baseUnpack` (the 5120-slot registry,
+    /// reference §1.1), tablelib.go (`CheckTable`, "wrong number of arguments"), vm.go
+    /// OP_TAILCALL (a returned call keeps the caller's line) and state.go `pushCallFrame` (stack
+    /// overflow raised at the line of the recursive call).
+    #[test]
+    fn library_error_texts_are_gophers() {
+        for (src, want) in [
+            (
+                "for _ in ipairs(nil) do end",
+                "<string>:1: bad argument #1 to ipairs (table expected, got nil)",
+            ),
+            (
+                "error()",
+                "<string>:1: bad argument #1 to error (value expected)",
+            ),
+            (
+                "return table.concat(nil)",
+                "<string>:1: bad argument #1 to concat (table expected, got nil)",
+            ),
+            (
+                "local t = {}\nreturn tostring()",
+                "<string>:2: bad argument #1 to tostring (value expected)",
+            ),
+            (
+                "local x = nil\nreturn x()",
+                "<string>:2: attempt to call a non-function object",
+            ),
+            (
+                "local a = 1\nreturn require('x')",
+                "<string>:2: module x not found:\n\tno field package.preload['x']\n\tkubectl-pacto never loads Lua files from disk",
+            ),
+            (
+                "local function f(n)\n  return 1 + f(n + 1)\nend\nreturn f(1)",
+                "<string>:2: stack overflow",
+            ),
+            (
+                "local t = {} for i = 1, 10000 do t[i] = i end local x = {unpack(t)}",
+                "<string>:1: registry overflow",
+            ),
+            ("table.insert({})", "<string>:1: wrong number of arguments"),
+            ("error('m', 2)", "<string>:1: m"),
+            (
+                "local function g() error('deep', 2) end\nlocal function h()\n  g()\nend\nh()",
+                "<string>:1: deep",
+            ),
+            (
+                "local function g() error('up', 3) end\nlocal function h()\n  g()\nend\nh()",
+                "<string>:3: up",
+            ),
+            ("error(42)", "42"),
+        ] {
+            assert_eq!(eval(src).unwrap_err(), want, "{src}");
+        }
+        for (expr, want) in [
+            (
+                "select(2, pcall(function() local f; f() end))",
+                "<string>:1: attempt to call a non-function object",
+            ),
+            ("select(2, pcall(nil))", "attempt to call a nil value"),
+            ("select(2, pcall(error, 'boom'))", "<string>:1: boom"),
+        ] {
+            assert_eq!(msg(expr, false), want, "{expr}");
+        }
+    }
+
     /// §1.1: 1 s wall-clock limit (`<string>:N: context deadline exceeded`), 256 call frames.
     #[test]
     fn limits() {
@@ -286,11 +316,65 @@ mod tests {
         assert!(e.starts_with("memory limit exceeded"), "{e}");
     }
 
+    /// Beyond Argo: every library call that could outlast the time limit or the memory cap on
+    /// hostile input is bounded itself, so each of these ends within seconds on the calling
+    /// thread, with the deadline error at the script's line, a memory-limit error, or the
+    /// library's own error.
+    #[test]
+    fn hostile_library_calls_end_promptly() {
+        let short = Limits {
+            timeout: Duration::from_millis(200),
+            ..Limits::default()
+        };
+        let deadline = |e: &str| e.ends_with("context deadline exceeded");
+        let memory = |e: &str| e.starts_with("memory limit exceeded");
+        type Check = fn(&str) -> bool;
+        let cases: Vec<(&str, Check)> = vec![
+            ("return string.find(string.rep('a', 30000), string.rep('a*', 30) .. 'b')", deadline),
+            ("return string.match(string.rep('a', 30000), string.rep('a*', 30) .. 'b')", deadline),
+            ("for x in string.gmatch(string.rep('a', 30000), string.rep('a*', 20) .. 'b') do end", deadline),
+            ("return (string.gsub(string.rep('a', 30000), string.rep('a*', 20) .. 'b', 'x'))", deadline),
+            ("return string.find(string.rep('(', 200000), '%b()')", deadline),
+            ("return string.find(string.rep('a', 3000000), string.rep('a', 20000) .. 'b', 1, true)", deadline),
+            ("return string.rep('x', 1e12)", memory),
+            ("return string.rep('abc', 1e8):upper()", memory),
+            // Four million empty matches: the memory cap, or the deadline on a slow build.
+            ("local s = string.rep('a', 4e6) return (s:gsub('', 'xx'))", |e| {
+                e.starts_with("memory limit exceeded") || e.ends_with("context deadline exceeded")
+            }),
+            ("return (string.gsub(string.rep('a', 1e6), 'a', function() return 'bb' end))", deadline),
+            ("local t = {} for i = 1, 3e6 do t[i] = (i * 7919) % 1000003 end table.sort(t)", deadline),
+            ("return loadstring(string.rep('x = 1 ', 1e6))", |e| e.contains("Limits::max_chunk_bytes")),
+            ("return unpack({}, 1, 1e8)", |e| e.ends_with("registry overflow")),
+            ("return string.format('%099999999d', 1)", |e| e.contains("format")),
+            ("local s = 'x' while true do s = s .. s end", memory),
+        ];
+        for (src, ok) in cases {
+            let script = Script::compile(src).unwrap();
+            let started = Instant::now();
+            let e = execute_health(&script, &json!({}), true, 0, &short)
+                .result
+                .unwrap_err();
+            assert!(ok(&e), "{src}: {e}");
+            assert!(started.elapsed() < Duration::from_secs(5), "{src}");
+        }
+        // An object nested deeper than the conversion limit is refused, not recursed into.
+        let mut deep = json!(1);
+        for _ in 0..1500 {
+            deep = json!({ "a": deep });
+        }
+        let script = Script::compile("return {status = 'Healthy'}").unwrap();
+        let e = execute_health(&script, &deep, false, 0, &Limits::default())
+            .result
+            .unwrap_err();
+        assert!(e.contains("nested too deeply"), "{e}");
+    }
+
     /// The time limit cannot be caught, lifted or escaped (Argo's cancelled context stops every
     /// instruction; gopher's debug library has no sethook).
     #[test]
     fn time_limit_cannot_be_defeated() {
-        // A long library call is stopped by the watchdog (open mode: a pathological pattern).
+        // A long library call stops at the deadline too (open mode: a pathological pattern).
         let short = Limits {
             timeout: Duration::from_millis(100),
             ..Limits::default()
@@ -303,7 +387,7 @@ mod tests {
         let e = execute_health(&slow, &json!({}), true, 0, &short)
             .result
             .unwrap_err();
-        assert!(e.starts_with("context deadline exceeded"), "{e}");
+        assert_eq!(e, "<string>:1: context deadline exceeded");
         assert!(started.elapsed() < Duration::from_secs(10));
         let short = Limits {
             timeout: Duration::from_millis(100),

@@ -8,25 +8,38 @@
 //! * `obj` converted as `decodeValue` does: numbers as floats, nulls in arrays dropped, null map
 //!   values absent, `{}`/`[]` both empty tables;
 //! * the result decoded as `ExecuteHealthLua` does (see [`decode_result`]);
-//! * gopher's number formatting in `tostring` and `..`, its `#` on tables with holes, `tonumber`
-//!   and its runtime error texts (`<string>:LINE: attempt to index a non-table object(nil) with
-//!   key 'x'`, ...), through the source rewriter ([`super::gopher::rewrite`]) and `prelude.lua`;
+//! * gopher's number formatting in `tostring` and `..`, its `#` on tables with holes, its
+//!   arithmetic on numeric strings (`"010" + 0` is 8), `tonumber`, and its runtime error texts
+//!   (`<string>:LINE: attempt to index a non-table object(nil) with key 'x'`, `bad argument #1
+//!   to ipairs (table expected, got nil)`, ...), through the source rewriter
+//!   ([`super::gopher::rewrite`]) and `prelude.lua`;
+//! * gopher's `table` library (its `sort` is Go's pdqsort, in `sortlib`) and, in open mode, its
+//!   string functions that differ from LuaJIT's (`strlib`, on gopher's pattern engine in
+//!   `pattern`);
 //! * limits: 1 s of wall-clock time (Argo's `context.WithTimeout`), 256 call frames (gopher's
-//!   `CallStackSize`), and beyond Argo a memory cap; and beyond Argo, no script can run a
-//!   process, touch files, read the environment or exit, even with open libraries.
+//!   `CallStackSize`), enforced by the instruction hook (`hook`), and beyond Argo a memory cap
+//!   and bounds on object nesting and run-time chunk size; every library call that could run
+//!   long checks the deadline or the memory cap itself, so evaluations run on the calling
+//!   thread; and beyond Argo, no script can run a process, touch files, read the environment or
+//!   exit, even with open libraries.
 //!
 //! The sandbox is split by concept: `script` compiles a script once, `evaluate` runs an
-//! evaluation under its limits (worker thread, watchdog, error texts), `sandbox` prepares the
-//! LuaJIT state with the prelude (`prelude.lua`) and the host functions, `convert` moves values
-//! between JSON and Lua, and `result` decodes the script's result into a health status.
+//! evaluation under its limits (error texts), `sandbox` prepares the LuaJIT state with the
+//! prelude (`prelude.lua`) and the host functions, `hook` enforces the time and depth limits,
+//! `strlib`/`pattern`/`sortlib` hold the library functions written in Rust, `convert` moves
+//! values between JSON and Lua, and `result` decodes the script's result into a health status.
 
 mod convert;
 mod evaluate;
+mod hook;
+mod pattern;
 mod result;
 mod sandbox;
 mod script;
+mod sortlib;
+mod strlib;
 
-pub use evaluate::{execute_health, Evaluation, Limits, WATCHDOG_GRACE};
+pub use evaluate::{execute_health, Evaluation, Limits};
 pub use result::{decode_result, LuaResult};
 pub use script::Script;
 

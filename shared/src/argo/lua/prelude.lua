@@ -1,20 +1,21 @@
 -- The sandbox prelude of kubectl-pacto's Argo CD health engine.
 --
 -- Runs once in a fresh LuaJIT state and makes it look and fail the way Argo CD's gopher-lua
--- v1.1.2 state does (argo-cd util/lua/lua.go, gopher-lua state.go / vm.go). Returns the two
--- functions the source rewriter routes `..` and `#` through, and `new_env`, which builds the
--- globals of one evaluation: every evaluation gets its own globals and its own library tables,
--- so nothing a script does to them reaches the next one. No function defined here reads a
+-- v1.1.2 state does (argo-cd util/lua/lua.go, gopher-lua state.go / vm.go). Returns `run`, which
+-- runs one evaluation of a compiled script in fresh globals (`new_env`), handing the script the
+-- two functions the source rewriter routes `..` and `#` through: every evaluation gets its own
+-- globals and its own library tables, so nothing a script does to them reaches the next one. No function defined here reads a
 -- global: each uses upvalues only, so a script that changes its environment changes nothing here.
 --
 -- Arguments from the host: open (useOpenLibs), numstr (gopher number formatting), tonum
 -- (gopher tonumber), parsenum (gopher arithmetic coercion), printer (collects print output),
 -- safe_time, safe_date (Argo's oslib_safe.go), full_time, full_date (gopher's own os.time and
 -- os.date), denied (raises the error for a function kubectl-pacto never lets a script call),
--- expired (true once the evaluation is past its wall-clock limit).
+-- expired (true once the evaluation is past its wall-clock limit), chunk_cap (the bytes of source
+-- a script may compile at run time).
 
 local open, numstr, tonum, parsenum, printer, safe_time, safe_date, full_time, full_date, denied,
-  expired = ...
+  expired, chunk_cap = ...
 
 local type, error, rawget, next, select, tostring0, setmt, getmt =
   type, error, rawget, next, select, tostring, debug.setmetatable, debug.getmetatable
@@ -133,6 +134,61 @@ local function base_mt(kind)
   end
   return mt
 end
+-- Arithmetic as gopher's vm.go runs it, which the front end routes every `+ - * / % ^` and
+-- unary `-` through (numerals alone excepted): numbers directly; otherwise the operands' __add
+-- (... __pow) handler first (metaOp2), then strings read by gopher's parseNumber (Go ParseInt
+-- with base prefixes, so "010" is 8, then ParseFloat), else "cannot perform add operation
+-- between string and nil". `%` is luaModulo (Go math.Mod, sign of the divisor).
+-- Only tables and userdata carry handlers a script set: the metatables of the other types are
+-- the prelude's own stand-ins for gopher's errors.
+local function user_handler(v, event)
+  local t = type(v)
+  if t ~= "table" and t ~= "userdata" then return nil end
+  local mt = getmt(v)
+  return mt and rawget(mt, event)
+end
+local function make_arith(name, f)
+  local event = "__" .. name
+  local function op2(a, b)
+    if type(a) == "number" and type(b) == "number" then return f(a, b) end
+    local h = user_handler(a, event)
+    if h == nil then h = user_handler(b, event) end
+    if type(h) == "function" then return (h(a, b)) end
+    if type(a) == "string" then a = parsenum(a) or a end
+    if type(b) == "string" then b = parsenum(b) or b end
+    if type(a) == "number" and type(b) == "number" then return f(a, b) end
+    -- Level 3: op2, fold (tail-called by the inline function), the script.
+    error("cannot perform " .. name .. " operation between " .. type(a) .. " and " .. type(b), 3)
+  end
+  -- A run of one operator (`a + b + c`) arrives as one call, folded left to right.
+  local function fold(a, b, ...)
+    local r = op2(a, b)
+    for i = 1, select("#", ...) do r = op2(r, (select(i, ...))) end
+    return r
+  end
+  -- Two numbers take the operator itself, compiled inline.
+  local src = "local fold, type, select = ... return function(a, b, ...) "
+    .. "if type(a) == 'number' and type(b) == 'number' and select('#', ...) == 0 then "
+    .. "return a " .. ({ add = "+", sub = "-", mul = "*", div = "/", mod = "%", pow = "^" })[name]
+    .. " b end return fold(a, b, ...) end"
+  local fast = loadstring0(src, "=prelude")
+  return fast(fold, type, select)
+end
+local g_add, g_sub, g_mul, g_div, g_mod, g_pow =
+  make_arith("add", arith.add), make_arith("sub", arith.sub), make_arith("mul", arith.mul),
+  make_arith("div", arith.div), make_arith("mod", arith.mod), make_arith("pow", arith.pow)
+-- OP_UNM: numbers; the operand's __unm; a string through parseNumber; else "__unm undefined".
+local function g_unm(a)
+  if type(a) == "number" then return -a end
+  local h = user_handler(a, "__unm")
+  if type(h) == "function" then return (h(a)) end
+  if type(a) == "string" then
+    local n = parsenum(a)
+    if n then return -n end
+  end
+  error("__unm undefined", 2)
+end
+
 setmt(nil, base_mt("nil"))
 setmt(false, base_mt("boolean"))
 setmt(0, base_mt("number"))
@@ -159,8 +215,30 @@ local function g_print(...)
   for i = 1, n do parts[i] = g_tostring((select(i, ...))) end
   printer(concat0(parts, "\t"))
 end
+-- gopher LState.TypeError/ArgError texts: "bad argument #1 to concat (table expected, got nil)".
+local function check_table(v, n, fname)
+  if type(v) ~= "table" then
+    error("bad argument #" .. n .. " to " .. fname .. " (table expected, got " .. type(v) .. ")", 3)
+  end
+end
+local function opt_int(v, n, fname, default)
+  if v == nil then return default end
+  if type(v) ~= "number" then
+    error("bad argument #" .. n .. " to " .. fname .. " (number expected, got " .. type(v) .. ")", 3)
+  end
+  return v - v % 1
+end
+-- gopher baselib.go baseUnpack: values are pushed on the registry of 5120 slots (config.go
+-- RegistrySize), which growth-disabled states cannot exceed: "registry overflow". What the
+-- script's frames already hold is not known here; the bound counts the unpacked values only.
+local REGISTRY_SLOTS = 5120
 local function g_unpack(t, i, j)
-  return unpack0(t, i or 1, j or tablelen(t))
+  check_table(t, 1, "unpack")
+  i = opt_int(i, 2, "unpack", 1)
+  j = opt_int(j, 3, "unpack", tablelen(t))
+  if j - i + 1 > REGISTRY_SLOTS then error("registry overflow", 2) end
+  if i > j then return end
+  return unpack0(t, i, j)
 end
 -- gopher has no metatables on non-table values in restricted mode; strings index the string
 -- library in open mode.
@@ -171,36 +249,82 @@ local function g_getmetatable(v)
   return nil
 end
 
--- table library on gopher's length.
+-- table library as gopher-lua's tablelib.go and table.go (LTable.Append/Insert/Remove/Len) run
+-- it on the array part, whose length is gopher's `#`.
 local tablelib = {
-  getn = glen,
-  maxn = tablelen,
   sort = table.sort,
   foreach = table.foreach,
   foreachi = table.foreachi,
   setn = table.setn,
 }
+tablelib.getn = function(t)
+  check_table(t, 1, "getn")
+  return tablelen(t)
+end
+tablelib.maxn = function(t)
+  check_table(t, 1, "maxn")
+  return tablelen(t)
+end
 tablelib.insert = function(t, ...)
-  local n = select("#", ...)
-  if n == 1 then
-    t[tablelen(t) + 1] = ...
+  check_table(t, 1, "insert")
+  local nargs = select("#", ...)
+  if nargs == 0 then error("wrong number of arguments", 2) end
+  if nargs == 1 then
+    local v = ...
+    if v ~= nil then t[tablelen(t) + 1] = v end
     return
   end
-  return tinsert0(t, ...)
+  local pos, v = ...
+  pos = opt_int(pos, 2, "insert", nil)
+  if pos == nil then
+    error("bad argument #2 to insert (number expected, got nil)", 2)
+  end
+  local n = tablelen(t)
+  if pos > n or pos <= 0 then
+    t[pos] = v
+    return
+  end
+  for k = n, pos, -1 do t[k + 1] = t[k] end
+  t[pos] = v
 end
-tablelib.remove = function(t, pos)
+tablelib.remove = function(t, ...)
+  check_table(t, 1, "remove")
+  local pos = -1
+  if select("#", ...) > 0 then
+    pos = opt_int((...), 2, "remove", nil)
+    if pos == nil then error("bad argument #2 to remove (number expected, got nil)", 2) end
+  end
   local n = tablelen(t)
   if n == 0 then return nil end
-  pos = pos or n
+  local i = pos - 1
+  if i >= n then return nil end
+  if i == n - 1 or i < 0 then
+    local v = t[n]
+    t[n] = nil
+    return v
+  end
   local v = t[pos]
-  for i = pos, n - 1 do t[i] = t[i + 1] end
+  for k = pos, n - 1 do t[k] = t[k + 1] end
   t[n] = nil
   return v
 end
-tablelib.concat = function(t, sep, i, j)
-  sep = sep or ""
-  i = i or 1
-  j = j or tablelen(t)
+-- tableConcat: i and j are clamped to the length; with exactly three arguments an i outside
+-- 1..len gives "".
+tablelib.concat = function(t, ...)
+  check_table(t, 1, "concat")
+  local nargs = select("#", ...)
+  local sep, i, j = ...
+  if sep == nil then sep = "" elseif not canstr(sep) then
+    error("bad argument #2 to concat (string expected, got " .. type(sep) .. ")", 2)
+  end
+  local len = tablelen(t)
+  i = opt_int(i, 3, "concat", 1)
+  j = opt_int(j, 4, "concat", len)
+  if nargs == 2 and (i > len or i < 1) then return "" end
+  if i > len then i = len end
+  if i < 1 then i = 1 end
+  if j > len then j = len end
+  if i > j then return "" end
   local parts = {}
   for k = i, j do
     local v = t[k]
@@ -209,13 +333,184 @@ tablelib.concat = function(t, sep, i, j)
     end
     parts[#parts + 1] = str(v)
   end
-  return concat0(parts, sep)
+  return concat0(parts, str(sep))
 end
 
 local function copy(t)
   local c = {}
   for k, v in next, t do c[k] = v end
   return c
+end
+
+-- gopher stringlib.go strFormat: Go's fmt.Sprintf over the Lua values, of which only as many
+-- reach it as the format has '%' outside "%%" (strings.Count), formatted by gopher's
+-- LNumber.Format / LString.Format (value.go). What differs from C's printf is supplied here:
+-- a missing value is "%!d(MISSING)", a surplus one "%!(EXTRA lua.LNumber=5)"; %d/%x/%o/%c
+-- truncate any number to int64 (Go int64(float64)), %x/%o of a negative number keep the sign,
+-- %b is binary, %c writes UTF-8; %v and %s take any value as tostring does; %d of a numeric
+-- string prints the string, of another string 0 (LString.Format); a float verb on a string
+-- and any verb on a value of the wrong type print Go's "%!f(string=3.)" form. C's printf does
+-- the rest (%e, %f, %g with C's default precision, widths counted in bytes).
+local GO_TYPES = { number = "lua.LNumber", string = "lua.LString", boolean = "lua.LBool",
+  ["nil"] = "*lua.LNilType", table = "*lua.LTable", ["function"] = "*lua.LFunction" }
+local function go_int(v)
+  if v ~= v or v >= 9223372036854775807 or v < -9223372036854775808 then
+    return -9223372036854775808
+  end
+  if v < 0 then return -((-v) - (-v) % 1) end
+  return v - v % 1
+end
+local function make_format(format0, byte0, sub0, char0, find0, rep0, reverse0)
+  local function utf8(c)
+    if c < 0 or c > 0x10FFFF or (c >= 0xD800 and c <= 0xDFFF) then c = 0xFFFD end
+    if c < 0x80 then return char0(c) end
+    if c < 0x800 then return char0(0xC0 + (c - c % 64) / 64, 0x80 + c % 64) end
+    if c < 0x10000 then
+      return char0(0xE0 + (c - c % 4096) / 4096, 0x80 + ((c - c % 64) / 64) % 64, 0x80 + c % 64)
+    end
+    return char0(0xF0 + (c - c % 262144) / 262144, 0x80 + ((c - c % 4096) / 4096) % 64,
+      0x80 + ((c - c % 64) / 64) % 64, 0x80 + c % 64)
+  end
+  local function pad(text, flags, width)
+    width = tonum(width, 10) or 0
+    if #text >= width then return text end
+    if find0(flags, "-", 1, true) then return text .. rep0(" ", width - #text) end
+    return rep0(" ", width - #text) .. text
+  end
+  -- Go's bad-verb form; LString.Format hands Go a plain string.
+  local function bad(verb, v)
+    local t = type(v) == "string" and "string" or GO_TYPES[type(v)]
+    return "%!" .. verb .. "(" .. t .. "=" .. str(v) .. ")"
+  end
+  return function(fmt, ...)
+    if type(fmt) == "number" then fmt = numstr(fmt) end
+    if type(fmt) ~= "string" then
+      error("bad argument #1 to format (string expected, got " .. type(fmt) .. ")", 2)
+    end
+    local n = #fmt
+    -- strings.Count(fmt, "%") - strings.Count(fmt, "%%")
+    local pct, pairs_ = 0, 0
+    local i = 1
+    while i <= n do
+      if byte0(fmt, i) == 37 then pct = pct + 1 end
+      i = i + 1
+    end
+    i = 1
+    while i < n do
+      if byte0(fmt, i) == 37 and byte0(fmt, i + 1) == 37 then pairs_ = pairs_ + 1 i = i + 2
+      else i = i + 1 end
+    end
+    local nargs = select("#", ...)
+    if pct - pairs_ < nargs then nargs = pct - pairs_ end
+    local args = { ... }
+    local out, argi, pos = {}, 0, 1
+    while pos <= n do
+      local c = byte0(fmt, pos)
+      if c ~= 37 then
+        local stop = pos
+        while stop <= n and byte0(fmt, stop) ~= 37 do stop = stop + 1 end
+        out[#out + 1] = sub0(fmt, pos, stop - 1)
+        pos = stop
+      elseif byte0(fmt, pos + 1) == 37 then
+        out[#out + 1] = "%"
+        pos = pos + 2
+      else
+        local j = pos + 1
+        while j <= n and find0("-+ #0", char0(byte0(fmt, j)), 1, true) do j = j + 1 end
+        local flags = sub0(fmt, pos + 1, j - 1)
+        local w0 = j
+        while j <= n and byte0(fmt, j) >= 48 and byte0(fmt, j) <= 57 do j = j + 1 end
+        local width = sub0(fmt, w0, j - 1)
+        local prec = ""
+        if byte0(fmt, j) == 46 then
+          local p0 = j
+          j = j + 1
+          while j <= n and byte0(fmt, j) >= 48 and byte0(fmt, j) <= 57 do j = j + 1 end
+          prec = sub0(fmt, p0, j - 1)
+        end
+        if j > n then
+          out[#out + 1] = "%!(NOVERB)"
+          pos = j
+        else
+          local verb = char0(byte0(fmt, j))
+          pos = j + 1
+          local spec = "%" .. flags .. width .. prec
+          if argi >= nargs then
+            out[#out + 1] = "%!" .. verb .. "(MISSING)"
+          else
+            argi = argi + 1
+            local v = args[argi]
+            local t = type(v)
+            local piece
+            if verb == "v" or verb == "s" then
+              piece = format0(spec .. "s", t == "number" and numstr(v) or g_tostring(v))
+            elseif verb == "q" then
+              piece = t == "number" and numstr(v) or (t == "string" and format0("%q", v) or bad("q", v))
+            elseif verb == "t" then
+              piece = t == "boolean" and pad(tostring0(v), flags, width) or bad("t", v)
+            elseif verb == "d" or verb == "i" then
+              if t == "number" then
+                piece = format0(spec .. "d", go_int(v))
+              elseif t == "string" then
+                if parsenum(v) then piece = format0(spec .. "s", v) else piece = format0(spec .. "d", 0) end
+              else
+                piece = bad(verb, v)
+              end
+            elseif verb == "x" or verb == "X" or verb == "o" or verb == "b" or verb == "c" or verb == "U" then
+              if t ~= "number" then
+                piece = bad(verb, v)
+              else
+                local k = go_int(v)
+                if verb == "c" then
+                  piece = pad(utf8(k), flags, width)
+                else
+                  local neg = k < 0
+                  if neg then k = -k end
+                  local digits
+                  if verb == "b" or verb == "U" then
+                    local base = verb == "b" and 2 or 16
+                    local d = {}
+                    repeat
+                      local r = k % base
+                      d[#d + 1] = sub0("0123456789ABCDEF", r + 1, r + 1)
+                      k = (k - r) / base
+                    until k == 0
+                    digits = reverse0(concat0(d))
+                    if verb == "U" then
+                      while #digits < 4 do digits = "0" .. digits end
+                      digits = "U+" .. digits
+                    end
+                  else
+                    digits = format0("%" .. verb, k)
+                  end
+                  if neg then digits = "-" .. digits end
+                  piece = pad(digits, flags, width)
+                end
+              end
+            elseif find0("eEfFgG", verb, 1, true) then
+              if t == "number" then piece = format0(spec .. verb, v) else piece = bad(verb, v) end
+            else
+              if t == "number" then
+                piece = "%!" .. verb .. "(" .. (v % 1 == 0 and "int64" or "float64") .. "=" .. numstr(v) .. ")"
+              else
+                piece = "%!" .. verb .. "(" .. (t == "string" and "string" or GO_TYPES[t]) .. "=" .. str(v) .. ")"
+              end
+            end
+            out[#out + 1] = piece
+          end
+        end
+      end
+    end
+    if argi < nargs then
+      local extra = {}
+      for k = argi + 1, nargs do
+        local v = args[k]
+        extra[#extra + 1] = GO_TYPES[type(v)] .. "=" .. str(v)
+      end
+      out[#out + 1] = "%!(EXTRA " .. concat0(extra, ", ") .. ")"
+    end
+    return concat0(out)
+  end
 end
 
 -- Everything outside the process is refused, even with open libraries.
@@ -234,6 +529,8 @@ if open then
   os.setlocale = function() return nil end
   local string = copy(G.string)
   string.gfind = string.gmatch
+  string.format = make_format(G.string.format, G.string.byte, G.string.sub, G.string.char,
+    G.string.find, G.string.rep, G.string.reverse)
   local math = copy(G.math)
   math.mod = math.fmod
   math.huge = 1.7976931348623157e308
@@ -276,7 +573,7 @@ local io_mt = { __index = function(_, k) return refuse("io." .. tostring0(k)) en
 -- The base functions every environment starts from.
 local base = {}
 for _, name in next, {
-  "assert", "collectgarbage", "error", "gcinfo", "ipairs", "next",
+  "assert", "collectgarbage", "gcinfo", "ipairs", "next",
   "pairs", "pcall", "rawequal", "rawget", "rawset", "select", "setmetatable", "type",
   "xpcall", "_VERSION",
 } do
@@ -286,8 +583,18 @@ base.tostring, base.tonumber, base.print, base.unpack = g_tostring, g_tonumber, 
 base.getmetatable = g_getmetatable
 -- Argo's limit is a cancelled context that every instruction checks; here the deadline error is
 -- raised again after any protected call, so a script cannot catch it and run on.
-local pcall0, xpcall0 = pcall, xpcall
+local pcall0, xpcall0, error0 = pcall, xpcall, error
+-- gopher baselib.go basePCall: a value that cannot be called is reported without a position, in
+-- Lua's own words.
 base.pcall = function(...)
+  if select("#", ...) == 0 then error("bad argument #1 to pcall (value expected)", 2) end
+  local f = ...
+  if type(f) ~= "function" then
+    local mt = getmt(f)
+    if type(f) ~= "table" or not (mt and type(rawget(mt, "__call")) == "function") then
+      return false, "attempt to call a " .. type(f) .. " value"
+    end
+  end
   local r = { pcall0(...) }
   if expired() then error("context deadline exceeded", 2) end
   return unpack0(r, 1, maxn0(r))
@@ -296,6 +603,35 @@ base.xpcall = function(...)
   local r = { xpcall0(...) }
   if expired() then error("context deadline exceeded", 2) end
   return unpack0(r, 1, maxn0(r))
+end
+-- gopher baselib.go baseError and state.go raiseError/where/GetStack: the value is required
+-- (CheckAny), the level must be a number (OptInt); only a string message gets a position, that of
+-- gopher frame `level - 1` counted from error's own frame, Go frames skipped outward. So levels
+-- 1 and 2 both name the line of the error call, 3 the caller's line (PUC Lua: 2 is the caller).
+-- Here C functions and the prelude's stand-ins for gopher's Go functions are the Go frames;
+-- `run`, below the script's main chunk, is past gopher's stack: the message then starts with
+-- the space of gopher's "%v %v" with an empty position.
+local getinfo0 = debug.getinfo
+local run
+base.error = function(...)
+  local nargs = select("#", ...)
+  if nargs == 0 then error0("bad argument #1 to error (value expected)", 2) end
+  local msg, level = ...
+  if level == nil then level = 1 elseif type(level) ~= "number" then
+    error0("bad argument #2 to error (number expected, got " .. type(level) .. ")", 2)
+  end
+  level = level - level % 1
+  if type(msg) ~= "string" or level <= 0 then error0(msg, 0) end
+  -- getinfo level 1 is this function, standing for error's own (Go) frame, gopher frame 0.
+  local k = level
+  while true do
+    local info = getinfo0(k, "Slf")
+    if info == nil or info.func == run then error0(" " .. msg, 0) end
+    if k > 1 and info.what ~= "C" and info.source ~= "=prelude" then
+      error0(info.short_src .. ":" .. info.currentline .. ": " .. msg, 0)
+    end
+    k = k + 1
+  end
 end
 base.dofile, base.loadfile = refuse("dofile"), refuse("loadfile")
 base._GOPHER_LUA_VERSION = "GopherLua 0.1"
@@ -337,8 +673,7 @@ local function text_only(src)
   return src
 end
 
--- The globals of one evaluation, and a function that undoes what the evaluation could leave
--- behind outside them (finalizers of proxies).
+-- The globals of one evaluation.
 local function new_env()
   local env = copy(base)
   env._G = env
@@ -379,8 +714,16 @@ local function new_env()
   env.loadstring = function(src, name)
     local ok, e = text_only(src)
     if not ok then return nil, e end
+    -- Compiling is one library call the time limit cannot interrupt: its size is bounded.
+    if type(src) == "string" and #src > chunk_cap() then
+      error("loadstring: a chunk of " .. #src .. " bytes is over kubectl-pacto's limit of "
+        .. chunk_cap() .. " bytes (Limits::max_chunk_bytes)", 2)
+    end
+    -- gopher baselib.go baseLoadString: the chunk is named "<string>" unless a name is given,
+    -- and errors show that name as it is.
+    if name == nil then name = "<string>" end
     local f
-    f, e = loadstring0(src, name)
+    f, e = loadstring0(src, "=" .. tostring0(name))
     if f then setfenv0(f, env) end
     return f, e
   end
@@ -411,18 +754,29 @@ local function new_env()
     end
     return setfenv0(f, t)
   end
-  local function cleanup()
-    if thread_env ~= G then
-      setfenv0(0, G)
-      thread_env = G
-    end
+  return env
+end
+
+-- The last of a call's results (what Argo reads with l.Get(-1) after PCall(0, MultRet)).
+local function last_of(...)
+  local n = select("#", ...)
+  if n == 0 then return nil end
+  return (select(n, ...))
+end
+
+-- One evaluation: what the previous one may have left outside its globals undone (a thread
+-- environment set with setfenv(0, t)), fresh globals with `obj` and an empty `actionParams`
+-- (lua.go), and the script run in them; returns its last result. Errors pass through unchanged.
+function run(chunk, obj)
+  if thread_env ~= G then
+    setfenv0(0, G)
+    thread_env = G
   end
-  return env, cleanup
+  local env = new_env()
+  env.obj = obj
+  env.actionParams = {}
+  setfenv0(chunk, env)
+  return last_of(chunk(gconcat, glen, g_add, g_sub, g_mul, g_div, g_mod, g_pow, g_unm))
 end
 
--- Binds a compiled script to an environment.
-local function bind(f, env)
-  return setfenv0(f, env)
-end
-
-return gconcat, glen, new_env, bind
+return run

@@ -7,17 +7,18 @@
 
 use super::convert::{to_lua, to_result};
 use super::evaluate::{lua_error_text, Evaluation, Limits};
+use super::hook;
 use super::result::{decode_result, LuaResult};
 use super::script::{to_bytecode, Script};
+use super::sortlib;
+use super::strlib::{self, Bounds};
 use crate::argo::{gopher, osdate};
-use mlua::{
-    Function, HookTriggers, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue, VmState,
-};
+use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const PRELUDE: &str = include_str!("prelude.lua");
 
@@ -30,18 +31,16 @@ fn prelude_bytecode() -> &'static [u8] {
 /// A prepared LuaJIT state: the prelude has run, the host functions are installed.
 pub(super) struct Vm {
     lua: Lua,
-    concat: Function,
-    len: Function,
-    new_env: Function,
-    bind: Function,
+    /// The prelude's `run(chunk, obj)`: one evaluation in fresh globals.
+    run: Function,
     /// What print wrote during the current evaluation.
     printed: Rc<RefCell<Vec<String>>>,
     /// What `os.time()` returns during the current evaluation.
     now: Rc<std::cell::Cell<i64>>,
-    /// When the current evaluation started, for the wall-clock limit.
-    started: Rc<std::cell::Cell<Instant>>,
-    timeout: Rc<std::cell::Cell<Duration>>,
-    depth: Rc<std::cell::Cell<usize>>,
+    /// The memory cap of the current evaluation, for the string library's own bounds.
+    memory: Rc<std::cell::Cell<usize>>,
+    /// The run-time chunk size limit of the current evaluation.
+    chunk_cap: Rc<std::cell::Cell<usize>>,
     /// Scripts already loaded in this state, by script id.
     loaded: RefCell<HashMap<u64, Function>>,
 }
@@ -58,46 +57,42 @@ impl Vm {
         }
         // SAFETY: see above; the debug library is the only unsafe one loaded.
         let lua = unsafe { Lua::unsafe_new_with(libs, LuaOptions::new()) };
+        let memory = Rc::new(std::cell::Cell::new(Limits::default().memory_bytes));
         let printed = Rc::new(RefCell::new(Vec::new()));
         let now = Rc::new(std::cell::Cell::new(0));
-        let started = Rc::new(std::cell::Cell::new(Instant::now()));
-        let timeout = Rc::new(std::cell::Cell::new(Duration::from_secs(1)));
-        let (s, t) = (started.clone(), timeout.clone());
-        let expired = lua.create_function(move |_, ()| Ok(s.get().elapsed() >= t.get()))?;
+        let expired = lua.create_function(|_, ()| Ok(hook::expired()))?;
+        let expired_rs: Rc<dyn Fn() -> bool> = Rc::new(hook::expired);
+        sortlib::install(
+            &lua,
+            &lua.globals().raw_get::<Table>("table")?,
+            expired_rs.clone(),
+        )?;
+        if open {
+            let bounds = Bounds {
+                expired: expired_rs,
+                memory_bytes: memory.clone(),
+            };
+            strlib::install(&lua, &lua.globals().raw_get::<Table>("string")?, bounds)?;
+        }
         let mut args = host_functions(&lua, open, now.clone(), printed.clone())?;
         args.push_back(LuaValue::Function(expired));
-        let (concat, len, new_env, bind): (Function, Function, Function, Function) = lua
+        let chunk_cap = Rc::new(std::cell::Cell::new(Limits::default().max_chunk_bytes));
+        let cap = chunk_cap.clone();
+        args.push_back(LuaValue::Function(
+            lua.create_function(move |_, ()| Ok(cap.get()))?,
+        ));
+        let run: Function = lua
             .load(prelude_bytecode())
             .set_mode(mlua::chunk::ChunkMode::Binary)
             .call(args)?;
-        let depth = Rc::new(std::cell::Cell::new(256));
-        let (s, t, d) = (started.clone(), timeout.clone(), depth.clone());
-        let hook = HookTriggers::new().on_calls().every_nth_instruction(1000);
-        lua.set_global_hook(hook, move |lua, dbg| {
-            use mlua::debug::DebugEvent;
-            let over = match dbg.event() {
-                DebugEvent::Call => lua
-                    .inspect_stack(d.get(), |_| ())
-                    .is_some()
-                    .then_some("stack overflow"),
-                _ => (s.get().elapsed() >= t.get()).then_some("context deadline exceeded"),
-            };
-            match over {
-                Some(what) => Err(mlua::Error::runtime(format!("{}{what}", where_(lua)))),
-                None => Ok(VmState::Continue),
-            }
-        })?;
+        hook::install(&lua)?;
         Ok(Vm {
             lua,
-            concat,
-            len,
-            new_env,
-            bind,
+            run,
             printed,
             now,
-            started,
-            timeout,
-            depth,
+            memory,
+            chunk_cap,
             loaded: RefCell::new(HashMap::new()),
         })
     }
@@ -112,9 +107,10 @@ impl Vm {
     ) -> (Evaluation, Option<Vm>) {
         self.printed.borrow_mut().clear();
         self.now.set(now_unix);
-        self.timeout.set(limits.timeout);
-        self.depth.set(limits.max_call_depth);
-        self.started.set(Instant::now());
+        self.memory.set(limits.memory_bytes);
+        self.chunk_cap.set(limits.max_chunk_bytes);
+        let started = Instant::now();
+        hook::arm(started + limits.timeout, limits.max_call_depth);
         let outcome = self.run(script, obj, limits);
         let printed = std::mem::take(&mut *self.printed.borrow_mut());
         // Whatever the script did to the collector, the next evaluation starts from the default.
@@ -122,7 +118,7 @@ impl Vm {
         self.lua.gc_restart();
         let reusable = match &outcome {
             Err(mlua::Error::MemoryError(_)) => false,
-            Err(_) => self.started.get().elapsed() < limits.timeout,
+            Err(_) => started.elapsed() < limits.timeout,
             Ok(_) => true,
         };
         let result = outcome
@@ -133,17 +129,14 @@ impl Vm {
 
     fn run(&self, script: &Script, obj: &Value, limits: &Limits) -> mlua::Result<LuaResult> {
         let chunk = self.chunk(script)?;
-        let (env, cleanup): (Table, Function) = self.new_env.call(())?;
-        env.raw_set("obj", to_lua(&self.lua, obj)?)?;
-        env.raw_set("actionParams", self.lua.create_table()?)?;
-        let chunk: Function = self.bind.call((chunk, env))?;
+        // Converted before the memory cap is set: its size follows the object's, and without a
+        // cap mlua sets table fields without a protected call each (several times faster).
+        let obj = to_lua(&self.lua, obj, limits.max_object_depth)?;
         self.lua
             .set_memory_limit(self.lua.used_memory() + limits.memory_bytes)?;
-        let values: mlua::Result<MultiValue> = chunk.call((self.concat.clone(), self.len.clone()));
+        let last: mlua::Result<LuaValue> = self.run.call((chunk, obj));
         let _ = self.lua.set_memory_limit(0);
-        cleanup.call::<()>(())?;
-        let last = values?.into_iter().last().unwrap_or(LuaValue::Nil);
-        to_result(last)
+        to_result(last?)
     }
 
     /// The script's main function in this state, loaded once.
@@ -166,16 +159,30 @@ impl Vm {
 }
 
 /// `<string>:LINE: ` of the innermost script frame, as gopher's `where(1)` prints it.
-fn where_(lua: &Lua) -> String {
-    for level in 0..32 {
+pub(super) fn where_(lua: &Lua) -> String {
+    where_from(lua, 0)
+}
+
+/// [`where_`] from stack level `from` outward.
+fn where_from(lua: &Lua, from: usize) -> String {
+    // The script is `=<string>`; chunks it compiles with loadstring are named as gopher names
+    // them (`<string>` unless the script gives a name, see prelude.lua); the prelude is
+    // `=prelude`, library functions are C. The whole stack is searched: this runs only when an
+    // error is raised.
+    for level in from.. {
         let found = lua.inspect_stack(level, |d| {
             let src = d.source();
-            let is_script = src.source.as_deref() == Some("=<string>");
-            (is_script, d.current_line())
+            let name = src
+                .source
+                .as_deref()
+                .and_then(|s| s.strip_prefix('='))
+                .filter(|s| *s != "prelude")
+                .map(str::to_owned);
+            (name, d.current_line())
         });
         match found {
             None => break,
-            Some((true, Some(line))) => return format!("<string>:{line}: "),
+            Some((Some(name), Some(line))) => return format!("{name}:{line}: "),
             _ => {}
         }
     }
@@ -331,6 +338,59 @@ mod tests {
         ] {
             assert_eq!(msg(expr, false), want, "{expr}");
         }
+    }
+
+    /// §6 "Coercion / conversion": arithmetic reads strings with gopher's parseNumber (Go
+    /// ParseInt with base prefixes, then ParseFloat); vm.go objectArith (a table's handler first)
+    /// and OP_UNM (`__unm undefined`).
+    #[test]
+    fn arithmetic_on_strings_as_gopher() {
+        for (expr, want) in [
+            ("tostring('010' + 0)", "8"),
+            ("tostring('0b101' + 0)", "5"),
+            ("tostring('0o17' + 0)", "15"),
+            ("tostring('1_000' + 0)", "1000"),
+            ("tostring('0x10' + 0)", "16"),
+            ("tostring('1e2' * 1)", "100"),
+            ("tostring(' 5 ' + 1)", "6"),
+            ("tostring(-'010')", "-8"),
+            ("tostring(10 - '010' - 1)", "1"),
+            ("tostring(2 ^ '3')", "8"),
+            ("tostring(-7 % 3)", "2"),
+            ("tostring(setmetatable({}, {__add = function() return 7 end}) + 1)", "7"),
+            ("tostring(setmetatable({}, {__unm = function() return 9 end}) and -setmetatable({}, {__unm = function() return 9 end}))", "9"),
+        ] {
+            assert_eq!(msg(expr, false), want, "{expr}");
+        }
+        for (src, want) in [
+            (
+                "local x = 'abc'\nreturn x + 1",
+                "<string>:2: cannot perform add operation between string and number",
+            ),
+            (
+                "local t = {}\nlocal y = 1 - t",
+                "<string>:2: cannot perform sub operation between number and table",
+            ),
+            ("local x = -{}", "<string>:1: __unm undefined"),
+            // Two tables without handlers (LuaJIT: "attempt to perform arithmetic on a table
+            // value").
+            (
+                "local x = {} * {}",
+                "<string>:1: cannot perform mul operation between table and table",
+            ),
+            (
+                "local a\nlocal b = 1 + 2 + a",
+                "<string>:2: cannot perform add operation between number and nil",
+            ),
+        ] {
+            assert_eq!(eval(src).unwrap_err(), want, "{src}");
+        }
+        // A run of 5000 additions compiles (grouped calls) and folds left to right.
+        let sum = format!(
+            "local a = 1 return {{status = 'Healthy', message = tostring(a{})}}",
+            " + a".repeat(5000)
+        );
+        assert_eq!(eval(&sum).unwrap().message, "5001");
     }
 
     /// §6 "`#` and tables": gopher's Len is the highest non-nil index of the array part.

@@ -25,7 +25,13 @@ impl Script {
     pub fn compile(src: &str) -> Result<Script, String> {
         let rewritten = gopher::rewrite(src, CONCAT_FN, LEN_FN).map_err(|e| e.to_string())?;
         // Same line: line numbers of the script are kept.
-        let source = format!("local {CONCAT_FN}, {LEN_FN} = ...; {rewritten}");
+        let keep = gopher::KEEP_FN;
+        // The prelude's `run` passes the arithmetic functions in ARITH_FNS order.
+        let arith: Vec<&str> = gopher::ARITH_FNS.iter().map(|(_, name)| *name).collect();
+        let arith = arith.join(", ");
+        let source = format!(
+            "local {CONCAT_FN}, {LEN_FN}, {arith} = ...; local function {keep}(...) return ... end; {rewritten}"
+        );
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Ok(Script {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
