@@ -21,6 +21,10 @@ struct Cli {
     /// Log format of errors: json (Argo CD's default) or text.
     #[arg(long, global = true, value_enum, default_value = "json")]
     logformat: LogFormat,
+    /// The most bytes read from one input file (e.g. 1Gi, 512Mi, 1000000); a larger one is
+    /// refused with an error.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "1Gi")]
+    max_input_bytes: String,
     #[command(subcommand)]
     command: Top,
 }
@@ -75,6 +79,13 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
+    match pacto_gates::k8s::read::parse_size(&cli.max_input_bytes) {
+        Ok(n) => pacto_gates::k8s::read::set_max_input_bytes(n),
+        Err(e) => {
+            eprintln!("Error: --max-input-bytes {e}");
+            return ExitCode::from(1);
+        }
+    }
     let Top::Settings {
         argocd_cm_path,
         customizations_dir,
@@ -104,7 +115,14 @@ fn main() -> ExitCode {
         customizations_dir.as_deref(),
     ) {
         Ok(out) => {
-            use std::io::Write;
+            use std::io::{IsTerminal, Write};
+            // Argo's bytes exactly when read by a program (compared with Argo's CLI); on a
+            // terminal, text from the object and the script escaped so it cannot drive it.
+            let out = if std::io::stdout().is_terminal() {
+                terminal_safe(&out)
+            } else {
+                out
+            };
             // A reader that went away (`| head`) is not an error, as for Go's fmt.Printf.
             let _ = std::io::stdout().write_all(out.as_bytes());
             ExitCode::SUCCESS
@@ -122,7 +140,8 @@ fn health(
     cm_path: Option<&std::path::Path>,
     customizations: Option<&std::path::Path>,
 ) -> Result<String, String> {
-    let text = std::fs::read_to_string(resource).map_err(|e| go_open_error(resource, &e))?;
+    let text =
+        pacto_gates::k8s::read::read_text(resource).map_err(|e| go_open_error(resource, &e))?;
     // sigs.k8s.io/yaml reads the first document only.
     let obj = object::parse_documents(&text, &resource.display().to_string())
         .map_err(|e| e.to_string())?
@@ -144,7 +163,8 @@ fn health(
                 .into(),
         );
     };
-    let cm_text = std::fs::read_to_string(cm_path).map_err(|e| go_open_error(cm_path, &e))?;
+    let cm_text =
+        pacto_gates::k8s::read::read_text(cm_path).map_err(|e| go_open_error(cm_path, &e))?;
     let cm = object::parse_documents(&cm_text, &cm_path.display().to_string())
         .map_err(|e| e.to_string())?
         .into_iter()
@@ -192,9 +212,24 @@ fn health(
     })
 }
 
+/// Each line of the output with its control characters escaped
+/// ([`pacto_gates::render::one_line`]), the line breaks kept.
+fn terminal_safe(out: &str) -> String {
+    out.lines()
+        .map(|l| pacto_gates::render::one_line(l) + "\n")
+        .collect()
+}
+
 /// Go's `os.ReadFile` error text: `open <path>: no such file or directory` (the errno text in
-/// lower case, as Go's syscall package spells it).
+/// lower case, as Go's syscall package spells it). Our own bounds (size, text) read
+/// `read <path>: larger than 1 GiB (--max-input-bytes; ...)`.
 fn go_open_error(path: &std::path::Path, e: &std::io::Error) -> String {
+    if matches!(
+        e.kind(),
+        std::io::ErrorKind::FileTooLarge | std::io::ErrorKind::InvalidData
+    ) {
+        return format!("read {}: {e}", path.display());
+    }
     let text = match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),

@@ -12,6 +12,10 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// The most bytes read from one input: a file, standard input, a kubeconfig, a test suite
+    /// (e.g. 1Gi, 512Mi, 1000000). A larger input is refused with an error.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "1Gi")]
+    pub max_input_bytes: String,
 }
 
 impl Cli {
@@ -263,6 +267,10 @@ pub struct ClusterArgs {
     /// Read lists in pages of this many objects, as kubectl does (0: one request per list).
     #[arg(long, value_name = "N", default_value_t = 500)]
     pub chunk_size: u32,
+    /// The most bytes read from one answer of the API server (e.g. 256Mi, 1Gi). A larger
+    /// answer is refused with an error.
+    #[arg(long, value_name = "SIZE", default_value = "256Mi")]
+    pub max_response_bytes: String,
 }
 
 /// Which gates judge the Pactos.

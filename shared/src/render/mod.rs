@@ -103,6 +103,46 @@ pub fn health_report(items: &[HealthItem]) -> Value {
     json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "HealthReport", "items": items})
 }
 
+/// [`health_report`] with an optional `summary` member, written as `serde_json::to_string_pretty`
+/// writes it (then a newline), one item at a time: the report is never whole in memory.
+/// Errors: the writer's.
+pub fn write_health_json(
+    items: &[HealthItem],
+    summary: Option<&Value>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let head = json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "HealthReport"});
+    let head = serde_json::to_string_pretty(&head)?;
+    // `{` and the members, without the closing `}`.
+    out.write_all(head[..head.len() - 2].as_bytes())?;
+    out.write_all(b",\n  \"items\": [")?;
+    for (i, it) in items.iter().enumerate() {
+        let item = health_report(std::slice::from_ref(it))["items"][0].take();
+        out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+        // JSON strings hold no raw line break: each line of the item is one line of output.
+        let text = serde_json::to_string_pretty(&item)?;
+        for (n, line) in text.lines().enumerate() {
+            if n > 0 {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(b"    ")?;
+            out.write_all(line.as_bytes())?;
+        }
+    }
+    out.write_all(if items.is_empty() { b"]" } else { b"\n  ]" })?;
+    if let Some(s) = summary {
+        let text = serde_json::to_string_pretty(s)?;
+        out.write_all(b",\n  \"summary\": ")?;
+        for (n, line) in text.lines().enumerate() {
+            if n > 0 {
+                out.write_all(b"\n  ")?;
+            }
+            out.write_all(line.as_bytes())?;
+        }
+    }
+    out.write_all(b"\n}\n")
+}
+
 /// The human table of a health report: NAMESPACE, KIND, NAME, then ARGO and/or FLUX (with `≠`
 /// in a DIFF column where the two gates decide differently), SOURCE and MESSAGE (long text last).
 /// `builtin_scripts` says whether Argo CD's built-in Lua scripts were loaded: without them an
@@ -199,8 +239,13 @@ pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -
     table(&headers, rows)
 }
 
-/// One line saying what the Kustomization (or HelmRelease) as a whole would do.
+/// One line saying what the Kustomization (or HelmRelease) as a whole would do; names,
+/// namespaces, expressions and messages escaped ([`one_line`]).
 pub fn wait_summary(k: &Kustomization, v: &WaitVerdict) -> String {
+    one_line(&wait_summary_raw(k, v))
+}
+
+fn wait_summary_raw(k: &Kustomization, v: &WaitVerdict) -> String {
     let who = if k.namespace.is_empty() {
         format!("{} {}", k.kind, k.name)
     } else {
@@ -294,6 +339,57 @@ pub fn one_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name with a terminal title sequence reaches the summary line escaped.
+    #[test]
+    fn the_wait_summary_is_escaped() {
+        let k = crate::flux::kustomization::parse(&json!({
+            "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+            "kind": "Kustomization",
+            "metadata": {"name": "a\u{1b}]0;owned\u{7}", "namespace": "ns\n2"},
+            "spec": {"wait": true},
+        }))
+        .unwrap();
+        let line = wait_summary(
+            &k,
+            &WaitVerdict::FailsEarly {
+                message: "x\u{1b}[31m".into(),
+            },
+        );
+        assert!(!line.chars().any(|c| c.is_control()), "{line}");
+        assert!(line.contains("a\\x1b]0;owned\\x07"), "{line}");
+        assert!(line.contains("ns\\n2"), "{line}");
+    }
+
+    /// The streamed JSON report is byte for byte what `to_string_pretty` writes of the whole.
+    #[test]
+    fn streamed_json_is_the_pretty_report() {
+        let objs = crate::object::parse_objects(
+            "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata: {name: b, namespace: ns}\n",
+            "f.yaml",
+        )
+        .unwrap();
+        for n in 0..=2 {
+            let items: Vec<HealthItem> = objs[..n]
+                .iter()
+                .map(|o| HealthItem {
+                    object: o,
+                    argo: None,
+                    flux: None,
+                })
+                .collect();
+            for summary in [None, Some(json!({"flux": {"a": [1, 2], "b": "c"}}))] {
+                let mut want = health_report(&items);
+                if let Some(s) = &summary {
+                    want["summary"] = s.clone();
+                }
+                let want = serde_json::to_string_pretty(&want).unwrap() + "\n";
+                let mut got = Vec::new();
+                write_health_json(&items, summary.as_ref(), &mut got).unwrap();
+                assert_eq!(String::from_utf8(got).unwrap(), want);
+            }
+        }
+    }
 
     #[test]
     fn colour_rules() {

@@ -13,6 +13,7 @@
 mod explain;
 mod faults;
 mod get;
+mod hostile;
 mod input;
 mod kubectl;
 
