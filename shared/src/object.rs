@@ -6,9 +6,16 @@
 //! float64. YAML is read with YAML 1.1 booleans (`yes`/`no`/`on`/`off`), as `sigs.k8s.io/yaml`
 //! (go-yaml v2) reads it, and a repeated mapping key keeps its last value, as go-yaml v2 does when
 //! decoding into a map.
+//!
+//! Streams are read one document at a time ([`crate::k8s::yaml`]): each object is checked and
+//! handed on ([`visit_paths`]) before the next document is read, within
+//! [`crate::k8s::read::max_input_bytes`] (`--max-input-bytes`) per file or stream.
 
+use crate::k8s::read::max_input_bytes;
+use crate::k8s::yaml::{parse_chunk, Chunk, Splitter};
 use serde_json::{Map, Value};
 use std::fmt;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// Where an object came from: a file (or `<stdin>`), the 1-based document index in that stream,
@@ -114,9 +121,7 @@ pub enum ObjectError {
     Empty { file: String },
 }
 
-mod read;
-
-pub use read::MAX_DEPTH;
+pub use crate::k8s::yaml::MAX_DEPTH;
 
 /// Reads every object from each path: `-` is standard input, a directory is walked recursively
 /// for `*.yaml`, `*.yml` and `*.json` files (in byte order of their paths), anything else is read
@@ -180,11 +185,11 @@ fn visit_file(
     } else {
         path.display().to_string()
     };
-    let r = read::open(path).map_err(|error| ObjectError::Io {
+    let r = open(path).map_err(|error| ObjectError::Io {
         file: name.clone(),
         error,
     })?;
-    read::visit_stream(r, &name, read::limit(), each)
+    visit_stream(r, &name, max_input_bytes(), each)
 }
 
 /// [`read_paths`], the objects' values only (where the positions are not needed).
@@ -249,7 +254,7 @@ pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, ObjectError> {
 /// treats them) is replaced by its items. `file` is the name used in errors.
 pub fn parse_objects(text: &str, file: &str) -> Result<Vec<K8sObject>, ObjectError> {
     let mut out = Vec::new();
-    read::visit_stream(text.as_bytes(), file, u64::MAX, &mut |o| {
+    visit_stream(text.as_bytes(), file, u64::MAX, &mut |o| {
         out.push(o);
         Ok(())
     })?;
@@ -260,7 +265,116 @@ pub fn parse_objects(text: &str, file: &str) -> Result<Vec<K8sObject>, ObjectErr
 /// Kubernetes number typing applied. The 1-based index of a document is its position + 1.
 /// Directives (`%YAML 1.1`) are accepted. Errors name the file, the document and the line.
 pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, ObjectError> {
-    read::documents(text, file)
+    documents(text, file)
+}
+
+/// One document parsed, numbers typed as Kubernetes types them; errors name the file and the
+/// document.
+fn parse(chunk: &Chunk, file: &str, document: usize) -> Result<Option<Value>, ObjectError> {
+    match parse_chunk(chunk) {
+        Ok(v) => Ok(v.map(kube_numbers)),
+        Err(message) => Err(ObjectError::Parse {
+            file: file.to_string(),
+            document,
+            message,
+        }),
+    }
+}
+
+/// Reads every object of a stream, in order, handing each to `each` as soon as its document is
+/// parsed: a `kind: List` (any kind ending in `List` with `items`) gives its items. Returns how
+/// many objects were handed on. `limit` bounds the stream's bytes.
+fn visit_stream<R: BufRead>(
+    r: R,
+    file: &str,
+    limit: u64,
+    each: &mut dyn FnMut(K8sObject) -> Result<(), ObjectError>,
+) -> Result<usize, ObjectError> {
+    let mut split = Splitter::new(r, limit);
+    let mut count = 0;
+    let mut document = 0;
+    loop {
+        let chunk = split.next_chunk().map_err(|error| ObjectError::Io {
+            file: file.to_string(),
+            error: with_document(error, document + 1),
+        })?;
+        let Some(chunk) = chunk else { break };
+        document += 1;
+        let Some(value) = parse(&chunk, file, document)? else {
+            continue;
+        };
+        let origin = Origin {
+            file: file.to_string(),
+            document,
+            item: None,
+        };
+        if is_list(&value).map_err(|message| ObjectError::Invalid {
+            origin: origin.clone(),
+            message,
+        })? {
+            let Value::Object(mut map) = value else {
+                continue;
+            };
+            let items = match map.remove("items") {
+                Some(Value::Array(a)) => a,
+                _ => Vec::new(),
+            };
+            for (i, item) in items.into_iter().enumerate() {
+                let origin = Origin {
+                    item: Some(i),
+                    ..origin.clone()
+                };
+                each(check_object(item, origin)?)?;
+                count += 1;
+            }
+        } else {
+            each(check_object(value, origin)?)?;
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+/// A stream error with the document it stopped in, when it is a size bound or a bad byte.
+fn with_document(e: std::io::Error, document: usize) -> std::io::Error {
+    match e.kind() {
+        std::io::ErrorKind::FileTooLarge | std::io::ErrorKind::InvalidData => {
+            std::io::Error::new(e.kind(), format!("document {document}: {e}"))
+        }
+        _ => e,
+    }
+}
+
+/// Every document of an in-memory text (None for an empty one), unbounded: the text is already
+/// read.
+fn documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, ObjectError> {
+    let mut split = Splitter::new(text.as_bytes(), u64::MAX);
+    let mut docs = Vec::new();
+    while let Some(chunk) = split.next_chunk().map_err(|error| ObjectError::Io {
+        file: file.to_string(),
+        error,
+    })? {
+        docs.push(parse(&chunk, file, docs.len() + 1)?);
+    }
+    Ok(docs)
+}
+
+/// Opens a path for [`visit_stream`]: standard input for `-`. Errors: the open error, a
+/// directory.
+fn open(path: &std::path::Path) -> std::io::Result<Box<dyn BufRead>> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(std::io::stdin().lock()));
+    }
+    if path.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory, not a file",
+        ));
+    }
+    Ok(Box::new(std::io::BufReader::with_capacity(
+        1 << 16,
+        std::fs::File::open(path)?,
+    )))
 }
 
 /// Whether a document is a list to expand (a kind ending in `List` with `items`, as kubectl
@@ -506,10 +620,10 @@ mod tests {
     #[test]
     fn parser_messages_speak_to_users() {
         assert_eq!(
-            read::readable("budget breached: Events { events: 1000001 }", 1_000_000, 1 << 24),
+            crate::k8s::yaml::readable("budget breached: Events { events: 1000001 }", 1_000_000, 1 << 24),
             "refused: YAML aliases expand the document beyond 1000000 values (the bound is the document's size in bytes, at least 1048576)"
         );
-        assert!(!read::readable(
+        assert!(!crate::k8s::yaml::readable(
             "cannot deserialize null into string; use Option<String>",
             1,
             1
@@ -579,7 +693,7 @@ mod tests {
     #[test]
     fn streams_are_bounded() {
         let mut n = 0;
-        let err = read::visit_stream(&b"kind: A\n---\nkind: B\n"[..], "s", 12, &mut |_| {
+        let err = visit_stream(&b"kind: A\n---\nkind: B\n"[..], "s", 12, &mut |_| {
             n += 1;
             Ok(())
         })
@@ -591,7 +705,7 @@ mod tests {
             "s: document 2: larger than 12 bytes (--max-input-bytes; give a larger bound to read it)"
         );
         let zeros = std::io::BufReader::new(std::io::repeat(0));
-        let err = read::visit_stream(zeros, "<stdin>", u64::MAX, &mut |_| Ok(()))
+        let err = visit_stream(zeros, "<stdin>", u64::MAX, &mut |_| Ok(()))
             .unwrap_err()
             .to_string();
         assert_eq!(

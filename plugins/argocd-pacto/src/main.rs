@@ -269,3 +269,27 @@ fn rfc3339_utc(unix: i64) -> String {
     let (y, mo, d, h, mi, s, _) = pacto_gates::argo::osdate::civil(unix);
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a terminal, a message's control characters are shown escaped, the lines kept.
+    #[test]
+    fn terminal_output_is_escaped() {
+        assert_eq!(
+            terminal_safe("STATUS: Degraded\nMESSAGE: a\u{1b}]0;owned\u{7}b\u{1b}[2J\n"),
+            "STATUS: Degraded\nMESSAGE: a\\x1b]0;owned\\x07b\\x1b[2J\n"
+        );
+    }
+
+    /// Our own bounds read as errors of reading the file, naming the flag.
+    #[test]
+    fn bounds_are_named_in_errors() {
+        let e = pacto_gates::k8s::read::too_large(1 << 20);
+        assert_eq!(
+            go_open_error(std::path::Path::new("big.yaml"), &e),
+            "read big.yaml: larger than 1 MiB (--max-input-bytes; give a larger bound to read it)"
+        );
+    }
+}

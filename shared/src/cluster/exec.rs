@@ -11,7 +11,6 @@
 //! The credentials are used for the whole run (a run is one command): they are not refreshed
 //! at `status.expirationTimestamp`.
 
-use super::ClusterError;
 use kube::config::{AuthInfo, Kubeconfig};
 use serde_json::{json, Value};
 use std::io::Read;
@@ -24,14 +23,14 @@ const DEFAULT_API_VERSION: &str = "client.authentication.k8s.io/v1beta1";
 
 /// Runs the exec plugin of the user the context in use names, if it has one, and replaces it
 /// in `kc` by the credentials it answered. `timeout`: kill the plugin after it (None: wait);
-/// `limit`: the most bytes read from its standard output. Errors name the plugin, the bound and
-/// its flag.
+/// `limit`: the most bytes read from its standard output. Errors (the message of a configuration
+/// error) name the plugin, the bound and its flag.
 pub(super) fn resolve(
     kc: &mut Kubeconfig,
     context: Option<&str>,
     timeout: Option<Duration>,
     limit: u64,
-) -> Result<(), ClusterError> {
+) -> Result<(), String> {
     let Some(name) = context.or(kc.current_context.as_deref()) else {
         return Ok(());
     };
@@ -75,8 +74,9 @@ pub(super) fn resolve(
     apply(auth, answer)
 }
 
-fn config(message: String) -> ClusterError {
-    ClusterError::Config(message)
+/// A configuration error's message (the caller adds the kubeconfig's name).
+fn config(message: String) -> String {
+    message
 }
 
 /// Runs the plugin and returns its parsed answer.
@@ -85,7 +85,7 @@ fn run(
     cluster_info: Option<Value>,
     timeout: Option<Duration>,
     limit: u64,
-) -> Result<Value, ClusterError> {
+) -> Result<Value, String> {
     let Some(exec) = auth.exec.as_ref() else {
         return Err(config("no exec plugin".into()));
     };
@@ -285,7 +285,7 @@ fn check_answer(answer: &Value, api_version: &str) -> Result<(), String> {
 }
 
 /// The credentials of a checked answer in place of the exec plugin.
-fn apply(auth: &mut AuthInfo, answer: Value) -> Result<(), ClusterError> {
+fn apply(auth: &mut AuthInfo, answer: Value) -> Result<(), String> {
     let status = &answer["status"];
     let s = |k: &str| {
         status

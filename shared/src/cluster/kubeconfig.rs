@@ -96,11 +96,11 @@ fn config_error(source: &str, e: KubeconfigError) -> ClusterError {
 /// does (`kube-client/src/config/file_config.rs`): several documents merged, relative paths of
 /// certificate, key, token files and exec commands with a `/` made absolute from the file's
 /// directory. Errors name the file.
-fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, ClusterError> {
+fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, Box<ClusterError>> {
     let source = path.display().to_string();
     let text = crate::k8s::read::read_text(path)
-        .map_err(|e| ClusterError::Config(format!("{source}: {e}")))?;
-    let mut kc = Kubeconfig::from_yaml(&text).map_err(|e| config_error(&source, e))?;
+        .map_err(|e| Box::new(ClusterError::Config(format!("{source}: {e}"))))?;
+    let mut kc = Kubeconfig::from_yaml(&text).map_err(|e| Box::new(config_error(&source, e)))?;
     let Some(dir) = path.parent() else {
         return Ok(kc);
     };
@@ -154,7 +154,7 @@ impl Cluster {
             .filter(|p| p.exists());
         let loaded = if let Some(path) = &o.kubeconfig {
             let source = path.display().to_string();
-            let kc = read_kubeconfig(path)?;
+            let kc = read_kubeconfig(path).map_err(|e| *e)?;
             Some((kc, source))
         } else if !env_files.is_empty() {
             // kubectl's merge: the files of KUBECONFIG in order, missing ones skipped, the first
@@ -167,7 +167,7 @@ impl Cluster {
             );
             let mut merged: Option<Kubeconfig> = None;
             for f in env_files.iter().filter(|f| f.exists()) {
-                let kc = read_kubeconfig(f)?;
+                let kc = read_kubeconfig(f).map_err(|e| *e)?;
                 merged = Some(match merged {
                     None => kc,
                     Some(m) => m.merge(kc).map_err(|e| config_error(&source, e))?,
@@ -183,7 +183,7 @@ impl Cluster {
             }
         } else if let Some(home) = &home_file {
             let source = home.display().to_string();
-            let kc = read_kubeconfig(home)?;
+            let kc = read_kubeconfig(home).map_err(|e| *e)?;
             Some((kc, source))
         } else {
             None
@@ -205,10 +205,7 @@ impl Cluster {
             })
             .await
             .map_err(|e| ClusterError::Config(format!("the exec plugin's runner failed: {e}")))?
-            .map_err(|e| match e {
-                ClusterError::Config(m) => ClusterError::Config(format!("{source}: {m}")),
-                e => e,
-            })?;
+            .map_err(|m| ClusterError::Config(format!("{source}: {m}")))?;
             explicit_proxy = cluster_proxy_url(&kc, o.context.as_deref());
             Config::from_custom_kubeconfig(kc, &opts)
                 .await

@@ -165,14 +165,12 @@ impl Cluster {
                 _ => break,
             }
         }
-        // Only objects of the kind asked for: anything else in a list is not ours to show.
+        // Only objects of the kind asked for: anything else in a list is not ours to show. An
+        // object of that kind which does not name itself is an error, not a blank row.
         let mut out = Vec::with_capacity(all.len());
         for (i, o) in all.into_iter().enumerate() {
             if !o.is_object() {
-                return Err(op.malformed(format!(
-                    "items[{i}] is not an object but {}",
-                    crate::object::json_type(&o)
-                )));
+                continue;
             }
             let o = with_type(o, kind);
             if o.get("kind").and_then(Value::as_str) != Some(kind.kind.as_str()) {
@@ -551,4 +549,32 @@ fn with_type(mut o: Value, kind: &Kind) -> Value {
         m.entry("kind").or_insert(Value::String(kind.kind.clone()));
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// An object that does not name itself is refused (it would be shown as ` / `).
+    #[test]
+    fn objects_from_the_server_must_name_themselves() {
+        assert!(check_identity(&json!({"metadata": {"name": "a", "namespace": "b"}})).is_ok());
+        assert_eq!(
+            check_identity(&json!({"kind": "Pacto"})).unwrap_err(),
+            "an object without metadata"
+        );
+        assert_eq!(
+            check_identity(&json!({"metadata": {"namespace": "b"}})).unwrap_err(),
+            "an object without metadata.name"
+        );
+        assert_eq!(
+            check_identity(&json!({"metadata": {"name": 5}})).unwrap_err(),
+            "metadata.name is number, not a string"
+        );
+        assert_eq!(
+            check_identity(&json!({"metadata": []})).unwrap_err(),
+            "metadata is array, not a mapping"
+        );
+    }
 }

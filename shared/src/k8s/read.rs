@@ -32,7 +32,7 @@ pub fn max_input_bytes() -> u64 {
 /// A byte count for messages: `1 GiB`, `256 MiB`, `12 KiB` when exact, else `N bytes`.
 pub fn size_words(n: u64) -> String {
     for (unit, shift) in [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)] {
-        if n >= 1 << shift && n % (1 << shift) == 0 {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
             return format!("{} {unit}", n >> shift);
         }
     }

@@ -114,7 +114,7 @@ pub fn write_health_json(
     let head = json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "HealthReport"});
     let head = serde_json::to_string_pretty(&head)?;
     // `{` and the members, without the closing `}`.
-    out.write_all(head[..head.len() - 2].as_bytes())?;
+    out.write_all(&head.as_bytes()[..head.len() - 2])?;
     out.write_all(b",\n  \"items\": [")?;
     for (i, it) in items.iter().enumerate() {
         let item = health_report(std::slice::from_ref(it))["items"][0].take();

@@ -148,3 +148,16 @@ fn an_exec_plugin_without_a_token_is_an_error() {
         r.stderr
     );
 }
+
+/// A Pacto without metadata in a list is an error naming the item, not a row ` / `.
+#[test]
+fn an_object_without_a_name_from_the_server_is_an_error() {
+    let list = r#"{"kind":"PactoList","apiVersion":"pacto.trianalab.io/v1alpha1","metadata":{},"items":[{"apiVersion":"pacto.trianalab.io/v1alpha1","kind":"Pacto"}]}"#;
+    let srv = super::faults::scripted(vec![(200, "", list.to_string())]);
+    let r = srv.run(&["get"]);
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        "error: cannot list pactos.pacto.trianalab.io in namespace \"shop\": the API server's answer is malformed: items[0]: an object without metadata\n"
+    );
+}

@@ -1,27 +1,26 @@
-//! Reading YAML/JSON streams one document at a time: a stream is split at document markers as
-//! its lines arrive, each document is parsed, checked and handed on before the next is read, so
-//! that memory holds one document, not the stream. Every stream is bounded by
-//! [`crate::k8s::read::max_input_bytes`] (`--max-input-bytes`); each document's parser budget
-//! grows with its own size, so that a small document cannot expand through YAML aliases (a
-//! "billion laughs") into gigabytes.
+//! YAML streams read as Kubernetes tools read them, one document at a time: a stream is split
+//! at document markers as its lines arrive (never more than one document in memory), each
+//! document parsed with go-yaml v2's YAML 1.1 typing (`yes`/`no` booleans, `0644` octal, the
+//! last of repeated keys). The parser's budget grows with the document's own size, so that a
+//! small document cannot expand through YAML aliases (a "billion laughs") into gigabytes; its
+//! breaches and serde's messages are worded for users.
 
-use super::{check_object, is_list, K8sObject, ObjectError, Origin};
-use crate::k8s::read::{max_input_bytes, BoundedLines};
+use super::read::BoundedLines;
 use serde_json::Value;
 use std::io::BufRead;
 
 /// A document of a stream: the 0-based line of the whole stream it starts on, and its text.
-pub(super) struct Chunk {
-    pub(super) offset: usize,
-    pub(super) text: String,
+pub struct Chunk {
+    pub offset: usize,
+    pub text: String,
     /// Whether any line holds more than blanks, comments, directives and a bare `---`.
-    pub(super) content: bool,
+    pub content: bool,
 }
 
 /// Splits a YAML stream at document markers (`---` and `...` at the start of a line, which YAML
 /// forbids inside content) as its lines are read. Directives (`%YAML 1.1`, `%TAG ...`) before a
 /// `---` belong to the document that marker starts (YAML 1.2 §9.2).
-pub(super) struct Splitter<R> {
+pub struct Splitter<R> {
     lines: BoundedLines<R>,
     line: String,
     line_no: usize,
@@ -36,7 +35,8 @@ pub(super) struct Splitter<R> {
 }
 
 impl<R: BufRead> Splitter<R> {
-    pub(super) fn new(r: R, limit: u64) -> Self {
+    /// Splits `r`, reading at most `limit` bytes in all.
+    pub fn new(r: R, limit: u64) -> Self {
         Splitter {
             lines: BoundedLines::new(r, limit),
             line: String::new(),
@@ -62,7 +62,7 @@ impl<R: BufRead> Splitter<R> {
     }
 
     /// The next document, None after the last. Errors: the stream's (bound, NUL, UTF-8).
-    pub(super) fn next_chunk(&mut self) -> std::io::Result<Option<Chunk>> {
+    pub fn next_chunk(&mut self) -> std::io::Result<Option<Chunk>> {
         if self.done {
             return Ok(None);
         }
@@ -119,13 +119,9 @@ impl<R: BufRead> Splitter<R> {
     }
 }
 
-/// Parses one document (None: empty), numbers typed as Kubernetes types them. `document` is the
-/// 1-based index used in errors.
-pub(super) fn parse_chunk(
-    chunk: &Chunk,
-    file: &str,
-    document: usize,
-) -> Result<Option<Value>, ObjectError> {
+/// Parses one document (None: empty). Errors: the parser's message in a user's words, its
+/// `line N` counted in the whole stream.
+pub fn parse_chunk(chunk: &Chunk) -> Result<Option<Value>, String> {
     if !chunk.content {
         return Ok(None);
     }
@@ -145,21 +141,13 @@ pub(super) fn parse_chunk(
         },
     };
     let value: Value = serde_saphyr::from_str_with_options(&chunk.text, options).map_err(|e| {
-        ObjectError::Parse {
-            file: file.to_string(),
-            document,
-            message: readable(
-                &shift_line(&first_line(&e.to_string()), chunk.offset),
-                nodes,
-                scalar_bytes,
-            ),
-        }
+        readable(
+            &shift_line(&first_line(&e.to_string()), chunk.offset),
+            nodes,
+            scalar_bytes,
+        )
     })?;
-    Ok(if value.is_null() {
-        None
-    } else {
-        Some(super::kube_numbers(value))
-    })
+    Ok((!value.is_null()).then_some(value))
 }
 
 /// How deeply a document may nest (a fixed bound, deeper than any real object).
@@ -167,7 +155,7 @@ pub const MAX_DEPTH: usize = 512;
 
 /// A parser message in a user's words where the parser speaks Rust: its budget breaches, its
 /// alias limits, serde's type errors and non-finite numbers.
-pub(super) fn readable(message: &str, nodes: usize, scalar_bytes: usize) -> String {
+pub fn readable(message: &str, nodes: usize, scalar_bytes: usize) -> String {
     let bomb = "YAML aliases expand the document";
     if let Some(rest) = message.split("budget breached:").nth(1) {
         let what = rest.trim();
@@ -240,105 +228,4 @@ fn shift_line(message: &str, offset: usize) -> String {
         ),
         Err(_) => message.to_string(),
     }
-}
-
-/// Reads every object of a stream, in order, handing each to `each` as soon as its document is
-/// parsed: a `kind: List` (any kind ending in `List` with `items`) gives its items. Returns how
-/// many objects were handed on. `limit` bounds the stream's bytes.
-pub(super) fn visit_stream<R: BufRead>(
-    r: R,
-    file: &str,
-    limit: u64,
-    each: &mut dyn FnMut(K8sObject) -> Result<(), ObjectError>,
-) -> Result<usize, ObjectError> {
-    let mut split = Splitter::new(r, limit);
-    let mut count = 0;
-    let mut document = 0;
-    loop {
-        let chunk = split.next_chunk().map_err(|error| ObjectError::Io {
-            file: file.to_string(),
-            error: with_document(error, document + 1),
-        })?;
-        let Some(chunk) = chunk else { break };
-        document += 1;
-        let Some(value) = parse_chunk(&chunk, file, document)? else {
-            continue;
-        };
-        let origin = Origin {
-            file: file.to_string(),
-            document,
-            item: None,
-        };
-        if is_list(&value).map_err(|message| ObjectError::Invalid {
-            origin: origin.clone(),
-            message,
-        })? {
-            let Value::Object(mut map) = value else {
-                continue;
-            };
-            let items = match map.remove("items") {
-                Some(Value::Array(a)) => a,
-                _ => Vec::new(),
-            };
-            for (i, item) in items.into_iter().enumerate() {
-                let origin = Origin {
-                    item: Some(i),
-                    ..origin.clone()
-                };
-                each(check_object(item, origin)?)?;
-                count += 1;
-            }
-        } else {
-            each(check_object(value, origin)?)?;
-            count += 1;
-        }
-    }
-    Ok(count)
-}
-
-/// A stream error with the document it stopped in, when it is a size bound or a bad byte.
-fn with_document(e: std::io::Error, document: usize) -> std::io::Error {
-    match e.kind() {
-        std::io::ErrorKind::FileTooLarge | std::io::ErrorKind::InvalidData => {
-            std::io::Error::new(e.kind(), format!("document {document}: {e}"))
-        }
-        _ => e,
-    }
-}
-
-/// Every document of an in-memory text (None for an empty one), unbounded: the text is already
-/// read.
-pub(super) fn documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, ObjectError> {
-    let mut split = Splitter::new(text.as_bytes(), u64::MAX);
-    let mut docs = Vec::new();
-    while let Some(chunk) = split.next_chunk().map_err(|error| ObjectError::Io {
-        file: file.to_string(),
-        error,
-    })? {
-        docs.push(parse_chunk(&chunk, file, docs.len() + 1)?);
-    }
-    Ok(docs)
-}
-
-/// Opens a path for [`visit_stream`]: standard input for `-`. Errors: the open error, a
-/// directory.
-pub(super) fn open(path: &std::path::Path) -> std::io::Result<Box<dyn BufRead>> {
-    if path.as_os_str() == "-" {
-        return Ok(Box::new(std::io::stdin().lock()));
-    }
-    if path.is_dir() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::IsADirectory,
-            "is a directory, not a file",
-        ));
-    }
-    Ok(Box::new(std::io::BufReader::with_capacity(
-        1 << 16,
-        std::fs::File::open(path)?,
-    )))
-}
-
-/// The bound of a stream read from a path.
-pub(super) fn limit() -> u64 {
-    max_input_bytes()
 }
