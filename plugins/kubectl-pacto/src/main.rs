@@ -268,13 +268,24 @@ fn health(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
             serde_saphyr::to_string(&report).context("rendering YAML")?
         }
         None => {
-            let mut t = render::health_table(&items, global.colour, engine.builtins.is_some());
-            if let Some((k, v)) = &wait {
-                t.push('\n');
-                t.push_str(&render::wait_summary(k, v));
-                t.push('\n');
-            }
-            t
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let written = render::write_health_table(
+                &items,
+                global.colour,
+                engine.builtins.is_some(),
+                &mut out,
+            )
+            .and_then(|_| match &wait {
+                Some((k, v)) => write!(out, "\n{}\n", render::wait_summary(k, v)),
+                None => Ok(()),
+            })
+            .and_then(|_| out.flush());
+            return match written {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(e).context("writing to standard output")
+                }
+                _ => Ok(ExitCode::SUCCESS),
+            };
         }
     };
     write_stdout(&out)?;

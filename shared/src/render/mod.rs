@@ -38,6 +38,19 @@ pub fn status_word(word: &str, colour: bool) -> String {
 /// A kubectl-style table: upper-case headers, left-aligned, three spaces between columns, no
 /// wrapping; cells may hold ANSI colour (widths ignore it).
 pub fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write_table(headers, rows, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`table`], written line by line to `out` (the table is not held twice in memory). Errors:
+/// the writer's.
+pub fn write_table(
+    headers: &[&str],
+    rows: Vec<Vec<String>>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let mut t = Table::new();
     t.load_style(presets::NOTHING)
         .set_content_arrangement(ContentArrangement::Disabled)
@@ -50,11 +63,11 @@ pub fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
         c.set_padding((0, if i == last { 0 } else { 3 }));
         c.set_cell_alignment(CellAlignment::Left);
     }
-    t.lines()
-        .map(|l| l.trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
+    for l in t.lines() {
+        out.write_all(l.trim_end().as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 /// One row of a health report.
@@ -148,6 +161,19 @@ pub fn write_health_json(
 /// `builtin_scripts` says whether Argo CD's built-in Lua scripts were loaded: without them an
 /// object with no check may still have one in a real Argo CD.
 pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -> String {
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write_health_table(items, colour, builtin_scripts, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`health_table`], written line by line to `out`. Errors: the writer's.
+pub fn write_health_table(
+    items: &[HealthItem],
+    colour: bool,
+    builtin_scripts: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let no_check = if builtin_scripts {
         "no health check: Argo CD ignores this resource in the application's health"
     } else {
@@ -236,7 +262,7 @@ pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -
         headers.push("DIFF");
     }
     headers.extend(["SOURCE", "MESSAGE"]);
-    table(&headers, rows)
+    write_table(&headers, rows, out)
 }
 
 /// One line saying what the Kustomization (or HelmRelease) as a whole would do; names,
