@@ -9,7 +9,6 @@ use crate::flux::wait::WaitVerdict;
 use crate::k8s::duration::go_duration;
 use crate::object::K8sObject;
 use crate::pacto::gate::{argo_gate, flux_gate};
-use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use owo_colors::OwoColorize;
 use serde_json::{json, Value};
 
@@ -36,38 +35,83 @@ pub fn status_word(word: &str, colour: bool) -> String {
 }
 
 /// A kubectl-style table: upper-case headers, left-aligned, three spaces between columns, no
-/// wrapping; cells may hold ANSI colour (widths ignore it).
+/// wrapping, no trailing spaces; cells may hold ANSI colour (widths ignore it). Widths are
+/// display widths (`unicode-width`, East Asian wide characters count two).
 pub fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
     let mut out = Vec::new();
     // Writing to memory cannot fail.
-    let _ = write_table(headers, rows, &mut out);
+    let _ = write_rows(headers, || rows.iter(), &mut out);
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// [`table`], written line by line to `out` (the table is not held twice in memory). Errors:
-/// the writer's.
-pub fn write_table(
+/// [`table`], written line by line to `out` from rows that `rows` makes afresh on each call: it
+/// is called twice (the column widths, then the lines), so that no row is held. Errors: the
+/// writer's.
+pub fn write_rows<I, R>(
     headers: &[&str],
-    rows: Vec<Vec<String>>,
+    rows: impl Fn() -> I,
     out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    let mut t = Table::new();
-    t.load_style(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(headers.iter().map(|h| h.to_string()));
-    for r in rows {
-        t.add_row(r);
+) -> std::io::Result<()>
+where
+    I: Iterator<Item = R>,
+    R: AsRef<[String]>,
+{
+    let mut widths: Vec<usize> = headers.iter().map(|h| shown_width(h)).collect();
+    for r in rows() {
+        for (i, c) in r.as_ref().iter().enumerate() {
+            let w = shown_width(c);
+            match widths.get_mut(i) {
+                Some(have) => *have = (*have).max(w),
+                None => widths.push(w),
+            }
+        }
     }
-    let last = headers.len().saturating_sub(1);
-    for (i, c) in t.column_iter_mut().enumerate() {
-        c.set_padding((0, if i == last { 0 } else { 3 }));
-        c.set_cell_alignment(CellAlignment::Left);
-    }
-    for l in t.lines() {
-        out.write_all(l.trim_end().as_bytes())?;
-        out.write_all(b"\n")?;
+    let last = widths.len().saturating_sub(1);
+    let mut line = String::new();
+    let mut write_line = |cells: &mut dyn Iterator<Item = &str>| -> std::io::Result<()> {
+        line.clear();
+        for (i, w) in widths.iter().enumerate() {
+            let c = cells.next().unwrap_or("");
+            line.push_str(c);
+            if i < last {
+                let pad = w.saturating_sub(shown_width(c)) + 3;
+                line.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        out.write_all(line.trim_end().as_bytes())?;
+        out.write_all(b"\n")
+    };
+    write_line(&mut headers.iter().copied())?;
+    for r in rows() {
+        write_line(&mut r.as_ref().iter().map(String::as_str))?;
     }
     Ok(())
+}
+
+/// The width a cell takes on a terminal: its display width without ANSI escape sequences (the
+/// colours of [`status_word`]; text from objects has none left, [`one_line`] escapes them).
+fn shown_width(s: &str) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    if !s.contains('\u{1b}') {
+        return s.width();
+    }
+    let mut plain = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            plain.push(c);
+            continue;
+        }
+        // CSI: ESC [ parameters final-byte (0x40..=0x7e); any other escape: ESC and one char.
+        if chars.next() == Some('[') {
+            for f in chars.by_ref() {
+                if ('\u{40}'..='\u{7e}').contains(&f) {
+                    break;
+                }
+            }
+        }
+    }
+    plain.width()
 }
 
 /// One row of a health report.
@@ -181,76 +225,73 @@ pub fn write_health_table(
     };
     let with_argo = items.iter().any(|i| i.argo.is_some());
     let with_flux = items.iter().any(|i| i.flux.is_some());
-    let rows = items
-        .iter()
-        .map(|it| {
-            let mut row = vec![
-                one_line(it.object.namespace()),
-                one_line(it.object.kind()),
-                one_line(it.object.name()),
-            ];
-            let mut sources = Vec::new();
-            let mut messages = Vec::new();
-            if with_argo {
-                let (status, message) = match it.argo {
-                    None => ("-".to_string(), String::new()),
-                    Some(v) => {
-                        sources.push(v.decider.name().to_string());
-                        match &v.health {
-                            None => ("<none>".to_string(), no_check.to_string()),
-                            Some(h) if h.status.is_empty() => {
-                                ("<empty>".to_string(), one_line(&h.message))
-                            }
-                            Some(h) => (
-                                status_word(&one_line(&h.status), colour),
-                                one_line(&h.message),
-                            ),
+    let row_of = |it: &HealthItem| {
+        let mut row = vec![
+            one_line(it.object.namespace()),
+            one_line(it.object.kind()),
+            one_line(it.object.name()),
+        ];
+        let mut sources = Vec::new();
+        let mut messages = Vec::new();
+        if with_argo {
+            let (status, message) = match it.argo {
+                None => ("-".to_string(), String::new()),
+                Some(v) => {
+                    sources.push(v.decider.name().to_string());
+                    match &v.health {
+                        None => ("<none>".to_string(), no_check.to_string()),
+                        Some(h) if h.status.is_empty() => {
+                            ("<empty>".to_string(), one_line(&h.message))
                         }
+                        Some(h) => (
+                            status_word(&one_line(&h.status), colour),
+                            one_line(&h.message),
+                        ),
                     }
-                };
-                row.push(status);
-                if !message.is_empty() {
-                    messages.push(if with_flux {
-                        format!("argo: {message}")
-                    } else {
-                        message
-                    });
                 }
-            }
-            if with_flux {
-                let status = match it.flux {
-                    None => "-".to_string(),
-                    Some(f) => {
-                        sources.push(f.source.name().to_string());
-                        let text = f.error.clone().unwrap_or_else(|| f.message.clone());
-                        if !text.is_empty() {
-                            messages.push(if with_argo {
-                                format!("flux: {}", one_line(&text))
-                            } else {
-                                one_line(&text)
-                            });
-                        }
-                        status_word(f.status.as_str(), colour)
-                    }
-                };
-                row.push(status);
-            }
-            if with_argo && with_flux {
-                let differ = match (it.argo, it.flux) {
-                    (Some(a), Some(f)) => argo_gate(a) != flux_gate(f),
-                    _ => false,
-                };
-                row.push(if differ {
-                    "≠".to_string()
+            };
+            row.push(status);
+            if !message.is_empty() {
+                messages.push(if with_flux {
+                    format!("argo: {message}")
                 } else {
-                    String::new()
+                    message
                 });
             }
-            row.push(sources.join("/"));
-            row.push(messages.join("; "));
-            row
-        })
-        .collect();
+        }
+        if with_flux {
+            let status = match it.flux {
+                None => "-".to_string(),
+                Some(f) => {
+                    sources.push(f.source.name().to_string());
+                    let text = f.error.clone().unwrap_or_else(|| f.message.clone());
+                    if !text.is_empty() {
+                        messages.push(if with_argo {
+                            format!("flux: {}", one_line(&text))
+                        } else {
+                            one_line(&text)
+                        });
+                    }
+                    status_word(f.status.as_str(), colour)
+                }
+            };
+            row.push(status);
+        }
+        if with_argo && with_flux {
+            let differ = match (it.argo, it.flux) {
+                (Some(a), Some(f)) => argo_gate(a) != flux_gate(f),
+                _ => false,
+            };
+            row.push(if differ {
+                "≠".to_string()
+            } else {
+                String::new()
+            });
+        }
+        row.push(sources.join("/"));
+        row.push(messages.join("; "));
+        row
+    };
     let mut headers = vec!["NAMESPACE", "KIND", "NAME"];
     if with_argo {
         headers.push("ARGO");
@@ -262,7 +303,9 @@ pub fn write_health_table(
         headers.push("DIFF");
     }
     headers.extend(["SOURCE", "MESSAGE"]);
-    write_table(&headers, rows, out)
+    // The rows are made twice (widths, then lines) rather than held: a table of a million
+    // objects costs no memory beyond the verdicts.
+    write_rows(&headers, || items.iter().map(row_of), out)
 }
 
 /// One line saying what the Kustomization (or HelmRelease) as a whole would do; names,
@@ -415,6 +458,24 @@ mod tests {
                 assert_eq!(String::from_utf8(got).unwrap(), want);
             }
         }
+    }
+
+    /// kubectl's tabwriter layout: three spaces after each column but the last, display widths
+    /// (a CJK character is two columns, colour codes none), no trailing spaces.
+    #[test]
+    fn table_widths_are_display_widths() {
+        let green = status_word("Healthy", true);
+        let t = table(
+            &["A", "B", "C"],
+            vec![
+                vec!["日本".into(), "x".into(), String::new()],
+                vec![green.clone(), String::new(), "last".into()],
+            ],
+        );
+        assert_eq!(
+            t,
+            format!("A         B   C\n日本      x\n{green}       last\n")
+        );
     }
 
     #[test]
