@@ -9,7 +9,8 @@
 //! when `--request-timeout` fires or the answer is too large.
 //!
 //! The credentials are used for the whole run (a run is one command): they are not refreshed
-//! at `status.expirationTimestamp`.
+//! at `status.expirationTimestamp`. Standard input is not passed on (`interactive: false`):
+//! a plugin that needs to ask the user something fails, and says so on standard error.
 
 use kube::config::{AuthInfo, Kubeconfig};
 use serde_json::{json, Value};
