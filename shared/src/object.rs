@@ -6,10 +6,16 @@
 //! float64. YAML is read with YAML 1.1 booleans (`yes`/`no`/`on`/`off`), as `sigs.k8s.io/yaml`
 //! (go-yaml v2) reads it, and a repeated mapping key keeps its last value, as go-yaml v2 does when
 //! decoding into a map.
+//!
+//! Streams are read one document at a time ([`crate::k8s::yaml`]): each object is checked and
+//! handed on ([`visit_paths`]) before the next document is read, within
+//! [`crate::k8s::read::max_input_bytes`] (`--max-input-bytes`) per file or stream.
 
+use crate::k8s::read::max_input_bytes;
+use crate::k8s::yaml::{parse_chunk, Chunk, Splitter};
 use serde_json::{Map, Value};
 use std::fmt;
-use std::io::Read;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 /// Where an object came from: a file (or `<stdin>`), the 1-based document index in that stream,
@@ -66,6 +72,29 @@ impl K8sObject {
     pub fn namespace(&self) -> &str {
         meta_str(&self.value, "namespace")
     }
+
+    /// The object reduced to what names it (`apiVersion`, `kind`, `metadata.name`,
+    /// `metadata.namespace`) and its origin: what a report keeps of an object once it has been
+    /// evaluated, a few hundred bytes whatever the object's size.
+    pub fn identity(&self) -> K8sObject {
+        let mut meta = Map::new();
+        for field in ["name", "namespace"] {
+            if let Some(v) = self.value.get("metadata").and_then(|m| m.get(field)) {
+                meta.insert(field.to_string(), v.clone());
+            }
+        }
+        let mut top = Map::new();
+        for field in ["apiVersion", "kind"] {
+            if let Some(v) = self.value.get(field) {
+                top.insert(field.to_string(), v.clone());
+            }
+        }
+        top.insert("metadata".to_string(), Value::Object(meta));
+        K8sObject {
+            value: Value::Object(top),
+            origin: self.origin.clone(),
+        }
+    }
 }
 
 fn meta_str<'a>(v: &'a Value, field: &str) -> &'a str {
@@ -92,14 +121,32 @@ pub enum ObjectError {
     Empty { file: String },
 }
 
+pub use crate::k8s::yaml::MAX_DEPTH;
+
 /// Reads every object from each path: `-` is standard input, a directory is walked recursively
 /// for `*.yaml`, `*.yml` and `*.json` files (in byte order of their paths), anything else is read
 /// as one file whatever its name.
 ///
-/// Errors: an unreadable path, malformed YAML/JSON, a document that is not a mapping, an object
-/// without `kind` or with a non-string `apiVersion`/`kind`. A path that holds no object at all is
-/// an error too, so that a mistyped directory does not pass silently.
+/// Errors: an unreadable path, a stream longer than [`crate::k8s::read::max_input_bytes`]
+/// (`--max-input-bytes`), malformed YAML/JSON, a document that is not a mapping, an object
+/// without `kind` or with a mistyped field (see [`visit_paths`]). A path that holds no object at
+/// all is an error too, so that a mistyped directory does not pass silently.
 pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<K8sObject>, ObjectError> {
+    let mut out = Vec::new();
+    visit_paths(paths, &mut |o| {
+        out.push(o);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// [`read_paths`], handing each object to `each` as soon as it is read, so that memory holds one
+/// document at a time whatever the number of objects. `each` may stop the reading with an
+/// error. Errors: as [`read_paths`]; `-` given twice.
+pub fn visit_paths(
+    paths: &[PathBuf],
+    each: &mut dyn FnMut(K8sObject) -> Result<(), ObjectError>,
+) -> Result<(), ObjectError> {
     if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         return Err(ObjectError::Io {
             file: "<stdin>".into(),
@@ -109,32 +156,40 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<K8sObject>, ObjectError> {
             ),
         });
     }
-    let mut out = Vec::new();
     for p in paths {
-        let before = out.len();
-        if p.as_os_str() == "-" {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| ObjectError::Io {
-                    file: "<stdin>".into(),
-                    error: e,
-                })?;
-            out.extend(parse_objects(&text, "<stdin>")?);
-        } else if p.is_dir() {
+        let count = if p.is_dir() {
+            let mut n = 0;
             for f in walk(p)? {
-                out.extend(read_file(&f)?);
+                n += visit_file(&f, each)?;
             }
+            n
         } else {
-            out.extend(read_file(p)?);
-        }
-        if out.len() == before {
+            visit_file(p, each)?
+        };
+        if count == 0 {
             return Err(ObjectError::Empty {
                 file: p.display().to_string(),
             });
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// The objects of one file (`-`: standard input), handed on one by one; returns their count.
+fn visit_file(
+    path: &Path,
+    each: &mut dyn FnMut(K8sObject) -> Result<(), ObjectError>,
+) -> Result<usize, ObjectError> {
+    let name = if path.as_os_str() == "-" {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    };
+    let r = open(path).map_err(|error| ObjectError::Io {
+        file: name.clone(),
+        error,
+    })?;
+    visit_stream(r, &name, max_input_bytes(), each)
 }
 
 /// [`read_paths`], the objects' values only (where the positions are not needed).
@@ -142,14 +197,27 @@ pub fn read_values(paths: &[PathBuf]) -> Result<Vec<Value>, ObjectError> {
     Ok(read_paths(paths)?.into_iter().map(|o| o.value).collect())
 }
 
-/// Reads one file of objects (see [`parse_objects`]).
+/// Reads one file of objects (see [`parse_objects`]), at most
+/// [`crate::k8s::read::max_input_bytes`].
 pub fn read_file(path: &Path) -> Result<Vec<K8sObject>, ObjectError> {
-    let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ObjectError::Io {
-        file: name.clone(),
-        error: e,
+    let mut out = Vec::new();
+    visit_file(path, &mut |o| {
+        out.push(o);
+        Ok(())
     })?;
-    parse_objects(&text, &name)
+    Ok(out)
+}
+
+/// Reads one file of YAML documents (None for an empty one), at most
+/// [`crate::k8s::read::max_input_bytes`]. Errors: as [`parse_documents`], and the file's own
+/// (unreadable, too large, not UTF-8).
+pub fn read_documents(path: &Path) -> Result<Vec<Option<Value>>, ObjectError> {
+    let file = path.display().to_string();
+    let text = crate::k8s::read::read_text(path).map_err(|error| ObjectError::Io {
+        file: file.clone(),
+        error,
+    })?;
+    parse_documents(&text, &file)
 }
 
 /// The files a directory holds beside objects that are not Kubernetes objects: health test
@@ -186,161 +254,141 @@ pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, ObjectError> {
 /// treats them) is replaced by its items. `file` is the name used in errors.
 pub fn parse_objects(text: &str, file: &str) -> Result<Vec<K8sObject>, ObjectError> {
     let mut out = Vec::new();
-    for (index, doc) in parse_documents(text, file)?.into_iter().enumerate() {
-        let document = index + 1;
-        let Some(value) = doc else { continue };
-        let origin = Origin {
-            file: file.to_string(),
-            document,
-            item: None,
-        };
-        if is_list(&value) {
-            let items = value.get("items").and_then(Value::as_array).cloned();
-            for (i, item) in items.unwrap_or_default().into_iter().enumerate() {
-                let origin = Origin {
-                    item: Some(i),
-                    ..origin.clone()
-                };
-                out.push(check_object(item, origin)?);
-            }
-        } else {
-            out.push(check_object(value, origin)?);
-        }
-    }
+    visit_stream(text.as_bytes(), file, u64::MAX, &mut |o| {
+        out.push(o);
+        Ok(())
+    })?;
     Ok(out)
 }
 
 /// Parses a YAML stream into one value per document (`None` for an empty document), with
 /// Kubernetes number typing applied. The 1-based index of a document is its position + 1.
+/// Directives (`%YAML 1.1`) are accepted. Errors name the file, the document and the line.
 pub fn parse_documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, ObjectError> {
-    let mut docs = Vec::new();
-    for (i, (offset, chunk)) in split_documents(text).into_iter().enumerate() {
-        if chunk
-            .lines()
-            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-        {
-            docs.push(None);
-            continue;
-        }
-        // Budgets sized for real cluster dumps (a `kubectl get -o json` List of thousands of
-        // objects, CRDs with deep schemas) while still stopping alias bombs; YAML 1.1 octal as
-        // go-yaml v2 reads it (`0644` is 420).
-        let options = serde_saphyr::options! {
-            duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
-            legacy_octal_numbers: true,
-            budget: serde_saphyr::budget! {
-                // A 20 MB `kubectl get -o json` of 3,000 objects is a few million events.
-                max_events: 100_000_000,
-                max_nodes: 20_000_000,
-                max_depth: 512,
-                max_total_scalar_bytes: 1 << 30,
-            },
-        };
-        let value: Value = serde_saphyr::from_str_with_options(&chunk, options).map_err(|e| {
-            ObjectError::Parse {
-                file: file.to_string(),
-                document: i + 1,
-                message: readable(&shift_line(&first_line(&e.to_string()), offset)),
-            }
+    documents(text, file)
+}
+
+/// One document parsed, numbers typed as Kubernetes types them; errors name the file and the
+/// document.
+fn parse(chunk: &Chunk, file: &str, document: usize) -> Result<Option<Value>, ObjectError> {
+    match parse_chunk(chunk) {
+        Ok(v) => Ok(v.map(kube_numbers)),
+        Err(message) => Err(ObjectError::Parse {
+            file: file.to_string(),
+            document,
+            message,
+        }),
+    }
+}
+
+/// Reads every object of a stream, in order, handing each to `each` as soon as its document is
+/// parsed: a `kind: List` (any kind ending in `List` with `items`) gives its items. Returns how
+/// many objects were handed on. `limit` bounds the stream's bytes.
+fn visit_stream<R: BufRead>(
+    r: R,
+    file: &str,
+    limit: u64,
+    each: &mut dyn FnMut(K8sObject) -> Result<(), ObjectError>,
+) -> Result<usize, ObjectError> {
+    let mut split = Splitter::new(r, limit);
+    let mut count = 0;
+    let mut document = 0;
+    loop {
+        let chunk = split.next_chunk().map_err(|error| ObjectError::Io {
+            file: file.to_string(),
+            error: with_document(error, document + 1),
         })?;
-        docs.push(if value.is_null() {
-            None
+        let Some(chunk) = chunk else { break };
+        document += 1;
+        let Some(value) = parse(&chunk, file, document)? else {
+            continue;
+        };
+        let origin = Origin {
+            file: file.to_string(),
+            document,
+            item: None,
+        };
+        if is_list(&value).map_err(|message| ObjectError::Invalid {
+            origin: origin.clone(),
+            message,
+        })? {
+            let Value::Object(mut map) = value else {
+                continue;
+            };
+            let items = match map.remove("items") {
+                Some(Value::Array(a)) => a,
+                _ => Vec::new(),
+            };
+            for (i, item) in items.into_iter().enumerate() {
+                let origin = Origin {
+                    item: Some(i),
+                    ..origin.clone()
+                };
+                each(check_object(item, origin)?)?;
+                count += 1;
+            }
         } else {
-            Some(kube_numbers(value))
-        });
+            each(check_object(value, origin)?)?;
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+/// A stream error with the document it stopped in, when it is a size bound or a bad byte.
+fn with_document(e: std::io::Error, document: usize) -> std::io::Error {
+    match e.kind() {
+        std::io::ErrorKind::FileTooLarge | std::io::ErrorKind::InvalidData => {
+            std::io::Error::new(e.kind(), format!("document {document}: {e}"))
+        }
+        _ => e,
+    }
+}
+
+/// Every document of an in-memory text (None for an empty one), unbounded: the text is already
+/// read.
+fn documents(text: &str, file: &str) -> Result<Vec<Option<Value>>, ObjectError> {
+    let mut split = Splitter::new(text.as_bytes(), u64::MAX);
+    let mut docs = Vec::new();
+    while let Some(chunk) = split.next_chunk().map_err(|error| ObjectError::Io {
+        file: file.to_string(),
+        error,
+    })? {
+        docs.push(parse(&chunk, file, docs.len() + 1)?);
     }
     Ok(docs)
 }
 
-/// A parser message in a user's words where the parser speaks Rust: its budget breaches and
-/// serde's type errors.
-fn readable(message: &str) -> String {
-    if let Some(rest) = message.split("budget breached:").nth(1) {
-        let what = rest.trim();
-        let bound = what.split(['{', ' ']).next().unwrap_or(what);
-        return format!(
-            "the document is larger or deeper than this tool reads ({bound} bound: {what}); split it into smaller files"
-        );
+/// Opens a path for [`visit_stream`]: standard input for `-`. Errors: the open error, a
+/// directory.
+fn open(path: &std::path::Path) -> std::io::Result<Box<dyn BufRead>> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(std::io::stdin().lock()));
     }
-    if message.contains("cannot deserialize null into string") {
-        return message.replace(
-            "cannot deserialize null into string; use Option<String>",
-            "a value is missing (null) where text is expected",
-        );
+    if path.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a directory, not a file",
+        ));
     }
-    message.to_string()
+    Ok(Box::new(std::io::BufReader::with_capacity(
+        1 << 16,
+        std::fs::File::open(path)?,
+    )))
 }
 
-/// The first line of a parser message, without the parser's own `error:` prefix.
-fn first_line(s: &str) -> String {
-    let line = s.lines().next().unwrap_or("").trim();
-    line.strip_prefix("error:")
-        .unwrap_or(line)
-        .trim()
-        .to_string()
-}
-
-/// Splits a YAML stream at document markers (`---` and `...` at the start of a line, which YAML
-/// forbids inside content). Each document comes with the number of lines before it, so that
-/// parse errors can name lines of the whole file.
-fn split_documents(text: &str) -> Vec<(usize, String)> {
-    let mut docs: Vec<(usize, String)> = Vec::new();
-    let mut cur = String::new();
-    let mut cur_start = 0usize;
-    let mut started = false;
-    for (line_no, line) in text.split_inclusive('\n').enumerate() {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        let marker = |m: &str| {
-            bare == m || (bare.starts_with(m) && bare[m.len()..].starts_with([' ', '\t']))
-        };
-        if marker("---") {
-            if started || !cur.trim().is_empty() {
-                docs.push((cur_start, std::mem::take(&mut cur)));
-            }
-            started = true;
-            cur_start = line_no;
-            cur.push_str(&bare[3..]);
-            cur.push('\n');
-        } else if marker("...") {
-            docs.push((cur_start, std::mem::take(&mut cur)));
-            started = false;
-            cur_start = line_no + 1;
-        } else {
-            if cur.is_empty() {
-                cur_start = line_no;
-            }
-            cur.push_str(line);
-        }
-    }
-    if started || !cur.trim().is_empty() {
-        docs.push((cur_start, cur));
-    }
-    docs
-}
-
-/// Adds `offset` to the first `line N` of a parser message.
-fn shift_line(message: &str, offset: usize) -> String {
-    let Some(at) = message.find("line ") else {
-        return message.to_string();
-    };
-    let digits: String = message[at + 5..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    match digits.parse::<usize>() {
-        Ok(n) => format!(
-            "{}line {}{}",
-            &message[..at],
-            n + offset,
-            &message[at + 5 + digits.len()..]
-        ),
-        Err(_) => message.to_string(),
-    }
-}
-
-fn is_list(v: &Value) -> bool {
+/// Whether a document is a list to expand (a kind ending in `List` with `items`, as kubectl
+/// reads them; `items: null` is Go's empty list). Errors: `items` that is not a list.
+fn is_list(v: &Value) -> Result<bool, String> {
     let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
-    kind.ends_with("List") && v.get("items").map(Value::is_array).unwrap_or(false)
+    match v.get("items") {
+        Some(Value::Array(_)) | Some(Value::Null) if kind.ends_with("List") => Ok(true),
+        Some(other) if kind.ends_with("List") => Err(format!(
+            "field items: expected a list of objects, found {} (kind {kind})",
+            json_type(other)
+        )),
+        _ => Ok(false),
+    }
 }
 
 fn check_object(value: Value, origin: Origin) -> Result<K8sObject, ObjectError> {
@@ -380,6 +428,36 @@ fn check_object(value: Value, origin: Origin) -> Result<K8sObject, ObjectError> 
                 "field metadata: expected a mapping, found {}",
                 json_type(m)
             )));
+        }
+        // Fields every command reads: a mistyped one would read as absent (a blank name, an
+        // object never deleted) where apimachinery's typed decoding refuses the object.
+        for field in [
+            "name",
+            "namespace",
+            "generateName",
+            "deletionTimestamp",
+            "uid",
+        ] {
+            match m.get(field) {
+                None | Some(Value::Null) | Some(Value::String(_)) => {}
+                Some(other) => {
+                    return Err(invalid(&format!(
+                        "field metadata.{field}: expected a string, found {}",
+                        json_type(other)
+                    )))
+                }
+            }
+        }
+        for field in ["labels", "annotations"] {
+            match m.get(field) {
+                None | Some(Value::Null) | Some(Value::Object(_)) => {}
+                Some(other) => {
+                    return Err(invalid(&format!(
+                        "field metadata.{field}: expected a mapping of strings, found {}",
+                        json_type(other)
+                    )))
+                }
+            }
         }
     }
     Ok(K8sObject { value, origin })
@@ -542,11 +620,97 @@ mod tests {
     #[test]
     fn parser_messages_speak_to_users() {
         assert_eq!(
-            readable("budget breached: Events { events: 1000001 }"),
-            "the document is larger or deeper than this tool reads (Events bound: Events { events: 1000001 }); split it into smaller files"
+            crate::k8s::yaml::readable("budget breached: Events { events: 1000001 }", 1_000_000, 1 << 24),
+            "refused: YAML aliases expand the document beyond 1000000 values (the bound is the document's size in bytes, at least 1048576)"
         );
-        assert!(
-            !readable("cannot deserialize null into string; use Option<String>").contains("Option")
+        assert!(!crate::k8s::yaml::readable(
+            "cannot deserialize null into string; use Option<String>",
+            1,
+            1
+        )
+        .contains("Option"));
+    }
+
+    /// A YAML "billion laughs": a few kilobytes that aliases would expand to gigabytes stop at
+    /// the parser's bounds, with an error naming them.
+    #[test]
+    fn an_alias_bomb_is_refused() {
+        let mut text = String::from("kind: X\na0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        for i in 1..10 {
+            let p = i - 1;
+            text.push_str(&format!(
+                "a{i}: &a{i} [*a{p},*a{p},*a{p},*a{p},*a{p},*a{p},*a{p},*a{p},*a{p}]\n"
+            ));
+        }
+        let err = parse_objects(&text, "bomb.yaml").unwrap_err().to_string();
+        assert!(err.starts_with("bomb.yaml: document 1: "), "{err}");
+        assert!(err.contains("refused: "), "{err}");
+        assert!(err.contains("alias"), "{err}");
+    }
+
+    /// A valid directive is read; the document it precedes keeps its number.
+    #[test]
+    fn yaml_directives_are_accepted() {
+        let objs = parse_objects("%YAML 1.1\n---\nkind: A\n---\nkind: B\n", "d.yaml").unwrap();
+        assert_eq!(objs.len(), 2);
+        assert_eq!(objs[0].kind(), "A");
+        assert_eq!(objs[0].origin.document, 1);
+        assert_eq!(objs[1].origin.document, 2);
+    }
+
+    /// Fields read as absent when mistyped are refused, naming the field.
+    #[test]
+    fn mistyped_fields_are_errors_not_blanks() {
+        let err = |t: &str| parse_objects(t, "m.yaml").unwrap_err().to_string();
+        assert_eq!(
+            err("kind: Pacto\nmetadata: {name: [1, 2]}\n"),
+            "m.yaml: document 1: field metadata.name: expected a string, found array"
+        );
+        assert_eq!(
+            err("kind: Pacto\nmetadata: {name: a, deletionTimestamp: 12}\n"),
+            "m.yaml: document 1: field metadata.deletionTimestamp: expected a string, found number"
+        );
+        assert_eq!(
+            err("apiVersion: v1\nkind: List\nitems: 5\n"),
+            "m.yaml: document 1: field items: expected a list of objects, found number (kind List)"
+        );
+        assert!(parse_objects("kind: List\nitems: null\n", "m.yaml")
+            .unwrap()
+            .is_empty());
+    }
+
+    /// `.inf` has no JSON form: the error says so in a user's words.
+    #[test]
+    fn infinite_numbers_are_refused_in_words() {
+        let err = parse_objects("kind: X\nspec: {a: .inf}\n", "f.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("infinite or not a number"), "{err}");
+        assert!(!err.contains("configured policy"), "{err}");
+    }
+
+    /// Streams are read line by line within the bound: a file of NUL bytes ends at the first.
+    #[test]
+    fn streams_are_bounded() {
+        let mut n = 0;
+        let err = visit_stream(&b"kind: A\n---\nkind: B\n"[..], "s", 12, &mut |_| {
+            n += 1;
+            Ok(())
+        })
+        .unwrap_err()
+        .to_string();
+        assert_eq!(n, 1);
+        assert_eq!(
+            err,
+            "s: document 2: larger than 12 bytes (--max-input-bytes; give a larger bound to read it)"
+        );
+        let zeros = std::io::BufReader::new(std::io::repeat(0));
+        let err = visit_stream(zeros, "<stdin>", u64::MAX, &mut |_| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "<stdin>: document 1: a NUL byte at offset 0: not YAML or JSON text"
         );
     }
 }

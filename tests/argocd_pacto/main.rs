@@ -441,3 +441,47 @@ fn print_output_comes_before_status() {
     assert_eq!(r.stdout, "before\n");
     assert!(r.stderr.contains("<string>:1: boom"), "{}", r.stderr);
 }
+
+/// Every input is bounded: `/dev/zero` as the resource or the argocd-cm ends at the bound with
+/// the flag named, exit 20 as any error (argo-cd `util/errors` `CheckError`).
+#[cfg(unix)]
+#[test]
+fn endless_inputs_end_at_the_bound() {
+    let r = health(&["/dev/zero", "--max-input-bytes", "1Mi"]);
+    assert_eq!(
+        fatal(&r),
+        "read /dev/zero: larger than 1 MiB (--max-input-bytes; give a larger bound to read it)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let cm = widget_cm(dir.path(), "return {status = 'Healthy'}");
+    let r = health(&[
+        &cm,
+        "--argocd-cm-path",
+        "/dev/zero",
+        "--max-input-bytes",
+        "1000",
+    ]);
+    assert_eq!(
+        fatal(&r),
+        "read /dev/zero: larger than 1000 bytes (--max-input-bytes; give a larger bound to read it)"
+    );
+}
+
+/// When stdout is not a terminal the message is Argo's bytes, control characters included
+/// (the output is compared with Argo's CLI).
+#[test]
+fn message_bytes_are_kept_off_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let cm = widget_cm(
+        dir.path(),
+        "return {status = 'Degraded', message = 'a\\27]0;x\\7b'}",
+    );
+    let obj = dir.path().join("w.yaml");
+    std::fs::write(
+        &obj,
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n",
+    )
+    .unwrap();
+    let out = ok(obj.to_str().unwrap(), &cm);
+    assert_eq!(out, "STATUS: Degraded\nMESSAGE: a\u{1b}]0;x\u{7}b\n");
+}

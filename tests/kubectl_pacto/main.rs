@@ -12,6 +12,7 @@ mod delivery;
 mod doctor;
 mod flux;
 mod health;
+mod hostile;
 mod krew;
 #[cfg(unix)]
 mod kubectl_plugin;

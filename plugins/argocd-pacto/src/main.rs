@@ -21,6 +21,10 @@ struct Cli {
     /// Log format of errors: json (Argo CD's default) or text.
     #[arg(long, global = true, value_enum, default_value = "json")]
     logformat: LogFormat,
+    /// The most bytes read from one input file (e.g. 1Gi, 512Mi, 1000000); a larger one is
+    /// refused with an error.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "1Gi")]
+    max_input_bytes: String,
     #[command(subcommand)]
     command: Top,
 }
@@ -75,6 +79,13 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
         }
     };
+    match pacto_gates::k8s::read::parse_size(&cli.max_input_bytes) {
+        Ok(n) => pacto_gates::k8s::read::set_max_input_bytes(n),
+        Err(e) => {
+            eprintln!("Error: --max-input-bytes {e}");
+            return ExitCode::from(1);
+        }
+    }
     let Top::Settings {
         argocd_cm_path,
         customizations_dir,
@@ -110,11 +121,24 @@ fn main() -> ExitCode {
         // gopher-lua's print (baselib.go basePrint) writes to the process's stdout with
         // fmt.Print as the script runs, so it comes before STATUS, and also when the script
         // then fails. A reader that went away (`| head`) is not an error, as for Go's fmt.Printf.
+        let printed = if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+            terminal_safe(&printed)
+        } else {
+            printed
+        };
         let _ = std::io::stdout().write_all(printed.as_bytes());
     }
     match outcome {
         Ok(out) => {
-            use std::io::Write;
+            use std::io::{IsTerminal, Write};
+            // Argo's bytes exactly when read by a program (compared with Argo's CLI); on a
+            // terminal, text from the object and the script escaped so it cannot drive it.
+            let out = if std::io::stdout().is_terminal() {
+                terminal_safe(&out)
+            } else {
+                out
+            };
+            // A reader that went away (`| head`) is not an error, as for Go's fmt.Printf.
             let _ = std::io::stdout().write_all(out.as_bytes());
             ExitCode::SUCCESS
         }
@@ -133,7 +157,8 @@ fn health(
     customizations: Option<&std::path::Path>,
     printed: &mut String,
 ) -> Result<String, String> {
-    let text = std::fs::read_to_string(resource).map_err(|e| go_open_error(resource, &e))?;
+    let text =
+        pacto_gates::k8s::read::read_text(resource).map_err(|e| go_open_error(resource, &e))?;
     // sigs.k8s.io/yaml reads the first document only.
     let obj = object::parse_documents(&text, &resource.display().to_string())
         .map_err(|e| e.to_string())?
@@ -155,7 +180,8 @@ fn health(
                 .into(),
         );
     };
-    let cm_text = std::fs::read_to_string(cm_path).map_err(|e| go_open_error(cm_path, &e))?;
+    let cm_text =
+        pacto_gates::k8s::read::read_text(cm_path).map_err(|e| go_open_error(cm_path, &e))?;
     let cm = object::parse_documents(&cm_text, &cm_path.display().to_string())
         .map_err(|e| e.to_string())?
         .into_iter()
@@ -207,9 +233,24 @@ fn health(
     })
 }
 
+/// Each line of the output with its control characters escaped
+/// ([`pacto_gates::render::one_line`]), the line breaks kept.
+fn terminal_safe(out: &str) -> String {
+    out.lines()
+        .map(|l| pacto_gates::render::one_line(l) + "\n")
+        .collect()
+}
+
 /// Go's `os.ReadFile` error text: `open <path>: no such file or directory` (the errno text in
-/// lower case, as Go's syscall package spells it).
+/// lower case, as Go's syscall package spells it). Our own bounds (size, text) read
+/// `read <path>: larger than 1 GiB (--max-input-bytes; ...)`.
 fn go_open_error(path: &std::path::Path, e: &std::io::Error) -> String {
+    if matches!(
+        e.kind(),
+        std::io::ErrorKind::FileTooLarge | std::io::ErrorKind::InvalidData
+    ) {
+        return format!("read {}: {e}", path.display());
+    }
     let text = match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
@@ -248,4 +289,28 @@ fn fatal_line(format: LogFormat, msg: &str) -> String {
 fn rfc3339_utc(unix: i64) -> String {
     let (y, mo, d, h, mi, s, _) = pacto_gates::argo::osdate::civil(unix);
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a terminal, a message's control characters are shown escaped, the lines kept.
+    #[test]
+    fn terminal_output_is_escaped() {
+        assert_eq!(
+            terminal_safe("STATUS: Degraded\nMESSAGE: a\u{1b}]0;owned\u{7}b\u{1b}[2J\n"),
+            "STATUS: Degraded\nMESSAGE: a\\x1b]0;owned\\x07b\\x1b[2J\n"
+        );
+    }
+
+    /// Our own bounds read as errors of reading the file, naming the flag.
+    #[test]
+    fn bounds_are_named_in_errors() {
+        let e = pacto_gates::k8s::read::too_large(1 << 20);
+        assert_eq!(
+            go_open_error(std::path::Path::new("big.yaml"), &e),
+            "read big.yaml: larger than 1 MiB (--max-input-bytes; give a larger bound to read it)"
+        );
+    }
 }

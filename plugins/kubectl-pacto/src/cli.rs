@@ -12,6 +12,10 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// The most bytes read from one input: a file, standard input, a kubeconfig, a test suite
+    /// (e.g. 1Gi, 512Mi, 1000000). A larger input is refused with an error.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "1Gi")]
+    pub max_input_bytes: String,
 }
 
 impl Cli {
@@ -340,6 +344,10 @@ pub struct ClusterArgs {
     /// A group to impersonate (repeatable; needs --as).
     #[arg(long = "as-group", value_name = "GROUP")]
     pub impersonate_groups: Vec<String>,
+    /// The most bytes read from one answer of the API server (e.g. 256Mi, 1Gi). A larger
+    /// answer is refused with an error.
+    #[arg(long, value_name = "SIZE", default_value = "256Mi")]
+    pub max_response_bytes: String,
 }
 
 /// Which gates judge the Pactos.

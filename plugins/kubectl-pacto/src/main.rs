@@ -75,6 +75,10 @@ pub(crate) fn exit_on_error(result: Result<ExitCode>, code: u8) -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
+    pacto_gates::k8s::read::set_max_input_bytes(kubectl_pacto::options::size_flag(
+        "--max-input-bytes",
+        &cli.max_input_bytes,
+    )?);
     let global = || Global::new(|k| std::env::var(k).ok(), std::io::stdout().is_terminal());
     match cli.command {
         Command::Health(args) => match args.sub {
@@ -160,6 +164,12 @@ fn argo_engine(args: &HealthArgs, now_unix: i64) -> Result<ArgoHealth> {
 /// Reads the one object a file must hold (an argocd-cm, a Kustomization or HelmRelease).
 /// Errors: the file's own, or another count of objects (`expected one <what>, found N objects`).
 pub(crate) fn read_one(path: &std::path::Path, what: &str) -> Result<object::K8sObject> {
+    if path.is_dir() {
+        bail!(
+            "{}: a directory; give the file that holds the {what}",
+            path.display()
+        );
+    }
     let objs = object::read_paths(std::slice::from_ref(&path.to_path_buf()))?;
     match <[object::K8sObject; 1]>::try_from(objs) {
         Ok([o]) => Ok(o),
@@ -194,28 +204,41 @@ fn health(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
     let argo_wanted =
         flux.is_none() || args.argocd_cm.is_some() || args.customizations_dir.is_some();
     let engine = argo_engine(args, global.now_unix())?;
-    let objects = object::read_paths(&args.files)?;
-    let verdicts: Vec<_> = if argo_wanted {
+    // Each object is evaluated as it is read; only what names it is kept for the report.
+    let mut objects = Vec::new();
+    let mut verdicts = Vec::new();
+    let mut flux_verdicts: Vec<FluxVerdict> = Vec::new();
+    object::visit_paths(&args.files, &mut |o| {
+        if argo_wanted {
+            let mut v = engine.evaluate(&o.value);
+            for line in std::mem::take(&mut v.printed) {
+                eprintln!(
+                    "{}",
+                    render::one_line(&format!(
+                        "{} {}/{}: print: {line}",
+                        o.origin,
+                        o.kind(),
+                        o.name()
+                    ))
+                );
+            }
+            verdicts.push(v);
+        }
+        if let Some((_, f)) = &flux {
+            flux_verdicts.push(f.evaluate(&o.value));
+        }
+        objects.push(o.identity());
+        Ok(())
+    })?;
+    if argo_wanted {
         warn_unused_overrides(&engine, &objects);
-        objects.iter().map(|o| engine.evaluate(&o.value)).collect()
-    } else {
-        Vec::new()
-    };
-    let flux_verdicts: Vec<FluxVerdict> = match &flux {
-        Some((_, f)) => objects.iter().map(|o| f.evaluate(&o.value)).collect(),
-        None => Vec::new(),
-    };
+    }
     let wait = flux.as_ref().map(|(k, _)| {
         (
             k,
             wait::verdict(k, &wait::checked(k, &objects, &flux_verdicts)),
         )
     });
-    for (o, v) in objects.iter().zip(&verdicts) {
-        for line in &v.printed {
-            eprintln!("{} {}/{}: print: {line}", o.origin, o.kind(), o.name());
-        }
-    }
     let items: Vec<HealthItem> = objects
         .iter()
         .enumerate()
@@ -225,21 +248,47 @@ fn health(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
             flux: flux_verdicts.get(i),
         })
         .collect();
-    let mut report = render::health_report(&items);
-    if let Some((k, v)) = &wait {
-        report["summary"] = serde_json::json!({"flux": render::wait_json(k, v)});
-    }
+    let summary = wait
+        .as_ref()
+        .map(|(k, v)| serde_json::json!({"flux": render::wait_json(k, v)}));
     let out = match args.output {
-        Some(Output::Json) => serde_json::to_string_pretty(&report)? + "\n",
-        Some(Output::Yaml) => serde_saphyr::to_string(&report).context("rendering YAML")?,
-        None => {
-            let mut t = render::health_table(&items, global.colour, engine.builtins.is_some());
-            if let Some((k, v)) = &wait {
-                t.push('\n');
-                t.push_str(&render::wait_summary(k, v));
-                t.push('\n');
+        Some(Output::Json) => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            return match render::write_health_json(&items, summary.as_ref(), &mut out)
+                .and_then(|_| out.flush())
+            {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(e).context("writing to standard output")
+                }
+                _ => Ok(ExitCode::SUCCESS),
+            };
+        }
+        Some(Output::Yaml) => {
+            let mut report = render::health_report(&items);
+            if let Some(s) = summary {
+                report["summary"] = s;
             }
-            t
+            serde_saphyr::to_string(&report).context("rendering YAML")?
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let written = render::write_health_table(
+                &items,
+                global.colour,
+                engine.builtins.is_some(),
+                &mut out,
+            )
+            .and_then(|_| match &wait {
+                Some((k, v)) => write!(out, "\n{}\n", render::wait_summary(k, v)),
+                None => Ok(()),
+            })
+            .and_then(|_| out.flush());
+            return match written {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(e).context("writing to standard output")
+                }
+                _ => Ok(ExitCode::SUCCESS),
+            };
         }
     };
     write_stdout(&out)?;

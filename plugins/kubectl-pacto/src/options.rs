@@ -67,6 +67,7 @@ impl ClusterOptions {
                     impersonate: c.impersonate.clone(),
                     impersonate_groups: c.impersonate_groups.clone(),
                 },
+                max_response_bytes: Some(size_flag("--max-response-bytes", &c.max_response_bytes)?),
             },
             namespace: namespace_flag(c.namespace.as_deref())?,
         };
@@ -89,6 +90,11 @@ pub fn duration_flag(flag: &str, s: &str, hint: &str) -> Result<Duration> {
         return Ok(Duration::from_secs(n));
     }
     parse_go_duration(s).ok_or_else(|| anyhow!("{flag} {s:?}: expected a duration such as {hint}"))
+}
+
+/// A size flag (`1Gi`, `512Mi`, `1000000`); errors name the flag.
+pub fn size_flag(flag: &str, s: &str) -> Result<u64> {
+    pacto_gates::k8s::read::parse_size(s).map_err(|e| anyhow!("{flag} {e}"))
 }
 
 /// kubectl's `--request-timeout`: `0` none, a bare number of seconds, or a Go duration.

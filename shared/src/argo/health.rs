@@ -42,10 +42,16 @@ impl BuiltinScripts {
         for group in read_dir(root)? {
             for kind in read_dir(&group)? {
                 let script = kind.join("health.lua");
-                if !script.is_file() {
+                if !script.exists() {
                     continue;
                 }
-                let text = std::fs::read_to_string(&script)
+                if !script.is_file() {
+                    return Err(format!(
+                        "{}: not a regular file (a FIFO, socket or device is not read)",
+                        script.display()
+                    ));
+                }
+                let text = crate::k8s::read::read_text(&script)
                     .map_err(|e| format!("{}: {e}", script.display()))?;
                 let rel = format!(
                     "{}/{}",

@@ -56,13 +56,31 @@ impl SuiteRun {
 }
 
 /// Finds every directory below `root` (or `root` itself) holding both `health.lua` and
-/// `health_test.yaml`, byte-sorted.
+/// `health_test.yaml`, byte-sorted. Either may be something other than a regular file (a FIFO, a
+/// device): [`run_tree`] then reports the suite as an error rather than skip it.
 pub fn find_suites(root: &Path) -> Vec<PathBuf> {
+    let present = |p: PathBuf| std::fs::metadata(p).is_ok_and(|m| !m.is_dir());
     crate::k8s::walk::walk(root)
         .dirs
         .into_iter()
-        .filter(|d| d.join("health.lua").is_file() && d.join("health_test.yaml").is_file())
+        .filter(|d| present(d.join("health.lua")) && present(d.join("health_test.yaml")))
         .collect()
+}
+
+/// The first of a suite's files that is not a regular file, with the error to report.
+fn not_regular(dir: &Path) -> Option<(PathBuf, String)> {
+    ["health.lua", "health_test.yaml"]
+        .into_iter()
+        .find_map(|f| {
+            let p = dir.join(f);
+            (!p.is_file()).then(|| {
+                let message = format!(
+                    "{}: not a regular file (a FIFO, socket or device is not read)",
+                    p.display()
+                );
+                (p, message)
+            })
+        })
 }
 
 /// Runs every suite below `root`. `now_unix` is what `os.time()` returns.
@@ -72,13 +90,17 @@ pub fn run_tree(root: &Path, now_unix: i64) -> SuiteRun {
     let mut run = SuiteRun::default();
     for dir in find_suites(root) {
         run.suites += 1;
+        if let Some((file, message)) = not_regular(&dir) {
+            run.errors.push(SuiteError { file, message });
+            continue;
+        }
         match read_suite(&dir) {
             Err(message) => run.errors.push(SuiteError {
                 file: dir.join("health_test.yaml"),
                 message,
             }),
             Ok(cases) => {
-                let beside = std::fs::read_to_string(dir.join("health.lua"));
+                let beside = crate::k8s::read::read_text(&dir.join("health.lua"));
                 for (input, expected) in cases {
                     let got = run_case(&engine, &input, beside.as_ref().ok());
                     run.cases.push(CaseResult {
@@ -98,9 +120,8 @@ fn run_case(
     input: &Path,
     beside: Option<&String>,
 ) -> Result<HealthStatus, String> {
-    let text = std::fs::read_to_string(input).map_err(|e| format!("{}: {e}", input.display()))?;
     // sigs.k8s.io/yaml reads the first document of a file.
-    let obj = crate::object::parse_documents(&text, &input.display().to_string())
+    let obj = crate::object::read_documents(input)
         .map_err(|e| e.to_string())?
         .into_iter()
         .flatten()
@@ -121,8 +142,7 @@ fn run_case(
 /// spell `inputpath`).
 pub fn read_suite(dir: &Path) -> Result<Vec<(PathBuf, HealthStatus)>, String> {
     let file = dir.join("health_test.yaml");
-    let text = std::fs::read_to_string(&file).map_err(|e| e.to_string())?;
-    let doc = crate::object::parse_documents(&text, &file.display().to_string())
+    let doc = crate::object::read_documents(&file)
         .map_err(|e| e.to_string())?
         .into_iter()
         .flatten()

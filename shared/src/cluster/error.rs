@@ -70,6 +70,14 @@ pub enum ClusterError {
         server: String,
         detail: String,
     },
+    /// An answer larger than `--max-response-bytes`.
+    #[error("cannot {verb} {resource}{scope}: the API server's answer is larger than {} (--max-response-bytes; give a larger bound, or a smaller --chunk-size, to read it)", crate::k8s::read::size_words(*limit))]
+    TooLarge {
+        verb: String,
+        resource: String,
+        scope: String,
+        limit: u64,
+    },
     /// The answer was not what the API promises (not JSON, not a list ...).
     #[error("cannot {verb} {resource}{scope}: the API server's answer is malformed: {detail}")]
     Malformed {

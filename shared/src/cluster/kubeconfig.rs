@@ -9,7 +9,7 @@ use super::discovery::discovery_timeout;
 use super::{chain, proxy, root_cause, Cluster, ClusterError};
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 use kube::{Client, Config};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How to reach the cluster.
@@ -29,6 +29,9 @@ pub struct ConnectOptions {
     pub chunk_size: Option<u32>,
     /// `--server`, `--token`, `--as`, ...: what the flags change in the kubeconfig's context.
     pub overrides: super::Overrides,
+    /// `--max-response-bytes`: the most bytes read from one answer; None or 0:
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`](super::DEFAULT_MAX_RESPONSE_BYTES).
+    pub max_response_bytes: Option<u64>,
 }
 
 /// The `proxy-url` of the cluster the context in use names.
@@ -91,6 +94,46 @@ fn config_error(source: &str, e: KubeconfigError) -> ClusterError {
     ClusterError::Config(format!("{source}: {text}"))
 }
 
+/// Reads a kubeconfig file, at most `--max-input-bytes`, as kube-rs's `Kubeconfig::read_from`
+/// does (`kube-client/src/config/file_config.rs`): several documents merged, relative paths of
+/// certificate, key, token files and exec commands with a `/` made absolute from the file's
+/// directory. Errors name the file.
+fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, Box<ClusterError>> {
+    let source = path.display().to_string();
+    let text = crate::k8s::read::read_text(path)
+        .map_err(|e| Box::new(ClusterError::Config(format!("{source}: {e}"))))?;
+    let mut kc = Kubeconfig::from_yaml(&text).map_err(|e| Box::new(config_error(&source, e)))?;
+    let Some(dir) = path.parent() else {
+        return Ok(kc);
+    };
+    let absolute = |p: &mut Option<String>| {
+        if let Some(v) = p.as_ref().filter(|v| Path::new(v).is_relative()) {
+            if let Some(abs) = dir.join(v).to_str() {
+                *p = Some(abs.to_string());
+            }
+        }
+    };
+    for c in kc.clusters.iter_mut().filter_map(|c| c.cluster.as_mut()) {
+        absolute(&mut c.certificate_authority);
+    }
+    for a in kc
+        .auth_infos
+        .iter_mut()
+        .filter_map(|a| a.auth_info.as_mut())
+    {
+        absolute(&mut a.client_certificate);
+        absolute(&mut a.client_key);
+        absolute(&mut a.token_file);
+        if let Some(e) = a.exec.as_mut() {
+            // client-go `GetAuthInfoFileReferences`: only commands with a path separator.
+            if e.command.as_deref().is_some_and(|c| c.contains('/')) {
+                absolute(&mut e.command);
+            }
+        }
+    }
+    Ok(kc)
+}
+
 impl Cluster {
     /// Builds the client. Order, as kubectl: `--kubeconfig`; else `KUBECONFIG` (files merged) or
     /// `~/.kube/config`; else the in-cluster service account. Errors: an unreadable or malformed
@@ -113,7 +156,7 @@ impl Cluster {
             .filter(|p| p.exists());
         let loaded = if let Some(path) = &o.kubeconfig {
             let source = path.display().to_string();
-            let kc = Kubeconfig::read_from(path).map_err(|e| config_error(&source, e))?;
+            let kc = read_kubeconfig(path).map_err(|e| *e)?;
             Some((kc, source))
         } else if !env_files.is_empty() {
             // kubectl's merge: the files of KUBECONFIG in order, missing ones skipped, the first
@@ -126,8 +169,7 @@ impl Cluster {
             );
             let mut merged: Option<Kubeconfig> = None;
             for f in env_files.iter().filter(|f| f.exists()) {
-                let kc = Kubeconfig::read_from(f)
-                    .map_err(|e| config_error(&f.display().to_string(), e))?;
+                let kc = read_kubeconfig(f).map_err(|e| *e)?;
                 merged = Some(match merged {
                     None => kc,
                     Some(m) => m.merge(kc).map_err(|e| config_error(&source, e))?,
@@ -143,15 +185,29 @@ impl Cluster {
             }
         } else if let Some(home) = &home_file {
             let source = home.display().to_string();
-            let kc = Kubeconfig::read_from(home).map_err(|e| config_error(&source, e))?;
+            let kc = read_kubeconfig(home).map_err(|e| *e)?;
             Some((kc, source))
         } else {
             None
         };
         let mut explicit_proxy = None;
-        let mut config = if let Some((kc, source)) = loaded {
+        let timeout = o.request_timeout.filter(|t| !t.is_zero());
+        let max_response_bytes = o
+            .max_response_bytes
+            .filter(|n| *n > 0)
+            .unwrap_or(super::DEFAULT_MAX_RESPONSE_BYTES);
+        let mut config = if let Some((mut kc, source)) = loaded {
             check_context(&kc, o.context.as_deref())
                 .map_err(|e| ClusterError::Config(format!("{source}: {e}")))?;
+            // The exec credential plugin runs here, bounded, not inside kube-rs.
+            let context = o.context.clone();
+            kc = tokio::task::spawn_blocking(move || {
+                super::exec::resolve(&mut kc, context.as_deref(), timeout, max_response_bytes)
+                    .map(|_| kc)
+            })
+            .await
+            .map_err(|e| ClusterError::Config(format!("the exec plugin's runner failed: {e}")))?
+            .map_err(|m| ClusterError::Config(format!("{source}: {m}")))?;
             explicit_proxy = cluster_proxy_url(&kc, o.context.as_deref());
             Config::from_custom_kubeconfig(kc, &opts)
                 .await
@@ -186,7 +242,6 @@ impl Cluster {
             .proxy_url
             .as_ref()
             .map(|p| format!(" through the proxy {}", p.to_string().trim_end_matches('/')));
-        let timeout = o.request_timeout.filter(|t| !t.is_zero());
         if let Some(t) = timeout {
             // The transport's own timers add the duration to an Instant: keep them in range
             // (the overall limit below has no such bound).
@@ -208,14 +263,14 @@ impl Cluster {
         ));
         // Messages name the proxy when there is one: a refused connection may be the proxy's.
         let described = format!("{server}{}", via.unwrap_or_default());
-        // Building the client runs a kubeconfig exec credential plugin, a blocking child
-        // process: off the runtime's thread, within the request timeout.
+        // Building the client reads certificate and token files (the exec plugin has already
+        // run, see `exec`): off the runtime's thread, within the request timeout.
         let build = tokio::task::spawn_blocking(move || Client::try_from(config));
         let built = match timeout {
             None => build.await,
             Some(t) => tokio::time::timeout(t, build).await.map_err(|_| {
                 ClusterError::Config(format!(
-                    "the kubeconfig's credentials for {server} were not ready within {} (--request-timeout): is its exec plugin stuck?",
+                    "the kubeconfig's credentials for {server} were not ready within {} (--request-timeout)",
                     crate::k8s::duration::go_duration(t)
                 ))
             })?,
@@ -232,6 +287,7 @@ impl Cluster {
             timeout,
             discovery_timeout: discovery_timeout(o.discovery_timeout),
             chunk_size: o.chunk_size.unwrap_or(super::DEFAULT_CHUNK_SIZE),
+            max_response_bytes,
         })
     }
 }

@@ -16,6 +16,7 @@ mod contexts;
 mod delivery;
 mod discovery;
 mod error;
+mod exec;
 mod kubeconfig;
 mod overrides;
 pub mod proxy;
@@ -48,7 +49,13 @@ pub struct Cluster {
     discovery_timeout: Duration,
     /// Objects per list page; 0: lists in one request.
     chunk_size: u32,
+    /// The most bytes read from one answer (`--max-response-bytes`).
+    max_response_bytes: u64,
 }
+
+/// The default bound on one answer of the API server: 256 MiB, more than a page of 500 of the
+/// largest objects etcd stores (1.5 MiB each by default).
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 256 << 20;
 
 /// kubectl's `--chunk-size` default: lists are read in pages of 500.
 pub const DEFAULT_CHUNK_SIZE: u32 = 500;

@@ -40,6 +40,15 @@ pub(super) struct Op<'a> {
 }
 
 impl Op<'_> {
+    fn malformed(&self, detail: String) -> ClusterError {
+        ClusterError::Malformed {
+            verb: self.verb.into(),
+            resource: self.resource.clone(),
+            scope: self.scope.clone(),
+            detail,
+        }
+    }
+
     pub(super) fn timed_out(&self, server: &str, after: Duration, limit: &str) -> ClusterError {
         ClusterError::Timeout {
             verb: self.verb.into(),
@@ -156,14 +165,21 @@ impl Cluster {
                 _ => break,
             }
         }
-        let items = &all;
-        // Only objects of the kind asked for: anything else in a list is not ours to show.
-        Ok(items
-            .iter()
-            .filter(|o| o.is_object())
-            .map(|o| with_type(o.clone(), kind))
-            .filter(|o| o.get("kind").and_then(Value::as_str) == Some(kind.kind.as_str()))
-            .collect())
+        // Only objects of the kind asked for: anything else in a list is not ours to show. An
+        // object of that kind which does not name itself is an error, not a blank row.
+        let mut out = Vec::with_capacity(all.len());
+        for (i, o) in all.into_iter().enumerate() {
+            if !o.is_object() {
+                continue;
+            }
+            let o = with_type(o, kind);
+            if o.get("kind").and_then(Value::as_str) != Some(kind.kind.as_str()) {
+                continue;
+            }
+            check_identity(&o).map_err(|e| op.malformed(format!("items[{i}]: {e}")))?;
+            out.push(o);
+        }
+        Ok(out)
     }
 
     /// Reads one object. Errors: [`ClusterError::NotFound`] when it does not exist.
@@ -202,6 +218,7 @@ impl Cluster {
                 e => e,
             })?;
         let obj = with_type(obj, kind);
+        check_identity(&obj).map_err(|e| op.malformed(e))?;
         let got = obj.get("kind").and_then(Value::as_str).unwrap_or("");
         if got != kind.kind {
             return Err(ClusterError::Malformed {
@@ -253,12 +270,7 @@ impl Cluster {
                 };
                 let retry_after = header("Retry-After").and_then(|v| v.parse::<u64>().ok());
                 let location = header("Location");
-                let body = res
-                    .into_body()
-                    .collect()
-                    .await
-                    .map_err(|e| self.classify(op, e))?
-                    .to_bytes();
+                let body = self.read_body(op, res.into_body()).await?;
                 if (200..300).contains(&code) {
                     return parse_json(&body).map_err(|detail| ClusterError::Malformed {
                         verb: op.verb.into(),
@@ -303,6 +315,32 @@ impl Cluster {
                     .unwrap_or_else(|| op.timed_out(&self.server, t, &why))),
             },
         }
+    }
+
+    /// An answer's body, frame by frame, refused once it exceeds `--max-response-bytes`
+    /// (kube's own `collect` would read an endless body until memory runs out).
+    async fn read_body(
+        &self,
+        op: &Op<'_>,
+        mut body: kube::client::Body,
+    ) -> Result<Vec<u8>, ClusterError> {
+        let limit = self.max_response_bytes;
+        let mut out = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|e| self.classify(op, e))?;
+            if let Ok(data) = frame.into_data() {
+                if out.len() as u64 + data.len() as u64 > limit {
+                    return Err(ClusterError::TooLarge {
+                        verb: op.verb.into(),
+                        resource: op.resource.clone(),
+                        scope: op.scope.clone(),
+                        limit,
+                    });
+                }
+                out.extend_from_slice(&data);
+            }
+        }
+        Ok(out)
     }
 
     pub(super) fn classify(&self, op: &Op<'_>, e: kube::Error) -> ClusterError {
@@ -468,6 +506,38 @@ pub(super) fn parse_json(body: &[u8]) -> Result<Value, String> {
     Ok(crate::object::kube_numbers(v))
 }
 
+/// An object from the server must name itself: `metadata` a mapping with a non-empty string
+/// `name` (a namespace, when present, a string), else it would be shown as ` / `.
+fn check_identity(o: &Value) -> Result<(), String> {
+    let Some(meta) = o.get("metadata") else {
+        return Err("an object without metadata".into());
+    };
+    let Some(meta) = meta.as_object() else {
+        return Err(format!(
+            "metadata is {}, not a mapping",
+            crate::object::json_type(meta)
+        ));
+    };
+    match meta.get("name") {
+        Some(Value::String(n)) if !n.is_empty() => {}
+        Some(Value::String(_)) => return Err("metadata.name is empty".into()),
+        None => return Err("an object without metadata.name".into()),
+        Some(other) => {
+            return Err(format!(
+                "metadata.name is {}, not a string",
+                crate::object::json_type(other)
+            ))
+        }
+    }
+    match meta.get("namespace") {
+        None | Some(Value::Null) | Some(Value::String(_)) => Ok(()),
+        Some(other) => Err(format!(
+            "metadata.namespace is {}, not a string",
+            crate::object::json_type(other)
+        )),
+    }
+}
+
 pub(super) fn with_type(mut o: Value, kind: &Kind) -> Value {
     if let Some(m) = o.as_object_mut() {
         let api_version = if kind.group.is_empty() {
@@ -479,4 +549,32 @@ pub(super) fn with_type(mut o: Value, kind: &Kind) -> Value {
         m.entry("kind").or_insert(Value::String(kind.kind.clone()));
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// An object that does not name itself is refused (it would be shown as ` / `).
+    #[test]
+    fn objects_from_the_server_must_name_themselves() {
+        assert!(check_identity(&json!({"metadata": {"name": "a", "namespace": "b"}})).is_ok());
+        assert_eq!(
+            check_identity(&json!({"kind": "Pacto"})).unwrap_err(),
+            "an object without metadata"
+        );
+        assert_eq!(
+            check_identity(&json!({"metadata": {"namespace": "b"}})).unwrap_err(),
+            "an object without metadata.name"
+        );
+        assert_eq!(
+            check_identity(&json!({"metadata": {"name": 5}})).unwrap_err(),
+            "metadata.name is number, not a string"
+        );
+        assert_eq!(
+            check_identity(&json!({"metadata": []})).unwrap_err(),
+            "metadata is array, not a mapping"
+        );
+    }
 }

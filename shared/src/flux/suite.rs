@@ -104,8 +104,7 @@ pub fn run_suite(file: &Path, now_unix: i64) -> Result<Vec<FluxCase>, String> {
 }
 
 fn read_first(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    crate::object::parse_documents(&text, &path.display().to_string())
+    crate::object::read_documents(path)
         .map_err(|e| e.to_string())?
         .into_iter()
         .flatten()

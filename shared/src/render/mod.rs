@@ -9,7 +9,6 @@ use crate::flux::wait::WaitVerdict;
 use crate::k8s::duration::go_duration;
 use crate::object::K8sObject;
 use crate::pacto::gate::{argo_gate, flux_gate};
-use comfy_table::{presets, CellAlignment, ContentArrangement, Table};
 use owo_colors::OwoColorize;
 use serde_json::{json, Value};
 
@@ -36,38 +35,112 @@ pub fn status_word(word: &str, colour: bool) -> String {
 }
 
 /// A kubectl-style table: upper-case headers, left-aligned, three spaces between columns, no
-/// wrapping; cells may hold ANSI colour (widths ignore it).
+/// wrapping, no trailing spaces; cells may hold ANSI colour (widths ignore it). Widths are
+/// display widths (`unicode-width`, East Asian wide characters count two).
 pub fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
-    layout(Some(headers), headers.len(), rows)
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write_rows(headers, || rows.iter(), &mut out);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The table of [`table`], with or without its header line; without one, the widths come from
-/// the rows alone (as kubectl's tab writer sees them under `--no-headers`). `columns` is the
-/// number of columns (the last one is not padded).
-pub fn layout(headers: Option<&[&str]>, columns: usize, rows: Vec<Vec<String>>) -> String {
-    let mut t = Table::new();
-    t.load_style(presets::NOTHING)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    if let Some(h) = headers {
-        t.set_header(h.iter().map(|h| h.to_string()));
+/// the rows alone (as kubectl's tab writer sees them under `--no-headers`), and no rows print
+/// nothing.
+pub fn layout(headers: Option<&[&str]>, rows: Vec<Vec<String>>) -> String {
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write_table(headers, || rows.iter(), &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`table`], written line by line to `out` from rows that `rows` makes afresh on each call: it
+/// is called twice (the column widths, then the lines), so that no row is held. Errors: the
+/// writer's.
+pub fn write_rows<I, R>(
+    headers: &[&str],
+    rows: impl Fn() -> I,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()>
+where
+    I: Iterator<Item = R>,
+    R: AsRef<[String]>,
+{
+    write_table(Some(headers), rows, out)
+}
+
+/// [`write_rows`], the header line optional.
+fn write_table<I, R>(
+    headers: Option<&[&str]>,
+    rows: impl Fn() -> I,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()>
+where
+    I: Iterator<Item = R>,
+    R: AsRef<[String]>,
+{
+    let mut widths: Vec<usize> = headers
+        .unwrap_or_default()
+        .iter()
+        .map(|h| shown_width(h))
+        .collect();
+    for r in rows() {
+        for (i, c) in r.as_ref().iter().enumerate() {
+            let w = shown_width(c);
+            match widths.get_mut(i) {
+                Some(have) => *have = (*have).max(w),
+                None => widths.push(w),
+            }
+        }
     }
-    let empty = rows.is_empty();
-    for r in rows {
-        t.add_row(r);
+    let last = widths.len().saturating_sub(1);
+    let mut line = String::new();
+    let mut write_line = |cells: &mut dyn Iterator<Item = &str>| -> std::io::Result<()> {
+        line.clear();
+        for (i, w) in widths.iter().enumerate() {
+            let c = cells.next().unwrap_or("");
+            line.push_str(c);
+            if i < last {
+                let pad = w.saturating_sub(shown_width(c)) + 3;
+                line.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        out.write_all(line.trim_end().as_bytes())?;
+        out.write_all(b"\n")
+    };
+    if let Some(headers) = headers {
+        write_line(&mut headers.iter().copied())?;
     }
-    if empty && headers.is_none() {
-        return String::new();
+    for r in rows() {
+        write_line(&mut r.as_ref().iter().map(String::as_str))?;
     }
-    let last = columns.saturating_sub(1);
-    for (i, c) in t.column_iter_mut().enumerate() {
-        c.set_padding((0, if i == last { 0 } else { 3 }));
-        c.set_cell_alignment(CellAlignment::Left);
+    Ok(())
+}
+
+/// The width a cell takes on a terminal: its display width without ANSI escape sequences (the
+/// colours of [`status_word`]; text from objects has none left, [`one_line`] escapes them).
+fn shown_width(s: &str) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    if !s.contains('\u{1b}') {
+        return s.width();
     }
-    t.lines()
-        .map(|l| l.trim_end().to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n"
+    let mut plain = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            plain.push(c);
+            continue;
+        }
+        // CSI: ESC [ parameters final-byte (0x40..=0x7e); any other escape: ESC and one char.
+        if chars.next() == Some('[') {
+            for f in chars.by_ref() {
+                if ('\u{40}'..='\u{7e}').contains(&f) {
+                    break;
+                }
+            }
+        }
+    }
+    plain.width()
 }
 
 /// A `get` table laid out as [`table`] does, with kubectl's `--no-headers` and `--show-labels`
@@ -83,8 +156,7 @@ pub(crate) fn get_table(
             row.push(one_line(cell));
         }
     }
-    let columns = headers.len();
-    layout(o.headers.then_some(&headers[..]), columns, rows)
+    layout(o.headers.then_some(&headers[..]), rows)
 }
 
 /// The LABELS cell of kubectl's `--show-labels`: `metadata.labels` as `key=value` joined by
@@ -155,11 +227,64 @@ pub fn health_report(items: &[HealthItem]) -> Value {
     json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "HealthReport", "items": items})
 }
 
+/// [`health_report`] with an optional `summary` member, written as `serde_json::to_string_pretty`
+/// writes it (then a newline), one item at a time: the report is never whole in memory.
+/// Errors: the writer's.
+pub fn write_health_json(
+    items: &[HealthItem],
+    summary: Option<&Value>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let head = json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "HealthReport"});
+    let head = serde_json::to_string_pretty(&head)?;
+    // `{` and the members, without the closing `}`.
+    out.write_all(&head.as_bytes()[..head.len() - 2])?;
+    out.write_all(b",\n  \"items\": [")?;
+    for (i, it) in items.iter().enumerate() {
+        let item = health_report(std::slice::from_ref(it))["items"][0].take();
+        out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+        // JSON strings hold no raw line break: each line of the item is one line of output.
+        let text = serde_json::to_string_pretty(&item)?;
+        for (n, line) in text.lines().enumerate() {
+            if n > 0 {
+                out.write_all(b"\n")?;
+            }
+            out.write_all(b"    ")?;
+            out.write_all(line.as_bytes())?;
+        }
+    }
+    out.write_all(if items.is_empty() { b"]" } else { b"\n  ]" })?;
+    if let Some(s) = summary {
+        let text = serde_json::to_string_pretty(s)?;
+        out.write_all(b",\n  \"summary\": ")?;
+        for (n, line) in text.lines().enumerate() {
+            if n > 0 {
+                out.write_all(b"\n  ")?;
+            }
+            out.write_all(line.as_bytes())?;
+        }
+    }
+    out.write_all(b"\n}\n")
+}
+
 /// The human table of a health report: NAMESPACE, KIND, NAME, then ARGO and/or FLUX (with `≠`
 /// in a DIFF column where the two gates decide differently), SOURCE and MESSAGE (long text last).
 /// `builtin_scripts` says whether Argo CD's built-in Lua scripts were loaded: without them an
 /// object with no check may still have one in a real Argo CD.
 pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -> String {
+    let mut out = Vec::new();
+    // Writing to memory cannot fail.
+    let _ = write_health_table(items, colour, builtin_scripts, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`health_table`], written line by line to `out`. Errors: the writer's.
+pub fn write_health_table(
+    items: &[HealthItem],
+    colour: bool,
+    builtin_scripts: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let no_check = if builtin_scripts {
         "no health check: Argo CD ignores this resource in the application's health"
     } else {
@@ -167,76 +292,73 @@ pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -
     };
     let with_argo = items.iter().any(|i| i.argo.is_some());
     let with_flux = items.iter().any(|i| i.flux.is_some());
-    let rows = items
-        .iter()
-        .map(|it| {
-            let mut row = vec![
-                one_line(it.object.namespace()),
-                one_line(it.object.kind()),
-                one_line(it.object.name()),
-            ];
-            let mut sources = Vec::new();
-            let mut messages = Vec::new();
-            if with_argo {
-                let (status, message) = match it.argo {
-                    None => ("-".to_string(), String::new()),
-                    Some(v) => {
-                        sources.push(v.decider.name().to_string());
-                        match &v.health {
-                            None => ("<none>".to_string(), no_check.to_string()),
-                            Some(h) if h.status.is_empty() => {
-                                ("<empty>".to_string(), one_line(&h.message))
-                            }
-                            Some(h) => (
-                                status_word(&one_line(&h.status), colour),
-                                one_line(&h.message),
-                            ),
+    let row_of = |it: &HealthItem| {
+        let mut row = vec![
+            one_line(it.object.namespace()),
+            one_line(it.object.kind()),
+            one_line(it.object.name()),
+        ];
+        let mut sources = Vec::new();
+        let mut messages = Vec::new();
+        if with_argo {
+            let (status, message) = match it.argo {
+                None => ("-".to_string(), String::new()),
+                Some(v) => {
+                    sources.push(v.decider.name().to_string());
+                    match &v.health {
+                        None => ("<none>".to_string(), no_check.to_string()),
+                        Some(h) if h.status.is_empty() => {
+                            ("<empty>".to_string(), one_line(&h.message))
                         }
+                        Some(h) => (
+                            status_word(&one_line(&h.status), colour),
+                            one_line(&h.message),
+                        ),
                     }
-                };
-                row.push(status);
-                if !message.is_empty() {
-                    messages.push(if with_flux {
-                        format!("argo: {message}")
-                    } else {
-                        message
-                    });
                 }
-            }
-            if with_flux {
-                let status = match it.flux {
-                    None => "-".to_string(),
-                    Some(f) => {
-                        sources.push(f.source.name().to_string());
-                        let text = f.error.clone().unwrap_or_else(|| f.message.clone());
-                        if !text.is_empty() {
-                            messages.push(if with_argo {
-                                format!("flux: {}", one_line(&text))
-                            } else {
-                                one_line(&text)
-                            });
-                        }
-                        status_word(f.status.as_str(), colour)
-                    }
-                };
-                row.push(status);
-            }
-            if with_argo && with_flux {
-                let differ = match (it.argo, it.flux) {
-                    (Some(a), Some(f)) => argo_gate(a) != flux_gate(f),
-                    _ => false,
-                };
-                row.push(if differ {
-                    "≠".to_string()
+            };
+            row.push(status);
+            if !message.is_empty() {
+                messages.push(if with_flux {
+                    format!("argo: {message}")
                 } else {
-                    String::new()
+                    message
                 });
             }
-            row.push(sources.join("/"));
-            row.push(messages.join("; "));
-            row
-        })
-        .collect();
+        }
+        if with_flux {
+            let status = match it.flux {
+                None => "-".to_string(),
+                Some(f) => {
+                    sources.push(f.source.name().to_string());
+                    let text = f.error.clone().unwrap_or_else(|| f.message.clone());
+                    if !text.is_empty() {
+                        messages.push(if with_argo {
+                            format!("flux: {}", one_line(&text))
+                        } else {
+                            one_line(&text)
+                        });
+                    }
+                    status_word(f.status.as_str(), colour)
+                }
+            };
+            row.push(status);
+        }
+        if with_argo && with_flux {
+            let differ = match (it.argo, it.flux) {
+                (Some(a), Some(f)) => argo_gate(a) != flux_gate(f),
+                _ => false,
+            };
+            row.push(if differ {
+                "≠".to_string()
+            } else {
+                String::new()
+            });
+        }
+        row.push(sources.join("/"));
+        row.push(messages.join("; "));
+        row
+    };
     let mut headers = vec!["NAMESPACE", "KIND", "NAME"];
     if with_argo {
         headers.push("ARGO");
@@ -248,11 +370,18 @@ pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -
         headers.push("DIFF");
     }
     headers.extend(["SOURCE", "MESSAGE"]);
-    table(&headers, rows)
+    // The rows are made twice (widths, then lines) rather than held: a table of a million
+    // objects costs no memory beyond the verdicts.
+    write_rows(&headers, || items.iter().map(row_of), out)
 }
 
-/// One line saying what the Kustomization (or HelmRelease) as a whole would do.
+/// One line saying what the Kustomization (or HelmRelease) as a whole would do; names,
+/// namespaces, expressions and messages escaped ([`one_line`]).
 pub fn wait_summary(k: &Kustomization, v: &WaitVerdict) -> String {
+    one_line(&wait_summary_raw(k, v))
+}
+
+fn wait_summary_raw(k: &Kustomization, v: &WaitVerdict) -> String {
     let who = if k.namespace.is_empty() {
         format!("{} {}", k.kind, k.name)
     } else {
@@ -346,6 +475,75 @@ pub fn one_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name with a terminal title sequence reaches the summary line escaped.
+    #[test]
+    fn the_wait_summary_is_escaped() {
+        let k = crate::flux::kustomization::parse(&json!({
+            "apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+            "kind": "Kustomization",
+            "metadata": {"name": "a\u{1b}]0;owned\u{7}", "namespace": "ns\n2"},
+            "spec": {"wait": true},
+        }))
+        .unwrap();
+        let line = wait_summary(
+            &k,
+            &WaitVerdict::FailsEarly {
+                message: "x\u{1b}[31m".into(),
+            },
+        );
+        assert!(!line.chars().any(|c| c.is_control()), "{line}");
+        assert!(line.contains("a\\x1b]0;owned\\x07"), "{line}");
+        assert!(line.contains("ns\\n2"), "{line}");
+    }
+
+    /// The streamed JSON report is byte for byte what `to_string_pretty` writes of the whole.
+    #[test]
+    fn streamed_json_is_the_pretty_report() {
+        let objs = crate::object::parse_objects(
+            "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata: {name: b, namespace: ns}\n",
+            "f.yaml",
+        )
+        .unwrap();
+        for n in 0..=2 {
+            let items: Vec<HealthItem> = objs[..n]
+                .iter()
+                .map(|o| HealthItem {
+                    object: o,
+                    argo: None,
+                    flux: None,
+                })
+                .collect();
+            for summary in [None, Some(json!({"flux": {"a": [1, 2], "b": "c"}}))] {
+                let mut want = health_report(&items);
+                if let Some(s) = &summary {
+                    want["summary"] = s.clone();
+                }
+                let want = serde_json::to_string_pretty(&want).unwrap() + "\n";
+                let mut got = Vec::new();
+                write_health_json(&items, summary.as_ref(), &mut got).unwrap();
+                assert_eq!(String::from_utf8(got).unwrap(), want);
+            }
+        }
+    }
+
+    /// kubectl's tabwriter layout: three spaces after each column but the last, display widths
+    /// (a CJK character is two columns, colour codes none), no trailing spaces.
+    #[test]
+    fn table_widths_are_display_widths() {
+        let green = status_word("Healthy", true);
+        let t = table(
+            &["A", "B", "C"],
+            vec![
+                vec!["日本".into(), "x".into(), String::new()],
+                vec![green.clone(), String::new(), "last".into()],
+            ],
+        );
+        assert_eq!(
+            t,
+            format!("A         B   C\n日本      x\n{green}       last\n")
+        );
+    }
 
     #[test]
     fn colour_rules() {

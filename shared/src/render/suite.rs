@@ -1,7 +1,10 @@
 //! The report of `kubectl pacto health test`: an `ERROR` line per suite that could not run, a
 //! `FAIL` block per failing case (expected, then got), and the closing `N passed, M failed`;
-//! for CI the same run as JUnit XML ([`junit`]) or data ([`report_json`]).
+//! for CI the same run as JUnit XML ([`junit`]) or data ([`report_json`]). In the report, paths,
+//! statuses and messages come from files and scripts: they are escaped ([`one_line`]); the XML
+//! escapes them its own way.
 
+use super::one_line;
 use crate::argo::suite::SuiteRun;
 use crate::flux::suite::FluxCase;
 use std::path::Path;
@@ -10,17 +13,21 @@ use std::path::Path;
 pub fn argo_failures(run: &SuiteRun) -> String {
     let mut out = String::new();
     for e in &run.errors {
-        out.push_str(&format!("ERROR {}: {}\n", e.file.display(), e.message));
+        out.push_str(&format!(
+            "ERROR {}: {}\n",
+            one_line(&e.file.display().to_string()),
+            one_line(&e.message)
+        ));
     }
     for c in run.cases.iter().filter(|c| !c.passed()) {
         let got = match &c.got {
-            Ok(h) => format!("{} {:?}", h.status, h.message),
+            Ok(h) => format!("{} {:?}", one_line(&h.status), h.message),
             Err(e) => format!("error {e:?}"),
         };
         out.push_str(&format!(
             "FAIL {}\n  expected: {} {:?}\n  got:      {got}\n",
-            c.input.display(),
-            c.expected.status,
+            one_line(&c.input.display().to_string()),
+            one_line(&c.expected.status),
             c.expected.message
         ));
     }
@@ -29,7 +36,11 @@ pub fn argo_failures(run: &SuiteRun) -> String {
 
 /// A Flux suite file that could not run.
 pub fn flux_suite_error(file: &Path, error: &str) -> String {
-    format!("ERROR {}: {error}\n", file.display())
+    format!(
+        "ERROR {}: {}\n",
+        one_line(&file.display().to_string()),
+        one_line(error)
+    )
 }
 
 /// A failing Flux case (`flux_health_test.yaml`).
@@ -44,8 +55,10 @@ pub fn flux_failure(c: &FluxCase) -> String {
         Some(e) => format!("{} (error {e:?})", c.expected_status),
     };
     format!(
-        "FAIL {} (flux)\n  expected: {want}\n  got:      {got}\n",
-        c.input.display()
+        "FAIL {} (flux)\n  expected: {}\n  got:      {}\n",
+        one_line(&c.input.display().to_string()),
+        one_line(&want),
+        one_line(&got)
     )
 }
 
@@ -260,4 +273,30 @@ pub fn report_json(run: &TestRun) -> serde_json::Value {
         "cases": cases,
         "errors": errors,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::argo::suite::SuiteError;
+
+    /// Text from suite files reaches the report escaped.
+    #[test]
+    fn suite_reports_are_escaped() {
+        let run = SuiteRun {
+            errors: vec![SuiteError {
+                file: "a\u{1b}]0;x\u{7}/health_test.yaml".into(),
+                message: "bad\u{1b}[2J".into(),
+            }],
+            ..Default::default()
+        };
+        assert_eq!(
+            argo_failures(&run),
+            "ERROR a\\x1b]0;x\\x07/health_test.yaml: bad\\x1b[2J\n"
+        );
+        assert_eq!(
+            flux_suite_error(Path::new("f\u{1b}.yaml"), "e\r"),
+            "ERROR f\\x1b.yaml: e\\r\n"
+        );
+    }
 }

@@ -40,6 +40,9 @@ pub enum FaultAction {
     Delay(Duration),
     /// Read the request, then close the connection without answering.
     Drop,
+    /// Answer 200 with a JSON content type and a body that never ends (no length, the
+    /// connection closes only when the client goes away).
+    EndlessBody,
 }
 
 impl Fault {

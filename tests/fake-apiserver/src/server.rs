@@ -1,7 +1,7 @@
 //! Connections: the accept loop, one thread per connection serving
 //! keep-alive requests, fault injection and dispatch.
 
-use std::io::BufReader;
+use std::io::{BufReader, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -77,6 +77,15 @@ fn serve(shared: &Shared, stream: TcpStream) {
         let action = fault::take(&mut lock(&shared.faults), &req.method, &req.path);
         let response = match action {
             Some(FaultAction::Drop) => {
+                let _ = writer.shutdown(Shutdown::Both);
+                return;
+            }
+            Some(FaultAction::EndlessBody) => {
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"items\": [";
+                if writer.write_all(head.as_bytes()).is_ok() {
+                    let chunk = vec![b' '; 1 << 16];
+                    while writer.write_all(&chunk).is_ok() {}
+                }
                 let _ = writer.shutdown(Shutdown::Both);
                 return;
             }

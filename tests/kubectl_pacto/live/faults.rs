@@ -109,12 +109,12 @@ fn a_slow_api_server_is_cut_off_by_request_timeout() {
 /// A minimal HTTP server with scripted answers, for what the fake API server cannot say: a
 /// discovery document for Pacto, then `list` answers taken in order (status, extra headers,
 /// body); every answer closes its connection.
-struct Scripted {
+pub(super) struct Scripted {
     url: String,
     lists: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
-fn scripted(lists: Vec<(u16, &'static str, String)>) -> Scripted {
+pub(super) fn scripted(lists: Vec<(u16, &'static str, String)>) -> Scripted {
     use std::io::{BufRead, BufReader, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
@@ -157,7 +157,7 @@ fn scripted(lists: Vec<(u16, &'static str, String)>) -> Scripted {
 }
 
 impl Scripted {
-    fn run(&self, args: &[&str]) -> Run {
+    pub(super) fn run(&self, args: &[&str]) -> Run {
         let dir = tempfile::tempdir().unwrap();
         let kc = dir.path().join("kubeconfig");
         std::fs::write(

@@ -14,6 +14,7 @@ mod client_flags;
 mod explain;
 mod faults;
 mod get;
+mod hostile;
 mod input;
 mod kubectl;
 mod printing;

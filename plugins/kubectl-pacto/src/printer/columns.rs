@@ -59,7 +59,6 @@ pub fn render(columns: &[Column], objects: &[Value], headers: bool) -> Result<St
     let names: Vec<&str> = columns.iter().map(|c| c.header.as_str()).collect();
     Ok(pacto_gates::render::layout(
         headers.then_some(&names[..]),
-        names.len(),
         rows,
     ))
 }

@@ -1,0 +1,322 @@
+//! YAML streams read as Kubernetes tools read them, one document at a time: a stream is split
+//! at document markers as its lines arrive (never more than one document in memory), each
+//! document parsed with go-yaml v2's YAML 1.1 typing (`yes`/`no` booleans, `0644` octal, the
+//! last of repeated keys). The parser's budget grows with the document's own size, so that a
+//! small document cannot expand through YAML aliases (a "billion laughs") into gigabytes; its
+//! breaches and serde's messages are worded for users.
+
+use super::read::BoundedLines;
+use serde_json::Value;
+use std::io::BufRead;
+
+/// A document of a stream: the 0-based line of the whole stream it starts on, and its text.
+pub struct Chunk {
+    pub offset: usize,
+    pub text: String,
+    /// Whether any line holds more than blanks, comments, directives and a bare `---`.
+    pub content: bool,
+}
+
+/// Splits a YAML stream at document markers (`---` and `...` at the start of a line, which YAML
+/// forbids inside content) as its lines are read. Directives (`%YAML 1.1`, `%TAG ...`) before a
+/// `---` belong to the document that marker starts (YAML 1.2 §9.2).
+pub struct Splitter<R> {
+    lines: BoundedLines<R>,
+    line: String,
+    line_no: usize,
+    cur: String,
+    cur_start: usize,
+    cur_content: bool,
+    /// Only directives (and comments) since the last document ended.
+    cur_directives: bool,
+    started: bool,
+    /// After the last line, the last document has been handed out.
+    done: bool,
+}
+
+impl<R: BufRead> Splitter<R> {
+    /// Splits `r`, reading at most `limit` bytes in all.
+    pub fn new(r: R, limit: u64) -> Self {
+        Splitter {
+            lines: BoundedLines::new(r, limit),
+            line: String::new(),
+            line_no: 0,
+            cur: String::new(),
+            cur_start: 0,
+            cur_content: false,
+            cur_directives: false,
+            started: false,
+            done: false,
+        }
+    }
+
+    fn take(&mut self) -> Chunk {
+        let c = Chunk {
+            offset: self.cur_start,
+            text: std::mem::take(&mut self.cur),
+            content: self.cur_content,
+        };
+        self.cur_content = false;
+        self.cur_directives = false;
+        c
+    }
+
+    /// The next document, None after the last. Errors: the stream's (bound, NUL, UTF-8).
+    pub fn next_chunk(&mut self) -> std::io::Result<Option<Chunk>> {
+        if self.done {
+            return Ok(None);
+        }
+        loop {
+            let mut line = std::mem::take(&mut self.line);
+            let more = self.lines.next_line(&mut line)?;
+            if !more {
+                self.done = true;
+                let last = self.started || !self.cur.trim().is_empty();
+                return Ok(last.then(|| self.take()));
+            }
+            let line_no = self.line_no;
+            self.line_no += 1;
+            let bare = line.trim_end_matches(['\n', '\r']);
+            let marker = |m: &str| {
+                bare == m || (bare.starts_with(m) && bare[m.len()..].starts_with([' ', '\t']))
+            };
+            let mut out = None;
+            if marker("---") {
+                let rest = bare[3..].trim();
+                let directives_first = self.cur_directives && !self.cur_content;
+                if !directives_first && (self.started || !self.cur.trim().is_empty()) {
+                    out = Some(self.take());
+                }
+                if self.cur.is_empty() {
+                    self.cur_start = line_no;
+                }
+                self.started = true;
+                self.cur.push_str(&line);
+                if !rest.is_empty() && !rest.starts_with('#') {
+                    self.cur_content = true;
+                }
+            } else if marker("...") {
+                out = Some(self.take());
+                self.started = false;
+                self.cur_start = line_no + 1;
+            } else {
+                if self.cur.is_empty() {
+                    self.cur_start = line_no;
+                }
+                let t = bare.trim_start();
+                if bare.starts_with('%') && !self.cur_content && !self.started {
+                    self.cur_directives = true;
+                } else if !t.is_empty() && !t.starts_with('#') {
+                    self.cur_content = true;
+                }
+                self.cur.push_str(&line);
+            }
+            self.line = line;
+            if let Some(c) = out {
+                return Ok(Some(c));
+            }
+        }
+    }
+}
+
+/// Parses one document (None: empty). Errors: the parser's message in a user's words, its
+/// `line N` counted in the whole stream.
+pub fn parse_chunk(chunk: &Chunk) -> Result<Option<Value>, String> {
+    if !chunk.content {
+        return Ok(None);
+    }
+    if let Some(v) = as_json(&chunk.text) {
+        return Ok((!v.is_null()).then_some(v));
+    }
+    // The parser's bounds grow with the document: text without aliases never reaches them, and a
+    // document that aliases expand (YAML's "billion laughs") stops at a few times its own size.
+    let len = chunk.text.len();
+    let nodes = len.max(1 << 20);
+    let scalar_bytes = len.saturating_mul(4).max(16 << 20);
+    let options = serde_saphyr::options! {
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
+        legacy_octal_numbers: true,
+        budget: serde_saphyr::budget! {
+            max_events: nodes.saturating_mul(2),
+            max_nodes: nodes,
+            max_depth: MAX_DEPTH,
+            max_total_scalar_bytes: scalar_bytes,
+        },
+    };
+    let value: Value = serde_saphyr::from_str_with_options(&chunk.text, options).map_err(|e| {
+        readable(
+            &shift_line(&first_line(&e.to_string()), chunk.offset),
+            nodes,
+            scalar_bytes,
+        )
+    })?;
+    Ok((!value.is_null()).then_some(value))
+}
+
+/// A document that is plain JSON (`kubectl get -o json`), parsed as JSON: the same value the
+/// YAML parser gives (JSON strings are quoted, so YAML 1.1's `yes`/`0644` readings never apply),
+/// several times faster. None when it is not JSON (a flow mapping, comments, `0644`, nesting
+/// beyond serde_json's 128 levels): the YAML parser then reads it and words any error.
+fn as_json(text: &str) -> Option<Value> {
+    let body = match text.strip_prefix("---") {
+        Some(rest) if rest.starts_with(['\n', '\r']) => rest,
+        Some(_) => return None,
+        None => text,
+    };
+    let t = body.trim_start();
+    if !(t.starts_with('{') || t.starts_with('[')) {
+        return None;
+    }
+    let v: Value = serde_json::from_str(t).ok()?;
+    // `-0` is the integer 0 to YAML and to Go's JSON number typing, -0.0 to serde_json.
+    (!has_negative_zero(&v)).then_some(v)
+}
+
+fn has_negative_zero(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Number(n) if n.as_f64().is_some_and(|f| f == 0.0 && f.is_sign_negative()) => {
+                return true
+            }
+            Value::Array(a) => stack.extend(a),
+            Value::Object(m) => stack.extend(m.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// How deeply a document may nest (a fixed bound, deeper than any real object).
+pub const MAX_DEPTH: usize = 512;
+
+/// A parser message in a user's words where the parser speaks Rust: its budget breaches, its
+/// alias limits, serde's type errors and non-finite numbers.
+pub fn readable(message: &str, nodes: usize, scalar_bytes: usize) -> String {
+    let bomb = "YAML aliases expand the document";
+    if let Some(rest) = message.split("budget breached:").nth(1) {
+        let what = rest.trim();
+        let kind = what.split(['{', ' ']).next().unwrap_or(what);
+        let bound = match kind {
+            "Depth" => format!("it nests deeper than {MAX_DEPTH} levels (a fixed bound)"),
+            "Events" | "Nodes" => format!(
+                "{bomb} beyond {nodes} values (the bound is the document's size in bytes, at least 1048576)"
+            ),
+            "ScalarBytes" => format!(
+                "{bomb} beyond {} of text (the bound is 4 times the document's size, at least 16 MiB)",
+                crate::k8s::read::size_words(scalar_bytes as u64)
+            ),
+            "RecordedAnchorEvents" | "RecordedAnchorBytes" => "its YAML anchors and their aliases hold more than a million values or 64 MiB (a fixed bound against alias bombs)".to_string(),
+            "Aliases" | "Anchors" | "AliasAnchorRatio" | "MergeKeys" => format!(
+                "it uses too many YAML aliases, anchors or merge keys ({what}; a fixed bound against alias bombs)"
+            ),
+            "CommentBytes" => "its comments exceed 64 MiB (a fixed bound)".to_string(),
+            _ => format!("it exceeds a parser bound ({what})"),
+        };
+        return format!("refused: {bound}");
+    }
+    if message.contains("alias replay limit exceeded")
+        || message.contains("alias expansion limit exceeded")
+    {
+        return format!(
+            "refused: {bomb} beyond a million replayed values (a fixed bound against alias bombs)"
+        );
+    }
+    if message.contains("cannot deserialize null into string") {
+        return message.replace(
+            "cannot deserialize null into string; use Option<String>",
+            "a value is missing (null) where text is expected",
+        );
+    }
+    if let Some(at) = message.find("non-finite float") {
+        let value = message[at..].split('`').nth(1).unwrap_or("");
+        return format!(
+            "{}the number {value} is infinite or not a number: Kubernetes objects are JSON, which cannot hold it",
+            &message[..at]
+        );
+    }
+    message.to_string()
+}
+
+/// The first line of a parser message, without the parser's own `error:` prefix.
+fn first_line(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("").trim();
+    line.strip_prefix("error:")
+        .unwrap_or(line)
+        .trim()
+        .to_string()
+}
+
+/// Adds `offset` to the first `line N` of a parser message.
+fn shift_line(message: &str, offset: usize) -> String {
+    let Some(at) = message.find("line ") else {
+        return message.to_string();
+    };
+    let digits: String = message[at + 5..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    match digits.parse::<usize>() {
+        Ok(n) => format!(
+            "{}line {}{}",
+            &message[..at],
+            n + offset,
+            &message[at + 5 + digits.len()..]
+        ),
+        Err(_) => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_all(text: &str) -> Vec<Option<Value>> {
+        let mut split = Splitter::new(text.as_bytes(), u64::MAX);
+        let mut out = Vec::new();
+        while let Some(c) = split.next_chunk().unwrap() {
+            out.push(parse_chunk(&c).unwrap());
+        }
+        out
+    }
+
+    /// JSON documents read through the JSON fast path give what the YAML parser gives.
+    #[test]
+    fn json_documents_read_as_yaml_reads_them() {
+        let json = r#"{"kind": "X", "a": [1, 2.5, 0, 1e3, "yes", null, true], "b": {"c": "0644", "c": "last"}, "n": 18446744073709551615}"#;
+        let fast = as_json(json).expect("JSON");
+        let chunk = Chunk {
+            offset: 0,
+            text: format!("{json} # not JSON any more\n"),
+            content: true,
+        };
+        let slow = parse_chunk(&chunk).unwrap().unwrap();
+        assert_eq!(fast, slow);
+        assert_eq!(
+            parse_all(&format!("---\n{json}\n---\n{json}\n")),
+            vec![Some(fast.clone()), Some(fast)]
+        );
+        // `-0` and YAML that starts like JSON are left to the YAML parser.
+        assert_eq!(as_json("[-0]"), None);
+        assert_eq!(parse_all("[-0]\n"), vec![Some(serde_json::json!([0]))]);
+        assert_eq!(as_json("{a: 0644}"), None);
+        assert_eq!(
+            parse_all("{a: 0644}\n"),
+            vec![Some(serde_json::json!({"a": 420}))]
+        );
+    }
+
+    /// Directives stay with the document they precede; `...` ends a document, and the `---`
+    /// after it starts the next one.
+    #[test]
+    fn documents_split_at_markers() {
+        let docs = parse_all("%YAML 1.1\n---\na: 1\n...\n---\nb: 2\n");
+        assert_eq!(
+            docs,
+            vec![
+                Some(serde_json::json!({"a": 1})),
+                Some(serde_json::json!({"b": 2}))
+            ]
+        );
+    }
+}

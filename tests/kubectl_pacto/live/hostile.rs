@@ -1,0 +1,163 @@
+//! A hostile API server or exec credential plugin: an endless answer stops at
+//! `--max-response-bytes`, a plugin that floods its output or hangs is stopped (and no longer
+//! runs afterwards), and a well-behaved plugin's token is used. Each error exits 1 within seconds.
+
+use super::*;
+use fake_apiserver::{Fault, FaultAction};
+use std::time::Instant;
+
+/// An answer without end is refused at the bound, named with its flag.
+#[test]
+fn an_endless_answer_stops_at_the_bound() {
+    let c = shop();
+    c.server
+        .fault(Fault::always("/pactos", FaultAction::EndlessBody));
+    let start = Instant::now();
+    let r = c.run(&["get", "--max-response-bytes", "1Mi"]);
+    r.assert_code(1).assert_no_panic();
+    assert!(start.elapsed() < Duration::from_secs(20));
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        "error: cannot list pactos.pacto.trianalab.io in namespace \"shop\": the API server's answer is larger than 1 MiB (--max-response-bytes; give a larger bound, or a smaller --chunk-size, to read it)\n"
+    );
+}
+
+/// A kubeconfig whose user runs `script` (written to the cluster's directory) as its exec plugin.
+#[cfg(unix)]
+fn exec_kubeconfig(c: &Cluster, script: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = c.dir.path();
+    let plugin = dir.join("plugin.sh");
+    std::fs::write(&plugin, script).unwrap();
+    std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let kc = dir.join("exec.yaml");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: fake\n  cluster: {{server: \"{}\"}}\nusers:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: {}\n      interactiveMode: Never\ncontexts:\n- name: x\n  context: {{cluster: fake, user: u, namespace: shop}}\n", c.server.url(), s(&plugin)),
+    )
+    .unwrap();
+    kc
+}
+
+fn run_exec(c: &Cluster, kc: &Path, extra: &[&str]) -> Run {
+    let mut args = vec!["get", "--kubeconfig", s(kc)];
+    args.extend_from_slice(extra);
+    run_with(&mut cmd(c.dir.path(), &args), None, Duration::from_secs(30))
+}
+
+/// Whether a process still runs (signal 0).
+#[cfg(unix)]
+fn alive(pid: &str) -> bool {
+    std::process::Command::new("kill")
+        .args(["-0", pid.trim()])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[cfg(unix)]
+#[test]
+fn a_flooding_exec_plugin_is_stopped_at_the_bound() {
+    let c = shop();
+    let pid = c.dir.path().join("pid");
+    let kc = exec_kubeconfig(
+        &c,
+        &format!("#!/bin/sh\necho $$ > {}\nexec yes credential\n", s(&pid)),
+    );
+    let r = run_exec(&c, &kc, &["--max-response-bytes", "1Mi"]);
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}: the kubeconfig's exec plugin \"{}\" answered more than 1 MiB (--max-response-bytes): it was stopped\n",
+            s(&kc),
+            s(&c.dir.path().join("plugin.sh"))
+        )
+    );
+    let pid = std::fs::read_to_string(&pid).unwrap();
+    assert!(!alive(&pid), "the plugin {pid} still runs");
+    assert!(c.server.requests().is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_hanging_exec_plugin_is_killed_at_the_request_timeout() {
+    let c = shop();
+    let pid = c.dir.path().join("pid");
+    let kc = exec_kubeconfig(
+        &c,
+        &format!("#!/bin/sh\necho $$ > {}\nexec sleep 60\n", s(&pid)),
+    );
+    let start = Instant::now();
+    let r = run_exec(&c, &kc, &["--request-timeout", "1s"]);
+    r.assert_code(1).assert_no_panic();
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}: the kubeconfig's exec plugin \"{}\" gave no credentials within 1s (--request-timeout): it was stopped\n",
+            s(&kc),
+            s(&c.dir.path().join("plugin.sh"))
+        )
+    );
+    let pid = std::fs::read_to_string(&pid).unwrap();
+    assert!(!alive(&pid), "the plugin {pid} still runs");
+}
+
+/// A plugin that answers an ExecCredential: its token is sent, the request info it was given
+/// is client-go's.
+#[cfg(unix)]
+#[test]
+fn an_exec_plugin_token_is_used() {
+    let c = shop();
+    let info = c.dir.path().join("info");
+    let kc = exec_kubeconfig(
+        &c,
+        &format!("#!/bin/sh\nprintf '%s' \"$KUBERNETES_EXEC_INFO\" > {}\necho '{{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"t0k3n\"}}}}'\n", s(&info)),
+    );
+    let r = run_exec(&c, &kc, &["-o", "name"]);
+    r.assert_code(0).assert_no_panic();
+    assert!(
+        r.stdout.contains("pacto.pacto.trianalab.io/"),
+        "{}",
+        r.stdout
+    );
+    let info: Value = serde_json::from_str(&std::fs::read_to_string(&info).unwrap()).unwrap();
+    assert_eq!(
+        info,
+        serde_json::json!({"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential", "spec": {"interactive": false}})
+    );
+}
+
+/// A plugin answering something else fails with the reason.
+#[cfg(unix)]
+#[test]
+fn an_exec_plugin_without_a_token_is_an_error() {
+    let c = shop();
+    let kc = exec_kubeconfig(
+        &c,
+        "#!/bin/sh\necho '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{}}'\n",
+    );
+    let r = run_exec(&c, &kc, &[]);
+    r.assert_code(1).assert_no_panic();
+    assert!(
+        r.stderr
+            .ends_with("the answer has neither status.token nor a client certificate and key\n"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// A Pacto without metadata in a list is an error naming the item, not a row ` / `.
+#[test]
+fn an_object_without_a_name_from_the_server_is_an_error() {
+    let list = r#"{"kind":"PactoList","apiVersion":"pacto.trianalab.io/v1alpha1","metadata":{},"items":[{"apiVersion":"pacto.trianalab.io/v1alpha1","kind":"Pacto"}]}"#;
+    let srv = super::faults::scripted(vec![(200, "", list.to_string())]);
+    let r = srv.run(&["get"]);
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        "error: cannot list pactos.pacto.trianalab.io in namespace \"shop\": the API server's answer is malformed: items[0]: an object without metadata\n"
+    );
+}
