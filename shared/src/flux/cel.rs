@@ -362,6 +362,12 @@ impl StatusEvaluator {
     /// and no conditions. An error (including a non-bool result) is returned at once: the
     /// caller reports the object Unknown with it and the later expressions are not evaluated.
     pub fn evaluate(&self, obj: &Json) -> Result<KResult, String> {
+        self.evaluate_why(obj).map(|(r, _)| r)
+    }
+
+    /// [`StatusEvaluator::evaluate`], and what decided: the generation guard, the first true
+    /// expression, or none true.
+    pub fn evaluate_why(&self, obj: &Json) -> Result<(KResult, Decided), String> {
         let result = |status| KResult {
             status,
             message: String::new(),
@@ -371,21 +377,62 @@ impl StatusEvaluator {
         let generation = nested_int64(obj, &["metadata", "generation"]);
         if let (Some(o), Some(g)) = (observed, generation) {
             if o != g {
-                return Ok(result(KStatus::InProgress));
+                return Ok((
+                    result(KStatus::InProgress),
+                    Decided::GenerationGuard {
+                        observed: o,
+                        generation: g,
+                    },
+                ));
             }
         }
         let order = [
-            (self.in_progress.as_ref(), KStatus::InProgress),
-            (self.failed.as_ref(), KStatus::Failed),
-            (Some(&self.current), KStatus::Current),
+            (self.in_progress.as_ref(), KStatus::InProgress, Decided::InProgress),
+            (self.failed.as_ref(), KStatus::Failed, Decided::Failed),
+            (Some(&self.current), KStatus::Current, Decided::Current),
         ];
-        for (expr, status) in order {
+        for (expr, status, decided) in order {
             let Some(expr) = expr else { continue };
             if expr.eval_bool(obj)? {
-                return Ok(result(status));
+                return Ok((result(status), decided));
             }
         }
-        Ok(result(KStatus::InProgress))
+        Ok((result(KStatus::InProgress), Decided::NoneTrue))
+    }
+}
+
+/// What decided a [`StatusEvaluator`] verdict (Flux itself reports none of this: its result has
+/// no message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decided {
+    /// `status.observedGeneration` differs from `metadata.generation`: InProgress before any
+    /// expression.
+    GenerationGuard { observed: i64, generation: i64 },
+    /// The `inProgress` expression is true.
+    InProgress,
+    /// The `failed` expression is true.
+    Failed,
+    /// The `current` expression is true.
+    Current,
+    /// No expression is true: InProgress, Flux keeps waiting.
+    NoneTrue,
+}
+
+impl Decided {
+    /// The words users read: `the failed expression is true`, ...
+    pub fn describe(&self) -> String {
+        match self {
+            Decided::GenerationGuard {
+                observed,
+                generation,
+            } => format!(
+                "status.observedGeneration {observed} differs from metadata.generation {generation}"
+            ),
+            Decided::InProgress => "the inProgress expression is true".into(),
+            Decided::Failed => "the failed expression is true".into(),
+            Decided::Current => "the current expression is true".into(),
+            Decided::NoneTrue => "no expression is true: Flux keeps waiting".into(),
+        }
     }
 }
 

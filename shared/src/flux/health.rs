@@ -38,6 +38,9 @@ pub struct FluxVerdict {
     pub source: FluxSource,
     /// The reader's error: the status is then `Unknown`.
     pub error: Option<String>,
+    /// On the `healthCheckExprs` path, what decided (the generation guard, which expression);
+    /// Flux itself reports nothing of it.
+    pub decided: Option<super::cel::Decided>,
 }
 
 /// Where the Job reader sits relative to the `healthCheckExprs` reader.
@@ -114,7 +117,7 @@ impl FluxHealth {
         }
         if let Some(index) = self.selector.select(&gvk.group, &gvk.kind) {
             if let Some((_, ev)) = self.evaluators.iter().find(|(i, _)| *i == index) {
-                return from_reader(ev.evaluate(obj), FluxSource::HealthCheckExprs { index });
+                return from_expressions(ev.evaluate_why(obj), index);
             }
         }
         if is_job && self.job_order != JobOrder::NoJobReader {
@@ -137,10 +140,7 @@ impl FluxHealth {
             .select(&gvk.group, &gvk.kind)
             .and_then(|index| self.evaluators.iter().find(|(i, _)| *i == index));
         match evaluator {
-            Some((index, ev)) => Ok(from_reader(
-                ev.evaluate(obj),
-                FluxSource::HealthCheckExprs { index: *index },
-            )),
+            Some((index, ev)) => Ok(from_expressions(ev.evaluate_why(obj), *index)),
             None => Err(format!(
                 "the GroupKind {} is not supported",
                 super::kustomization::go_group_kind(&gvk.group, &gvk.kind)
@@ -168,12 +168,28 @@ fn from_reader(r: Result<KResult, String>, source: FluxSource) -> FluxVerdict {
             message: res.message,
             source,
             error: None,
+            decided: None,
         },
         Err(e) => FluxVerdict {
             status: KStatus::Unknown,
             message: String::new(),
             source,
             error: Some(e),
+            decided: None,
         },
+    }
+}
+
+fn from_expressions(
+    r: Result<(KResult, super::cel::Decided), String>,
+    index: usize,
+) -> FluxVerdict {
+    let source = FluxSource::HealthCheckExprs { index };
+    match r {
+        Ok((res, decided)) => FluxVerdict {
+            decided: Some(decided),
+            ..from_reader(Ok(res), source)
+        },
+        Err(e) => from_reader(Err(e), source),
     }
 }

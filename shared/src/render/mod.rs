@@ -331,7 +331,11 @@ pub fn write_health_table(
                 None => "-".to_string(),
                 Some(f) => {
                     sources.push(f.source.name().to_string());
-                    let text = f.error.clone().unwrap_or_else(|| f.message.clone());
+                    let text = match (&f.error, f.decided) {
+                        (Some(e), _) => e.clone(),
+                        (None, Some(d)) if f.message.is_empty() => d.describe(),
+                        (None, _) => f.message.clone(),
+                    };
                     if !text.is_empty() {
                         messages.push(if with_argo {
                             format!("flux: {}", one_line(&text))

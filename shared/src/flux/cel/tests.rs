@@ -277,3 +277,37 @@ fn generation_guard_needs_two_integers() {
         Ok(KStatus::Current)
     );
 }
+
+/// fluxcd/pkg `runtime/cel` `StatusEvaluator.Evaluate`: the generation guard first, then
+/// inProgress, failed, current; none true is InProgress. `evaluate_why` says which decided.
+#[test]
+fn what_decided_a_verdict() {
+    use super::{Decided, StatusEvaluator};
+    let ev = StatusEvaluator::new(
+        "status.phase == 'Ready'",
+        "status.phase == 'Broken'",
+        "status.phase == 'Busy'",
+    )
+    .unwrap();
+    let obj = |phase: &str, observed: i64| {
+        serde_json::json!({"metadata": {"generation": 2}, "status": {"phase": phase, "observedGeneration": observed}})
+    };
+    for (phase, observed, want) in [
+        ("Ready", 2, Decided::Current),
+        ("Broken", 2, Decided::Failed),
+        ("Busy", 2, Decided::InProgress),
+        ("Other", 2, Decided::NoneTrue),
+        (
+            "Ready",
+            1,
+            Decided::GenerationGuard {
+                observed: 1,
+                generation: 2,
+            },
+        ),
+    ] {
+        let (_, decided) = ev.evaluate_why(&obj(phase, observed)).unwrap();
+        assert_eq!(decided, want, "{phase} {observed}");
+    }
+    assert_eq!(Decided::Failed.describe(), "the failed expression is true");
+}

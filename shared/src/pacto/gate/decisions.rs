@@ -222,6 +222,7 @@ fn gate_words_per_status() {
             message: String::new(),
             source: crate::flux::health::FluxSource::Kstatus,
             error: None,
+            decided: None,
         };
         assert_eq!(outcome_of(flux_gate(&v)), outcome(s(w)), "Flux {status}");
     }
