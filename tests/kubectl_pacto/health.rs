@@ -495,3 +495,81 @@ fn only_a_mistyped_health_key_is_warned_about() {
         r.stderr
     );
 }
+
+/// `--eval-timeout` and `--eval-memory` bound each script and expression; past them the object
+/// is Unknown with a message naming the bound (Argo CD's `context deadline exceeded` for Lua).
+#[test]
+fn eval_bounds_are_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let obj = dir.path().join("w.yaml");
+    std::fs::write(
+        &obj,
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: shop}\nstatus: {phase: Ready}\n",
+    )
+    .unwrap();
+    let cm = crate::common::write_argocd_cm(
+        dir.path(),
+        &[(
+            "resource.customizations.health.example.com_Widget",
+            "while true do end",
+        )],
+    );
+    let r = run(&mut crate::common::pacto(&[
+        "health",
+        "-f",
+        s(&obj),
+        "--argocd-cm",
+        s(&cm),
+        "--eval-timeout",
+        "200ms",
+        "-o",
+        "json",
+    ]));
+    r.assert_code(0);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    let argo = &doc["items"][0]["argo"];
+    assert_eq!(argo["status"], "Unknown");
+    assert!(
+        argo["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("context deadline exceeded"),
+        "{argo}"
+    );
+    assert!(r.elapsed < std::time::Duration::from_secs(10));
+    let k = dir.path().join("k.yaml");
+    std::fs::write(
+        &k,
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: k, namespace: flux-system}\n\
+         spec:\n  wait: true\n  healthCheckExprs:\n  - apiVersion: example.com/v1\n    kind: Widget\n    \
+         current: \"status.phase.replace('R', 'RRRRRRRRRR').replace('R', 'RRRRRRRRRR').replace('R', 'RRRRRRRRRR') != ''\"\n",
+    )
+    .unwrap();
+    let flux = |memory: &str| {
+        let r = run(&mut crate::common::pacto(&[
+            "health",
+            "-f",
+            s(&obj),
+            "--kustomization",
+            s(&k),
+            "--eval-memory",
+            memory,
+            "-o",
+            "json",
+        ]));
+        r.assert_code(0);
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+        doc["items"][0]["flux"].clone()
+    };
+    // 1,000 bytes at the last replace: within 1Mi, past 500 bytes.
+    assert_eq!(flux("1Mi")["status"], "Current");
+    let small = flux("500");
+    assert_eq!(small["status"], "Unknown");
+    assert!(
+        small["error"]
+            .as_str()
+            .unwrap()
+            .contains("kubectl-pacto's bound"),
+        "{small}"
+    );
+}

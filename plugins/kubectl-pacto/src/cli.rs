@@ -200,6 +200,14 @@ pub struct HealthArgs {
     /// A Flux HelmRelease whose spec.healthCheckExprs apply.
     #[arg(long, value_name = "FILE")]
     pub helmrelease: Option<PathBuf>,
+    /// How long one Lua script or CEL expression may run on one object (Argo CD's 1 s; Flux has
+    /// no bound). Past it the object is Unknown, saying so.
+    #[arg(long, value_name = "DURATION", default_value = "1s")]
+    pub eval_timeout: String,
+    /// How much memory one Lua script or CEL expression may use on one object (e.g. 64Mi,
+    /// 1Gi; neither Argo CD nor Flux has a bound). Past it the object is Unknown, saying so.
+    #[arg(long, value_name = "SIZE", default_value = "64Mi")]
+    pub eval_memory: String,
     /// Output format: a table by default.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<Output>,

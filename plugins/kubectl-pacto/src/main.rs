@@ -128,6 +128,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// `--eval-timeout` and `--eval-memory`: the bounds of one script or expression on one object.
+fn eval_bounds(args: &HealthArgs) -> Result<(std::time::Duration, u64)> {
+    let timeout =
+        kubectl_pacto::options::duration_flag("--eval-timeout", &args.eval_timeout, "1s or 500ms")?;
+    if timeout.is_zero() {
+        bail!("--eval-timeout 0: give a positive duration (1s is Argo CD's)");
+    }
+    let memory = kubectl_pacto::options::size_flag("--eval-memory", &args.eval_memory)?;
+    Ok((timeout, memory))
+}
+
 /// Loads the Argo CD side of a configuration from the flags.
 fn argo_engine(args: &HealthArgs, now_unix: i64) -> Result<ArgoHealth> {
     let overrides = match &args.argocd_cm {
@@ -158,7 +169,11 @@ fn argo_engine(args: &HealthArgs, now_unix: i64) -> Result<ArgoHealth> {
             Some(BuiltinScripts::load(dir).map_err(|e| anyhow!("--customizations-dir: {e}"))?)
         }
     };
-    Ok(ArgoHealth::new(overrides, builtins, now_unix))
+    let mut engine = ArgoHealth::new(overrides, builtins, now_unix);
+    let (timeout, memory) = eval_bounds(args)?;
+    engine.limits.timeout = timeout;
+    engine.limits.memory_bytes = usize::try_from(memory).unwrap_or(usize::MAX);
+    Ok(engine)
 }
 
 /// Reads the one object a file must hold (an argocd-cm, a Kustomization or HelmRelease).
@@ -188,7 +203,13 @@ fn flux_engine(args: &HealthArgs, now_unix: i64) -> Result<Option<(Kustomization
     };
     let o = read_one(path, "Kustomization or HelmRelease")?;
     let k = kustomization::parse(&o.value).map_err(|e| anyhow!("{}: {e}", o.origin))?;
-    let engine = FluxHealth::new(&k.exprs, k.job_order(), now_unix).map_err(|e| {
+    let (timeout, memory) = eval_bounds(args)?;
+    let limits = pacto_gates::flux::cel::Limits {
+        deadline: Some(timeout),
+        max_alloc_bytes: memory,
+        ..Default::default()
+    };
+    let engine = FluxHealth::new_with_limits(&k.exprs, k.job_order(), now_unix, limits).map_err(|e| {
         anyhow!(
             "{}: {} {}: Ready=False, Stalled=True, reason InvalidCELExpression: Reconciliation failed terminally due to configuration error: {e}",
             o.origin,

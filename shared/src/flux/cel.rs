@@ -387,7 +387,11 @@ impl StatusEvaluator {
             }
         }
         let order = [
-            (self.in_progress.as_ref(), KStatus::InProgress, Decided::InProgress),
+            (
+                self.in_progress.as_ref(),
+                KStatus::InProgress,
+                Decided::InProgress,
+            ),
             (self.failed.as_ref(), KStatus::Failed, Decided::Failed),
             (Some(&self.current), KStatus::Current, Decided::Current),
         ];

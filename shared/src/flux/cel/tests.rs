@@ -289,9 +289,7 @@ fn what_decided_a_verdict() {
         "status.phase == 'Busy'",
     )
     .unwrap();
-    let obj = |phase: &str, observed: i64| {
-        serde_json::json!({"metadata": {"generation": 2}, "status": {"phase": phase, "observedGeneration": observed}})
-    };
+    let obj = |phase: &str, observed: i64| serde_json::json!({"metadata": {"generation": 2}, "status": {"phase": phase, "observedGeneration": observed}});
     for (phase, observed, want) in [
         ("Ready", 2, Decided::Current),
         ("Broken", 2, Decided::Failed),
