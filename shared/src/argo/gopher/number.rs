@@ -19,28 +19,7 @@ pub fn number_to_string(v: f64) -> String {
     if v.is_finite() && v.trunc() == v && (-TWO63..TWO63).contains(&v) {
         return (v as i64).to_string();
     }
-    go_float(v)
-}
-
-/// Go's `fmt.Sprint(float64)` (`%v`): strconv `FormatFloat(v, 'g', -1, 64)`, which switches to
-/// exponent form when the decimal exponent is < -4 or >= 6 (Go's `fmt.Println(1000000.5)` prints
-/// `1.0000005e+06`).
-fn go_float(v: f64) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "+Inf" } else { "-Inf" }.into();
-    }
-    let sci = format!("{v:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if (-4..6).contains(&exp) {
-        format!("{v}")
-    } else {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exp.abs())
-    }
+    crate::k8s::gofmt::sprint_float(v)
 }
 
 /// gopher-lua `tonumber(s [, base])` on a string: trims spaces, `\n` and `\t`; a string with a
