@@ -136,7 +136,7 @@ pub enum Command {
     /// for every object the selector matches. --for gate=pass|hold|fail|none (what the Argo CD
     /// and Flux gates together do with the next rollout step: the stricter side decides, a side
     /// that gates nothing does not count; the cluster's gates, else the recommended one),
-    /// verdict=STATUS (status.contractStatus),
+    /// verdict=STATUS (status.contractStatus, written for the object's generation),
     /// condition=TYPE[=STATUS] (the conditions written on the object, as kubectl wait reads
     /// them: STATUS True by default, not counted while observed at an older generation), jsonpath={PATH}[=VALUE], or delete. Reads the objects once, then follows a
     /// watch. Exit 0 when every object has reached it ("condition met"); 1 on --timeout (default

@@ -14,7 +14,7 @@ use clap::CommandFactory;
 use kubectl_pacto::cli::{self, Cli, Command, HealthArgs, HealthSub, Output};
 use kubectl_pacto::complete;
 use kubectl_pacto::options::Global;
-use pacto_gates::argo::health::{ArgoHealth, BuiltinScripts};
+use pacto_gates::argo::health::{ArgoHealth, ArgoVerdict, BuiltinScripts};
 use pacto_gates::argo::settings::{self, Overrides};
 use pacto_gates::argo::suite;
 use pacto_gates::flux::health::{FluxHealth, FluxVerdict};
@@ -253,6 +253,10 @@ fn health(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
     })?;
     if argo_wanted {
         warn_unused_overrides(&engine, &objects);
+        let unjudged = verdicts.iter().any(|v: &ArgoVerdict| v.health.is_none());
+        if unjudged && args.argocd_cm.is_none() && args.customizations_dir.is_none() {
+            eprintln!("note: no --argocd-cm given: objects without a built-in Go check are judged by nothing (give the argocd-cm whose resource.customizations apply; kubectl pacto snippet argocd prints the recommended one)");
+        }
     }
     let wait = flux.as_ref().map(|(k, _)| {
         (

@@ -87,6 +87,10 @@ pub fn get_resource(arg: &str, name: Option<&str>) -> Result<(Listed, Option<Str
         .into_iter()
         .find(|l| l.spellings().contains(&lower))
     else {
+        let lower_res = res.to_ascii_lowercase();
+        if lower_res.starts_with("codertemplatetest") {
+            bail!("\"{res}\" is not a resource type kubectl pacto get knows: it lists pactos, stages and operations (a CoderTemplateTest: kubectl pacto explain codertemplatetest/NAME, or kubectl pacto health -f FILE)");
+        }
         bail!("\"{res}\" is not a resource type kubectl pacto get knows: it lists pactos, stages and operations (for one Pacto: kubectl pacto get pactos {res})");
     };
     if slash_name.as_deref() == Some("") {

@@ -6,7 +6,7 @@
 //! own `observedGeneration` first, else `status.observedGeneration`); `gate=WORD` (what the
 //! gates together do with the next rollout step: pass, hold, fail, none; see
 //! `pacto::gate::Decision::overall`) and `verdict=STATUS` (`status.contractStatus`, as the Pacto
-//! operator writes it) are Pacto's.
+//! operator writes it, counted only when written for the object's generation) are Pacto's.
 
 use crate::printer::jsonpath::{self, Template};
 use anyhow::{bail, Result};
@@ -120,6 +120,7 @@ impl WaitFor {
                 obj.pointer("/status/contractStatus")
                     .and_then(Value::as_str)
                     == Some(v)
+                    && !stale(obj)
             }
             WaitFor::Condition { kind, status } => condition_met(obj, kind, status),
             WaitFor::JsonPath { path, value, .. } => match path.values(obj) {
@@ -147,6 +148,17 @@ impl WaitFor {
             WaitFor::Delete => "delete".to_string(),
         }
     }
+}
+
+/// A verdict written for another generation than the object's (`status.observedGeneration`
+/// present and not `metadata.generation`): not counted, as kubectl wait does not count a
+/// condition observed at an older generation.
+fn stale(obj: &Value) -> bool {
+    let observed = obj
+        .pointer("/status/observedGeneration")
+        .and_then(Value::as_i64);
+    let generation = obj.pointer("/metadata/generation").and_then(Value::as_i64);
+    matches!((observed, generation), (Some(o), Some(g)) if o != g)
 }
 
 /// `{.status.phase}=Succeeded` → (`{.status.phase}`, `Succeeded`): the value follows the `=`
@@ -258,6 +270,9 @@ mod tests {
             })
         );
         assert!(WaitFor::parse("verdict=compliant", true).is_err());
+        // Written for another generation: not yet.
+        let stale = json!({"metadata": {"generation": 2}, "status": {"contractStatus": "Compliant", "observedGeneration": 1}});
+        assert!(!v.reached(&stale, |_| String::new()));
         assert!(WaitFor::parse("gate=pass", false).is_err());
         let g = WaitFor::parse("gate=pass", true).unwrap();
         assert!(g.reached(&json!({}), |_| "pass".to_string()));

@@ -81,6 +81,22 @@ fn check_context(kc: &Kubeconfig, context: Option<&str>) -> Result<(), String> {
     Ok(())
 }
 
+/// A value an HTTP header can carry (RFC 9110 field-value: visible ASCII, space, tab and bytes
+/// above 0x7f; the http crate refuses the rest, and kube panics on a refused token). Errors name
+/// the first control character and its byte offset.
+pub(super) fn header_safe(v: &str) -> Result<(), String> {
+    match v
+        .bytes()
+        .enumerate()
+        .find(|(_, b)| (*b < 0x20 && *b != b'\t') || *b == 0x7f)
+    {
+        Some((i, b)) => Err(format!(
+            "holds a control character (\\x{b:02x} at byte {i})"
+        )),
+        None => Ok(()),
+    }
+}
+
 fn config_error(source: &str, e: KubeconfigError) -> ClusterError {
     let text = match &e {
         KubeconfigError::LoadContext(ctx) => {
@@ -179,7 +195,7 @@ impl Cluster {
                 Some(kc) => Some((kc, source)),
                 None => {
                     return Err(ClusterError::Config(format!(
-                        "{source}: none of these files exists: give --kubeconfig, fix KUBECONFIG, or read files with -f"
+                        "{source}: none of these files exists: give --kubeconfig or --server, or fix KUBECONFIG (get, explain and doctor also read files with -f)"
                     )))
                 }
             }
@@ -226,7 +242,7 @@ impl Cluster {
                     String::new()
                 };
                 ClusterError::Config(format!(
-                    "no kubeconfig (KUBECONFIG is unset and ~/.kube/config does not exist) and not running in a cluster{detail}: give --kubeconfig, set KUBECONFIG, or read files with -f"
+                    "no kubeconfig (KUBECONFIG is unset and ~/.kube/config does not exist) and not running in a cluster{detail}: give --kubeconfig or --server, or set KUBECONFIG (get, explain and doctor also read files with -f)"
                 ))
             })?
         };
@@ -265,6 +281,14 @@ impl Cluster {
         let described = format!("{server}{}", via.unwrap_or_default());
         // Building the client reads certificate and token files (the exec plugin has already
         // run, see `exec`): off the runtime's thread, within the request timeout.
+        if let Some(token) = &config.auth_info.token {
+            use secrecy::ExposeSecret;
+            header_safe(token.expose_secret()).map_err(|e| {
+                ClusterError::Config(format!(
+                    "the bearer token (from --token, the kubeconfig or its exec plugin) {e}: it cannot be sent in an HTTP header"
+                ))
+            })?;
+        }
         let build = tokio::task::spawn_blocking(move || Client::try_from(config));
         let built = match timeout {
             None => build.await,

@@ -42,6 +42,10 @@ impl Overrides {
         if let Some(s) = &self.server {
             server_uri(s)?;
         }
+        if let Some(t) = &self.token {
+            super::kubeconfig::header_safe(t)
+                .map_err(|e| format!("--token {e}: it cannot be sent in an HTTP header"))?;
+        }
         Ok(())
     }
 
@@ -150,6 +154,14 @@ mod tests {
             "https://10.0.0.1:6443/"
         );
         assert!(server_uri("http://").is_err());
+        let o = Overrides {
+            token: Some("a\u{1b}b".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            o.check().unwrap_err(),
+            "--token holds a control character (\\x1b at byte 1): it cannot be sent in an HTTP header"
+        );
     }
 
     #[test]

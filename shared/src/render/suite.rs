@@ -120,8 +120,8 @@ fn xml(s: &str) -> String {
 
 /// The run as JUnit XML (the schema CI systems read: `testsuites` > `testsuite` > `testcase`
 /// with `failure` or `error`): one `testsuite` for the Argo CD cases and one for the Flux
-/// cases; a case's `classname` is its input's directory, its `name` the input file; a suite
-/// file that could not run is a case with an `error`.
+/// cases; a case's `classname` is its input's directory (`..` resolved, as `filepath.Clean`),
+/// its `name` the input file; a suite file that could not run is a case with an `error`.
 pub fn junit(run: &TestRun) -> String {
     let mut argo_cases = String::new();
     let (mut argo_tests, mut argo_failures, mut argo_errors) = (0, 0, 0);
@@ -204,7 +204,29 @@ pub fn junit(run: &TestRun) -> String {
     )
 }
 
+/// `p` with `.` and `dir/..` removed, as Go's `filepath.Clean` writes a path (no file system
+/// access): `a/b/../../c/x.yaml` is `c/x.yaml`.
+fn clean(p: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir) => {}
+                _ => out.push(c),
+            },
+            c => out.push(c),
+        }
+    }
+    out.iter().collect()
+}
+
 fn split_path(p: &Path) -> (String, String) {
+    let p = clean(p);
     let class = p
         .parent()
         .map(|d| d.display().to_string())
@@ -298,5 +320,18 @@ mod tests {
             flux_suite_error(Path::new("f\u{1b}.yaml"), "e\r"),
             "ERROR f\\x1b.yaml: e\\r\n"
         );
+    }
+
+    /// JUnit class names are clean paths: a suite's `inputPath` may climb out of its directory.
+    #[test]
+    fn junit_class_names_are_clean_paths() {
+        assert_eq!(
+            clean(Path::new(
+                "examples/flux/ungated/../../gates/x/./testdata/a.yaml"
+            )),
+            Path::new("examples/gates/x/testdata/a.yaml")
+        );
+        assert_eq!(clean(Path::new("../a/../b")), Path::new("../b"));
+        assert_eq!(clean(Path::new("/../a")), Path::new("/a"));
     }
 }

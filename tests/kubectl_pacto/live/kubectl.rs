@@ -76,7 +76,7 @@ fn kubeconfig_edge_cases_behave_like_kubectl() {
     k.env("KUBECONFIG", "/nonexistent/a:/nonexistent/b");
     let r = run(&mut k);
     r.assert_code(1);
-    assert_eq!(r.stderr, "error: KUBECONFIG=/nonexistent/a:/nonexistent/b: none of these files exists: give --kubeconfig, fix KUBECONFIG, or read files with -f\n");
+    assert_eq!(r.stderr, "error: KUBECONFIG=/nonexistent/a:/nonexistent/b: none of these files exists: give --kubeconfig or --server, or fix KUBECONFIG (get, explain and doctor also read files with -f)\n");
     // A context whose user is not defined: refused, not sent without credentials.
     std::fs::write(
         dir.join("nouser.yaml"),
@@ -199,5 +199,35 @@ fn kubectl_runs_get_through_plugin_discovery() {
     assert_eq!(
         r.stderr,
         "error: pactos.pacto.trianalab.io \"nope\" not found in namespace \"shop\"\n"
+    );
+}
+
+/// A bearer token no HTTP header can carry (a control character, from the kubeconfig or
+/// --token) is an error naming it, never a panic of the HTTP stack.
+#[test]
+fn a_token_with_a_control_character_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let kc = dir.path().join("kc.yaml");
+    std::fs::write(
+        &kc,
+        "apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:1\"}\nusers:\n- name: u\n  user: {token: \"a\\u001bb\"}\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\n",
+    )
+    .unwrap();
+    let r = run(&mut cmd(dir.path(), &["get", "--kubeconfig", s(&kc)]));
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        "error: the bearer token (from --token, the kubeconfig or its exec plugin) holds a control character (\\x1b at byte 1): it cannot be sent in an HTTP header\n"
+    );
+    let r = run(&mut cmd(
+        dir.path(),
+        &["get", "--kubeconfig", s(&kc), "--token", "x\ny"],
+    ));
+    r.assert_code(1).assert_no_panic();
+    assert!(
+        r.stderr
+            .starts_with("error: --token holds a control character (\\x0a at byte 1)"),
+        "{}",
+        r.stderr
     );
 }

@@ -93,8 +93,9 @@ pub struct PrintOptions {
     pub no_headers: bool,
     /// `--show-labels`: a LABELS column last in tables.
     pub show_labels: bool,
-    /// `--sort-by=PATH`: objects ordered by this field (kubectl's relaxed JSONPath).
-    pub sort_by: Option<Template>,
+    /// `--sort-by=PATH`: objects ordered by this field (kubectl's relaxed JSONPath), and the
+    /// path as given (for messages).
+    pub sort_by: Option<(Template, String)>,
 }
 
 impl PrintOptions {
@@ -109,7 +110,10 @@ impl PrintOptions {
         let format = OutputFormat::parse(output.unwrap_or(""))?;
         let sort_by = match sort_by {
             None | Some("") => None,
-            Some(s) => Some(jsonpath::relaxed(s).map_err(|e| anyhow!("--sort-by {e}"))?),
+            Some(s) => Some((
+                jsonpath::relaxed(s).map_err(|e| anyhow!("--sort-by {e}"))?,
+                s.to_string(),
+            )),
         };
         Ok(PrintOptions {
             format,
@@ -121,8 +125,8 @@ impl PrintOptions {
 
     /// Orders `objects` by `--sort-by` (stable; see [`sort::sort_objects`]).
     pub fn sort(&self, objects: &mut [Value]) -> Result<()> {
-        if let Some(t) = &self.sort_by {
-            sort::sort_objects(objects, t).map_err(|e| anyhow!("--sort-by: {e}"))?;
+        if let Some((t, text)) = &self.sort_by {
+            sort::sort_objects(objects, t).map_err(|e| anyhow!("--sort-by {text:?}: {e}"))?;
         }
         Ok(())
     }

@@ -121,8 +121,8 @@ pub(super) fn lua_error_text(e: &mlua::Error, limits: &Limits) -> String {
         mlua::Error::CallbackError { cause, .. } => lua_error_text(cause, limits),
         mlua::Error::WithContext { cause, .. } => lua_error_text(cause, limits),
         mlua::Error::MemoryError(_) => format!(
-            "memory limit exceeded: the script allocated more than {} MiB (kubectl-pacto's sandbox limit)",
-            limits.memory_bytes >> 20
+            "memory limit exceeded: the script allocated more than {} (kubectl-pacto's sandbox limit, --eval-memory)",
+            crate::k8s::read::size_words(limits.memory_bytes as u64)
         ),
         mlua::Error::RuntimeError(m) | mlua::Error::SyntaxError { message: m, .. } => {
             gopher_wording(m)

@@ -27,6 +27,11 @@ pub(super) fn freshness(r: &mut Rows, p: &PactoView, now: Timestamp) {
             0,
             "Generation",
             match (observed, &p.contract_status) {
+                (Some(o), _) if generation.is_some_and(|g| o > g) => format!(
+                    "{}, observed {}: the status names a generation the object never had (written by hand, or copied with the object); the gates wait for the operator to write it again",
+                    g(generation),
+                    g(observed)
+                ),
                 (Some(_), _) => format!(
                     "{}, observed {}: the verdict is for an older spec",
                     g(generation),
