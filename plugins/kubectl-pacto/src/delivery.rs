@@ -275,9 +275,9 @@ pub fn get_stages(
     }
     let watched = watched(args, listed, name.as_deref(), newest(&stages));
     if let Some(out) = print.machine(&listed.name_prefix(), &stages, name.is_some())? {
-        write_stdout(&out)?;
+        write_stdout(&print.for_stdout(out, global.terminal))?;
         if args.watch {
-            follow_machine(&cluster_opts, &watched, print, listed)?;
+            follow_machine(&cluster_opts, &watched, print, listed, global.terminal)?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -353,6 +353,7 @@ fn follow_machine(
     watched: &Watched<'_>,
     print: &PrintOptions,
     listed: Listed,
+    terminal: bool,
 ) -> Result<()> {
     let prefix = listed.name_prefix();
     follow(c, watched, |o| {
@@ -360,6 +361,7 @@ fn follow_machine(
             .machine(&prefix, std::slice::from_ref(o), true)
             .ok()
             .flatten()
+            .map(|out| print.for_stdout(out, terminal))
             .unwrap_or_default()
     })
 }
@@ -419,9 +421,9 @@ pub fn get_operations(
     print.sort(&mut ops)?;
     let watched = watched(args, listed, name.as_deref(), newest(&ops));
     if let Some(out) = print.machine(&listed.name_prefix(), &ops, name.is_some())? {
-        write_stdout(&out)?;
+        write_stdout(&print.for_stdout(out, global.terminal))?;
         if args.watch {
-            follow_machine(&cluster_opts, &watched, print, listed)?;
+            follow_machine(&cluster_opts, &watched, print, listed, global.terminal)?;
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -214,13 +214,14 @@ fn get_pactos(
     };
     const PREFIX: &str = "pacto.pacto.trianalab.io";
     if let Some(out) = print.machine(PREFIX, &objects, name.is_some())? {
-        write_stdout(&out)?;
+        write_stdout(&print.for_stdout(out, global.terminal))?;
         if args.watch {
             follow(&cluster_opts, &watched, |o| {
                 print
                     .machine(PREFIX, std::slice::from_ref(o), true)
                     .ok()
                     .flatten()
+                    .map(|out| print.for_stdout(out, global.terminal))
                     .unwrap_or_default()
             })?;
         }

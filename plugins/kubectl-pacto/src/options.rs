@@ -14,6 +14,9 @@ pub struct Global {
     pub now: Timestamp,
     /// Colour on stdout: a terminal, no non-empty `NO_COLOR`, `TERM` not `dumb`.
     pub colour: bool,
+    /// Whether stdout is a terminal: text from objects printed as it is (`-o jsonpath`) is then
+    /// escaped.
+    pub terminal: bool,
 }
 
 impl Global {
@@ -31,7 +34,11 @@ impl Global {
             env("NO_COLOR").as_deref(),
             env("TERM").as_deref(),
         );
-        Ok(Global { now, colour })
+        Ok(Global {
+            now,
+            colour,
+            terminal: stdout_is_terminal,
+        })
     }
 
     /// The clock as Unix seconds, for the engines (`os.time`, kstatus).

@@ -313,7 +313,7 @@ fn get_says_on_stderr_when_the_recommended_gate_decides() {
 
 /// Runs under a pseudo-terminal (util-linux `script`), so stdout is a terminal.
 #[cfg(unix)]
-fn on_a_terminal(c: &Cluster, args: &str, no_color: bool) -> String {
+pub(super) fn on_a_terminal(c: &Cluster, args: &str, no_color: bool) -> String {
     assert!(
         Path::new("/usr/bin/script").exists(),
         "util-linux script is not installed: the terminal colour test needs it"

@@ -106,3 +106,21 @@ fn bad_printing_flags_are_refused_before_anything_is_read() {
     );
     assert!(c.server.requests().is_empty());
 }
+
+/// `-o jsonpath` prints object text as it is on a pipe (kubectl's bytes), escaped on a terminal.
+#[cfg(unix)]
+#[test]
+fn jsonpath_output_is_escaped_on_a_terminal_only() {
+    let c = Cluster::new("shop");
+    c.server.insert(serde_json::json!({
+        "apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+        "metadata": {"name": "esc", "namespace": "shop"},
+        "spec": {"x": "a\u{1b}]0;PWNED\u{7}b"}
+    }));
+    let piped = c.run(&["get", "pactos", "esc", "-o", "jsonpath={.spec.x}"]);
+    piped.assert_code(0);
+    assert_eq!(piped.stdout, "a\u{1b}]0;PWNED\u{7}b");
+    let shown = super::get::on_a_terminal(&c, "get pactos esc -o jsonpath={.spec.x}", true);
+    assert!(!shown.contains('\u{1b}'), "{shown:?}");
+    assert!(shown.contains("a\\x1b]0;PWNED\\x07b"), "{shown:?}");
+}

@@ -53,10 +53,11 @@ struct Filter {
 enum Operand {
     Path(Vec<Step>),
     Literal(Value),
+    /// The literal pattern of `=~`, compiled once.
+    Regex(regex::Regex),
 }
 
-/// The most nodes a template may hold, and the deepest `range` nesting: bounds on what a flag
-/// can make the printer do.
+/// The longest template (its work is bounded by [`MAX_STEPS`] and [`MAX_OUTPUT_BYTES`]).
 const MAX_TEMPLATE_LEN: usize = 64 * 1024;
 
 impl Template {
@@ -95,10 +96,12 @@ impl Template {
         Ok(Template { nodes })
     }
 
-    /// Runs the template on `data` and returns the text it prints.
+    /// Runs the template on `data` and returns the text it prints. Errors: a step's (see
+    /// above), output past [`MAX_OUTPUT_BYTES`], or more than [`MAX_STEPS`] values visited.
     pub fn execute(&self, data: &Value) -> Result<String, String> {
         let mut out = String::new();
-        run(&self.nodes, data, &mut out)?;
+        let mut steps = 0usize;
+        run(&self.nodes, data, &mut out, &mut steps)?;
         Ok(out)
     }
 
@@ -482,10 +485,14 @@ fn parse_filter(body: &str) -> Result<Filter, String> {
     for op in ["==", "!=", "<=", ">=", "=~", "<", ">"] {
         let parts = split_op(body, op);
         if let Some((l, r)) = parts {
+            let mut right = operand(r.trim())?;
+            if let (true, Operand::Literal(Value::String(p))) = (op == "=~", &right) {
+                right = Operand::Regex(regex::Regex::new(p).map_err(|e| e.to_string())?);
+            }
             return Ok(Filter {
                 left: operand(l.trim())?,
                 op: Some(op.to_string()),
-                right: operand(r.trim())?,
+                right,
             });
         }
     }
@@ -541,19 +548,42 @@ fn operand(s: &str) -> Result<Operand, String> {
     Err(format!("unrecognized filter operand {s}"))
 }
 
-fn run(nodes: &[Node], data: &Value, out: &mut String) -> Result<(), String> {
+/// The most text a template may print: a template is short, but `{range}` nesting multiplies.
+pub const MAX_OUTPUT_BYTES: usize = 256 << 20;
+/// The most nodes a template may run, over all `{range}` iterations.
+pub const MAX_STEPS: usize = 10_000_000;
+
+fn run(nodes: &[Node], data: &Value, out: &mut String, steps: &mut usize) -> Result<(), String> {
     for node in nodes {
+        *steps += 1;
+        if *steps > MAX_STEPS {
+            return Err(format!(
+                "the template ran more than {MAX_STEPS} steps (nested ranges multiply)"
+            ));
+        }
         match node {
             Node::Text(t) => out.push_str(t),
-            Node::Path(steps) => {
-                let results = eval(steps, vec![data])?;
+            Node::Path(path) => {
+                let results = eval(path, vec![data])?;
                 print_results(&results, out);
             }
-            Node::Range(steps, body) => {
-                for item in eval(steps, vec![data])? {
-                    run(body, item, out)?;
+            Node::Range(path, body) => {
+                for item in eval(path, vec![data])? {
+                    *steps += 1;
+                    if *steps > MAX_STEPS {
+                        return Err(format!(
+                            "the template ran more than {MAX_STEPS} steps (nested ranges multiply)"
+                        ));
+                    }
+                    run(body, item, out, steps)?;
                 }
             }
+        }
+        if out.len() > MAX_OUTPUT_BYTES {
+            return Err(format!(
+                "the output passed {} MiB (nested ranges multiply)",
+                MAX_OUTPUT_BYTES >> 20
+            ));
         }
     }
     Ok(())
@@ -721,6 +751,12 @@ fn passes(f: &Filter, item: &Value) -> Result<bool, String> {
         [one] => one.clone(),
         _ => return Err("can only compare one element at a time".into()),
     };
+    if let (true, Operand::Regex(re)) = (op == "=~", &f.right) {
+        let Value::String(data) = &left else {
+            return Err("regexp search only supports strings".into());
+        };
+        return Ok(re.is_match(data));
+    }
     let rights = operand_values(&f.right, item)?;
     let right = match rights.as_slice() {
         [] => return Ok(false),
@@ -748,6 +784,7 @@ fn passes(f: &Filter, item: &Value) -> Result<bool, String> {
 fn operand_values(o: &Operand, item: &Value) -> Result<Vec<Value>, String> {
     match o {
         Operand::Literal(v) => Ok(vec![v.clone()]),
+        Operand::Regex(re) => Ok(vec![Value::String(re.as_str().to_string())]),
         Operand::Path(steps) => Ok(eval(steps, vec![item])?.into_iter().cloned().collect()),
     }
 }
@@ -869,6 +906,22 @@ mod tests {
             assert_eq!(t.values(&v).unwrap(), vec![&json!("a")], "{p}");
         }
         assert!(relaxed("").is_err());
+    }
+
+    /// Nested ranges multiply: the work and the output are bounded, whatever the template.
+    #[test]
+    fn nested_ranges_end_at_a_bound() {
+        let v = json!({"a": 1});
+        let tenfold = "{range [@,@,@,@,@,@,@,@,@,@]}";
+        let t = tenfold.repeat(12) + "x" + &"{end}".repeat(12);
+        let e = Template::parse(&t).unwrap().execute(&v).unwrap_err();
+        assert!(
+            e.starts_with("the output passed") || e.starts_with("the template ran more than"),
+            "{e}"
+        );
+        let quiet = tenfold.repeat(12) + &"{end}".repeat(12);
+        let e = Template::parse(&quiet).unwrap().execute(&v).unwrap_err();
+        assert!(e.starts_with("the template ran more than"), "{e}");
     }
 
     #[test]

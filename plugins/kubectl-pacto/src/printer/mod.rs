@@ -185,6 +185,25 @@ impl PrintOptions {
         }))
     }
 
+    /// `out` of [`PrintOptions::machine`] as it may reach stdout: the jsonpath formats print
+    /// object text as it is (kubectl's bytes, kept on a pipe); on a terminal each line is
+    /// escaped as every other output is.
+    pub fn for_stdout(&self, out: String, terminal: bool) -> String {
+        if !terminal || !matches!(self.format, OutputFormat::JsonPath { .. }) {
+            return out;
+        }
+        let mut safe = String::with_capacity(out.len());
+        for line in out.split_inclusive('\n') {
+            let (text, newline) = match line.strip_suffix('\n') {
+                Some(t) => (t, "\n"),
+                None => (line, ""),
+            };
+            safe.push_str(&pacto_gates::render::one_line(text));
+            safe.push_str(newline);
+        }
+        safe
+    }
+
     /// The LABELS cells of `--show-labels`, one per object, or None.
     pub fn labels(&self, objects: &[&Value]) -> Option<Vec<String>> {
         self.show_labels.then(|| {
