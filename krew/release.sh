@@ -28,6 +28,12 @@ die() {
 }
 version=${1#v}
 out=$2
+# krew's version rule (k8s.io/apimachinery ParseSemantic), checked before anything is built.
+id='[0-9A-Za-z-]+'
+num='(0|[1-9][0-9]*)'
+semver="^$num\\.$num\\.$num(-$id(\\.$id)*)?(\\+$id(\\.$id)*)?\$"
+[[ $version =~ $semver ]] || die "VERSION '$1' is not a semantic version"
+[[ -n $out && $out != -* ]] || die "OUTDIR '$out' must be a directory name (not empty, not starting with -)"
 bin_dir=""
 only=""
 if [[ $# -eq 6 ]]; then
@@ -36,10 +42,18 @@ if [[ $# -eq 6 ]]; then
     only=$6
 fi
 mkdir -p -- "$out"
-out=$(cd "$out" && pwd)
+out=$(cd -- "$out" && pwd)
 
 manifest="$root/krew/pacto.yaml"
-targets=$(sed -n 's/^ *uri: .*kubectl-pacto-v[^-]*-\(.*\)\.tar\.gz *$/\1/p' "$manifest")
+# The target of each platform: what follows kubectl-pacto-v<the manifest's version>- in its uri.
+listed=$(sed -n 's/^  version: *"\{0,1\}v\([^"]*\)"\{0,1\} *$/\1/p' "$manifest")
+[[ -n $listed ]] || die "$manifest: no spec.version line"
+targets=""
+while IFS= read -r uri; do
+    name=${uri##*/}
+    name=${name#"kubectl-pacto-v$listed-"}
+    targets+="${name%.tar.gz} "
+done < <(sed -n 's/^ *uri: *"\{0,1\}\([^"]*\)"\{0,1\} *$/\1/p' "$manifest")
 [[ -n $targets ]] || die "$manifest: no platform uri"
 
 host=""

@@ -335,3 +335,34 @@ fn contexts_namespaces_and_names_complete_from_the_kubeconfig_and_cluster() {
     let targets = ask(&["wait", "pa"]);
     assert!(targets.contains(&"pacto/orders".to_string()), "{targets:?}");
 }
+
+/// A name from the cluster with a newline or an escape sequence is not offered: it would forge
+/// candidates and directive lines, or drive the terminal.
+#[test]
+fn completion_drops_names_with_control_characters() {
+    let server = fake_apiserver::FakeApiServer::start();
+    server.register(fake_apiserver::Resource::pacto());
+    server.insert(
+        serde_json::json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+        "metadata": {"name": "evil\n:0\n\u{1b}]0;x\u{7}", "namespace": "shop"}}),
+    );
+    server.insert(
+        serde_json::json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+        "metadata": {"name": "orders", "namespace": "shop"}}),
+    );
+    let home = tempfile::tempdir().unwrap();
+    server.write_kubeconfig(home.path(), Some("shop"));
+    let r = run(Command::new(COMPLETE_SHIM)
+        .args(["explain", "pacto/"])
+        .env("KUBECONFIG", home.path().join("kubeconfig"))
+        .env("HOME", home.path()));
+    r.assert_code(0);
+    assert!(!r.stdout.contains('\u{1b}'), "{:?}", r.stdout);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with(':')).count(),
+        1,
+        "{lines:?}"
+    );
+    assert!(lines.contains(&"pacto/orders"), "{lines:?}");
+}

@@ -25,6 +25,12 @@ pub fn candidates(words: &[String]) -> String {
     let mut no_space = false;
     for c in &candidates {
         let value = c.get_value().to_string_lossy();
+        // Names from a cluster or a kubeconfig reach the shell: a control character (a newline
+        // would forge a candidate or a directive line) drops the candidate.
+        let help = c.get_help().map(|h| h.to_string()).unwrap_or_default();
+        if value.chars().chain(help.chars()).any(char::is_control) {
+            continue;
+        }
         let exists = std::path::Path::new(value.as_ref()).exists();
         // `pacto/` is a kind waiting for its name: no space after it, and not a file.
         let path_like = value.starts_with(['.', '/', '~']);

@@ -67,9 +67,7 @@ impl Overrides {
             config.cluster_url = server_uri(server)?;
         }
         if let Some(ca) = &self.certificate_authority {
-            if let Err(e) = std::fs::metadata(ca) {
-                return Err(format!("--certificate-authority {}: {e}", ca.display()));
-            }
+            check_ca_file(ca)?;
             config.root_cert = None;
             config.root_cert_file = Some(ca.clone());
         }
@@ -112,6 +110,31 @@ impl Overrides {
     }
 }
 
+/// The most a certificate authority file may hold: a bundle of every public CA is about 250 KiB.
+pub const MAX_CA_BYTES: u64 = 1 << 20;
+
+/// A certificate authority file kube can read: a regular file (not a FIFO or a device, which
+/// would block or never end) of at most [`MAX_CA_BYTES`], PEM text without NUL bytes.
+fn check_ca_file(ca: &std::path::Path) -> Result<(), String> {
+    let name = |e: String| format!("--certificate-authority {}: {e}", ca.display());
+    let meta = std::fs::metadata(ca).map_err(|e| name(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(name("not a regular file".into()));
+    }
+    if meta.len() > MAX_CA_BYTES {
+        return Err(name(format!(
+            "{} bytes, more than a certificate bundle holds ({} MiB at most)",
+            meta.len(),
+            MAX_CA_BYTES >> 20
+        )));
+    }
+    let text = std::fs::read(ca).map_err(|e| name(e.to_string()))?;
+    if text.contains(&0) || !text.windows(11).any(|w| w == b"-----BEGIN ") {
+        return Err(name("not a PEM file of certificates".into()));
+    }
+    Ok(())
+}
+
 fn server_uri(s: &str) -> Result<http::Uri, String> {
     if s.is_empty() {
         return Err("--server is empty".into());
@@ -149,6 +172,13 @@ mod tests {
             ..Default::default()
         };
         assert!(o.check().unwrap_err().contains("with the insecure flag"));
+        for (path, want) in [
+            ("/dev/zero", "not a regular file"),
+            ("/nonexistent/ca.pem", "No such file or directory"),
+        ] {
+            let e = check_ca_file(std::path::Path::new(path)).unwrap_err();
+            assert!(e.contains(want), "{path}: {e}");
+        }
         assert_eq!(
             server_uri("10.0.0.1:6443").unwrap().to_string(),
             "https://10.0.0.1:6443/"

@@ -93,3 +93,41 @@ fn a_packed_release_installs_in_krews_layout_and_kubectl_finds_it() {
         format!("kubectl-pacto {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
+
+/// Arguments are checked before anything is built or written: a version that is not krew's
+/// semantic version, an output directory that looks like an option.
+#[test]
+fn release_arguments_are_checked_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    for (version, outdir, want) in [
+        (
+            "1.0.0 evil",
+            s(&out),
+            "release.sh: VERSION '1.0.0 evil' is not a semantic version\n",
+        ),
+        (
+            "../x",
+            s(&out),
+            "release.sh: VERSION '../x' is not a semantic version\n",
+        ),
+        (
+            "0.1.0",
+            "-x",
+            "release.sh: OUTDIR '-x' must be a directory name (not empty, not starting with -)\n",
+        ),
+    ] {
+        let r = run(Command::new("bash").args([
+            s(&repo().join("krew/release.sh")),
+            version,
+            outdir,
+            "--bin-dir",
+            "/nonexistent",
+            "--target",
+            "x86_64-unknown-linux-musl",
+        ]));
+        r.assert_code(1);
+        assert_eq!(r.stderr, want);
+        assert!(!out.exists() && !Path::new("-x").exists());
+    }
+}
