@@ -447,23 +447,29 @@ fn print_output_comes_before_status() {
 #[cfg(unix)]
 #[test]
 fn endless_inputs_end_at_the_bound() {
+    // /dev/zero ends at its first byte: no text holds a NUL.
     let r = health(&["/dev/zero", "--max-input-bytes", "1Mi"]);
     assert_eq!(
         fatal(&r),
-        "read /dev/zero: larger than 1 MiB (--max-input-bytes; give a larger bound to read it)"
+        "read /dev/zero: a NUL byte at offset 0: not text"
     );
     let dir = tempfile::tempdir().unwrap();
     let cm = widget_cm(dir.path(), "return {status = 'Healthy'}");
+    let big = dir.path().join("big.yaml");
+    std::fs::write(&big, "a".repeat(2000)).unwrap();
     let r = health(&[
         &cm,
         "--argocd-cm-path",
-        "/dev/zero",
+        big.to_str().unwrap(),
         "--max-input-bytes",
         "1000",
     ]);
     assert_eq!(
         fatal(&r),
-        "read /dev/zero: larger than 1000 bytes (--max-input-bytes; give a larger bound to read it)"
+        format!(
+            "read {}: larger than 1000 bytes (--max-input-bytes; give a larger bound to read it)",
+            big.display()
+        )
     );
 }
 

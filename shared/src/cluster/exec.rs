@@ -22,8 +22,12 @@ use std::time::{Duration, Instant};
 /// kube-rs accepts its absence: v1beta1 is what such plugins speak.
 const DEFAULT_API_VERSION: &str = "client.authentication.k8s.io/v1beta1";
 
+/// How long an exec plugin may run when `--request-timeout` is not given.
+pub const EXEC_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// Runs the exec plugin of the user the context in use names, if it has one, and replaces it
-/// in `kc` by the credentials it answered. `timeout`: kill the plugin after it (None: wait);
+/// in `kc` by the credentials it answered. `timeout`: kill the plugin after it (None:
+/// [`EXEC_TIMEOUT`]);
 /// `limit`: the most bytes read from its standard output. Errors (the message of a configuration
 /// error) name the plugin, the bound and its flag.
 pub(super) fn resolve(
@@ -32,6 +36,9 @@ pub(super) fn resolve(
     timeout: Option<Duration>,
     limit: u64,
 ) -> Result<(), String> {
+    // A plugin that never answers must not hang the command: without --request-timeout the
+    // plugin gets EXEC_TIMEOUT (kubectl would wait for ever).
+    let timeout = Some(timeout.unwrap_or(EXEC_TIMEOUT));
     let Some(name) = context.or(kc.current_context.as_deref()) else {
         return Ok(());
     };
@@ -150,7 +157,7 @@ fn run(
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(config(format!(
-                    "the kubeconfig's exec plugin {command:?} gave no credentials within {} (--request-timeout): it was stopped",
+                    "the kubeconfig's exec plugin {command:?} gave no credentials within {} (--request-timeout; 60s without it): it was stopped",
                     crate::k8s::duration::go_duration(t)
                 )));
             }
@@ -190,7 +197,7 @@ fn run(
             // A child of the plugin still holds its output open.
             let _ = child.kill();
             return Err(config(format!(
-                "the kubeconfig's exec plugin {command:?} did not close its output within --request-timeout"
+                "the kubeconfig's exec plugin {command:?} did not close its output within --request-timeout (60s without it)"
             )));
         }
         std::thread::sleep(Duration::from_millis(5));
@@ -213,7 +220,7 @@ fn run(
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(config(format!(
-                    "the kubeconfig's exec plugin {command:?} did not exit within --request-timeout: it was stopped"
+                    "the kubeconfig's exec plugin {command:?} did not exit within --request-timeout (60s without it): it was stopped"
                 )));
             }
         },

@@ -99,12 +99,29 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     read_text_from(file, limit)
 }
 
-/// Reads all of `r` as UTF-8 text, at most `limit` bytes (errors as [`read_text`]).
-pub fn read_text_from(r: impl Read, limit: u64) -> std::io::Result<String> {
+/// Reads all of `r` as UTF-8 text, at most `limit` bytes (errors as [`read_text`]). A NUL byte,
+/// which no text file holds and which `/dev/zero` is made of, ends the reading at once with an
+/// error naming its offset.
+pub fn read_text_from(mut r: impl Read, limit: u64) -> std::io::Result<String> {
     let mut buf = Vec::new();
-    r.take(limit.saturating_add(1)).read_to_end(&mut buf)?;
-    if buf.len() as u64 > limit {
-        return Err(too_large(limit));
+    let mut chunk = vec![0u8; 64 << 10];
+    loop {
+        let n = match r.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if let Some(i) = chunk[..n].iter().position(|b| *b == 0) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("a NUL byte at offset {}: not text", buf.len() + i),
+            ));
+        }
+        if (buf.len() + n) as u64 > limit {
+            return Err(too_large(limit));
+        }
+        buf.extend_from_slice(&chunk[..n]);
     }
     String::from_utf8(buf).map_err(|e| not_utf8(e.utf8_error().valid_up_to() as u64))
 }

@@ -96,7 +96,7 @@ fn a_hanging_exec_plugin_is_killed_at_the_request_timeout() {
     assert_eq!(
         r.stderr,
         format!(
-            "error: {}: the kubeconfig's exec plugin \"{}\" gave no credentials within 1s (--request-timeout): it was stopped\n",
+            "error: {}: the kubeconfig's exec plugin \"{}\" gave no credentials within 1s (--request-timeout; 60s without it): it was stopped\n",
             s(&kc),
             s(&c.dir.path().join("plugin.sh"))
         )

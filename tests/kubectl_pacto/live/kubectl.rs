@@ -129,7 +129,7 @@ fn a_stuck_exec_credential_plugin_is_cut_off_by_request_timeout() {
     r.assert_code(1).assert_no_panic();
     assert_eq!(
         r.stderr,
-        format!("error: {}: the kubeconfig's exec plugin \"sleep\" gave no credentials within 1s (--request-timeout): it was stopped\n", s(&dir.join("exec.yaml")))
+        format!("error: {}: the kubeconfig's exec plugin \"sleep\" gave no credentials within 1s (--request-timeout; 60s without it): it was stopped\n", s(&dir.join("exec.yaml")))
     );
 }
 
