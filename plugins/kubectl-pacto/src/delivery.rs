@@ -274,18 +274,14 @@ pub fn get_stages(
         return Err(not_found(listed, n, ns));
     }
     let watched = watched(args, listed, name.as_deref(), newest(&stages));
-    if let Some(out) = print.machine(&listed.name_prefix(), &stages, name.is_some())? {
-        write_stdout(&print.for_stdout(out, global.terminal))?;
-        if args.watch {
-            follow_machine(&cluster_opts, &watched, print, listed, global.terminal)?;
-        }
+    let shown = Shown {
+        listed,
+        objects: &stages,
+        named: name.is_some(),
+        namespace: namespace.as_deref(),
+    };
+    if machine_or_empty(args, print, global, &cluster_opts, &watched, &shown)? {
         return Ok(ExitCode::SUCCESS);
-    }
-    if stages.is_empty() {
-        eprint!("{}", render::no_resources(namespace.as_deref()));
-        if !args.watch {
-            return Ok(ExitCode::SUCCESS);
-        }
     }
     let world = objects.world();
     let views: Vec<StageView> = stages.iter().map(StageView::new).collect();
@@ -345,6 +341,39 @@ fn watched<'a>(
         name,
         since,
     }
+}
+
+/// What a listing shows, for [`machine_or_empty`].
+struct Shown<'a> {
+    listed: Listed,
+    objects: &'a [Value],
+    named: bool,
+    namespace: Option<&'a str>,
+}
+
+/// The output of a listing that needs no table: a machine format (then `-w` follows it), or
+/// kubectl's "No resources found" (then, without `-w`, the listing is done). True when nothing
+/// is left to print.
+fn machine_or_empty(
+    args: &GetArgs,
+    print: &PrintOptions,
+    global: &Global,
+    c: &ClusterOptions,
+    watched: &Watched<'_>,
+    shown: &Shown<'_>,
+) -> Result<bool> {
+    if let Some(out) = print.machine(&shown.listed.name_prefix(), shown.objects, shown.named)? {
+        write_stdout(&print.for_stdout(out, global.terminal))?;
+        if args.watch {
+            follow_machine(c, watched, print, shown.listed, global.terminal)?;
+        }
+        return Ok(true);
+    }
+    if shown.objects.is_empty() {
+        eprint!("{}", render::no_resources(shown.namespace));
+        return Ok(!args.watch);
+    }
+    Ok(false)
 }
 
 /// `-w` with a machine format: each changed object printed alone in that format.
@@ -420,18 +449,14 @@ pub fn get_operations(
     let mut ops = ops;
     print.sort(&mut ops)?;
     let watched = watched(args, listed, name.as_deref(), newest(&ops));
-    if let Some(out) = print.machine(&listed.name_prefix(), &ops, name.is_some())? {
-        write_stdout(&print.for_stdout(out, global.terminal))?;
-        if args.watch {
-            follow_machine(&cluster_opts, &watched, print, listed, global.terminal)?;
-        }
+    let shown = Shown {
+        listed,
+        objects: &ops,
+        named: name.is_some(),
+        namespace: namespace.as_deref(),
+    };
+    if machine_or_empty(args, print, global, &cluster_opts, &watched, &shown)? {
         return Ok(ExitCode::SUCCESS);
-    }
-    if ops.is_empty() {
-        eprint!("{}", render::no_resources(namespace.as_deref()));
-        if !args.watch {
-            return Ok(ExitCode::SUCCESS);
-        }
     }
     let views: Vec<OperationView> = ops.iter().map(OperationView::new).collect();
     let namespaces = views.iter().map(|v| v.this.namespace.as_str()).collect();
