@@ -132,9 +132,15 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
     if !args.files.is_empty() && args.watch {
         bail!("-w/--watch follows the cluster: it cannot be used with -f");
     }
-    if !args.files.is_empty() && args.selector.is_some() {
-        bail!("-l/--selector selects on the API server: it cannot be used with -f");
-    }
+    // With -f the selector is matched here, as the API server matches it (kubectl filters
+    // file objects by -l too).
+    let file_selector = match (&args.selector, args.files.is_empty()) {
+        (Some(s), false) => Some(
+            pacto_gates::k8s::selector::Selector::parse(s)
+                .map_err(|e| anyhow!("-l/--selector {e}"))?,
+        ),
+        _ => None,
+    };
     let print = PrintOptions::new(
         args.output.as_deref(),
         args.no_headers,
@@ -142,7 +148,7 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
         args.sort_by.as_deref(),
     )?;
     match listed {
-        Listed::Pactos => get_pactos(args, name, &print, global),
+        Listed::Pactos => get_pactos(args, name, file_selector.as_ref(), &print, global),
         Listed::Stages => crate::delivery::get_stages(args, name, &print, global),
         Listed::Operations => crate::delivery::get_operations(args, name, &print, global),
     }
@@ -152,6 +158,7 @@ pub fn get(args: &GetArgs, global: &Global) -> Result<ExitCode> {
 fn get_pactos(
     args: &GetArgs,
     name: Option<String>,
+    file_selector: Option<&pacto_gates::k8s::selector::Selector>,
     print: &PrintOptions,
     global: &Global,
 ) -> Result<ExitCode> {
@@ -165,6 +172,7 @@ fn get_pactos(
                 .into_iter()
                 .filter(is_pacto)
                 .filter(|o| in_namespace(o, namespace_given.as_deref()))
+                .filter(|o| file_selector.is_none_or(|sel| sel.matches(o)))
                 .filter(|o| {
                     name.as_deref().is_none_or(|n| {
                         o.pointer("/metadata/name").and_then(Value::as_str) == Some(n)

@@ -183,12 +183,27 @@ fn empty_listings_and_files() {
         f.stderr,
         "error: operation \"nope\" not found in the files given\n"
     );
-    let f = offline(&["get", "stages", "-f", &arg("cluster"), "-l", "team=x"]);
-    f.assert_code(1);
+    // With -f the selector is matched on the files (prod-payments.yaml and test-payments.yaml
+    // label their Stage team=payments, test-orders.yaml team=orders).
+    let f = offline(&[
+        "get",
+        "stages",
+        "-A",
+        "-f",
+        &arg("cluster"),
+        "-l",
+        "team=payments",
+        "-o",
+        "name",
+    ]);
+    f.assert_code(0);
     assert_eq!(
-        f.stderr,
-        "error: -l/--selector selects on the API server: it cannot be used with -f\n"
+        f.stdout,
+        "stage.delivery.pacto.trianalab.io/payments\nstage.delivery.pacto.trianalab.io/payments\n"
     );
+    let f = offline(&["get", "stages", "-f", &arg("cluster"), "-l", "team=x"]);
+    f.assert_code(0);
+    assert_eq!(f.stderr, "No resources found\n");
 }
 
 /// Completion offers the three resource types of `get` and the delivery kinds of `explain`.
