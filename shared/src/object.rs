@@ -261,6 +261,23 @@ pub fn parse_objects(text: &str, file: &str) -> Result<Vec<K8sObject>, ObjectErr
     Ok(out)
 }
 
+/// Reads every object of a stream as `-f` reads a file or standard input: document by document,
+/// at most `limit` bytes in all (`--max-input-bytes`), `file` naming the stream in errors.
+/// Errors: as [`read_paths`], the bound's included (`ErrorKind::FileTooLarge`); a stream without
+/// objects is not an error here (the caller decides, as [`visit_paths`] does).
+pub fn read_stream(
+    r: impl BufRead,
+    file: &str,
+    limit: u64,
+) -> Result<Vec<K8sObject>, ObjectError> {
+    let mut out = Vec::new();
+    visit_stream(r, file, limit, &mut |o| {
+        out.push(o);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 /// Parses a YAML stream into one value per document (`None` for an empty document), with
 /// Kubernetes number typing applied. The 1-based index of a document is its position + 1.
 /// Directives (`%YAML 1.1`) are accepted. Errors name the file, the document and the line.

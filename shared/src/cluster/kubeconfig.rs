@@ -134,6 +134,38 @@ fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, Box<ClusterError>> {
     Ok(kc)
 }
 
+/// A kubeconfig's text checked as [`Cluster::connect`] checks it before any connection: kube-rs's
+/// `Kubeconfig::from_yaml` (several documents merged), the context in use (`context`, else the
+/// current-context) naming a cluster and a user the file defines, and the URLs of its cluster
+/// (`server`, `proxy-url`) parsed as the proxy choice parses them (`cluster::proxy`, without
+/// the environment). Returns the proxy the cluster names, if any. Pure (no file is read, no
+/// plugin run), for fuzzing and tests. Errors: [`ClusterError::Config`] naming `source`.
+#[doc(hidden)]
+pub fn check_kubeconfig_text(
+    text: &str,
+    source: &str,
+    context: Option<&str>,
+) -> Result<Option<http::Uri>, ClusterError> {
+    let kc = Kubeconfig::from_yaml(text).map_err(|e| config_error(source, e))?;
+    check_context(&kc, context).map_err(|e| ClusterError::Config(format!("{source}: {e}")))?;
+    let explicit = cluster_proxy_url(&kc, context);
+    let server = context
+        .or(kc.current_context.as_deref())
+        .and_then(|name| kc.contexts.iter().find(|c| c.name == name))
+        .and_then(|c| c.context.as_ref())
+        .and_then(|ctx| kc.clusters.iter().find(|c| c.name == ctx.cluster))
+        .and_then(|c| c.cluster.as_ref())
+        .and_then(|c| c.server.clone());
+    let Some(server) = server else {
+        return Ok(None);
+    };
+    let uri: http::Uri = server
+        .parse()
+        .map_err(|e| ClusterError::Config(format!("{source}: server {server:?}: {e}")))?;
+    proxy::proxy_for(&uri, explicit.as_deref(), |_| None)
+        .map_err(|e| ClusterError::Config(format!("{source}: {e}")))
+}
+
 impl Cluster {
     /// Builds the client. Order, as kubectl: `--kubeconfig`; else `KUBECONFIG` (files merged) or
     /// `~/.kube/config`; else the in-cluster service account. Errors: an unreadable or malformed

@@ -145,34 +145,48 @@ impl WatchStream {
     }
 
     fn malformed(&self, detail: String) -> ClusterError {
-        ClusterError::Malformed {
-            verb: self.op.verb.into(),
-            resource: self.op.resource.clone(),
-            scope: self.op.scope.clone(),
-            detail,
-        }
+        self.op.malformed(detail)
     }
 
     /// One line: an event, None for a bookmark, or the error it carries.
     fn event(&self, line: &[u8]) -> Result<Option<Event>, Box<ClusterError>> {
-        let v = parse_json(line).map_err(|e| Box::new(self.malformed(e)))?;
-        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
-        let object = v.get("object").cloned().unwrap_or(Value::Null);
-        match kind {
-            "ADDED" | "MODIFIED" | "DELETED" if object.is_object() => Ok(Some(Event {
-                kind: kind.to_string(),
-                object: with_type(object, &self.kind),
-            })),
-            "BOOKMARK" => Ok(None),
-            "ERROR" => {
-                let code = object.get("code").and_then(Value::as_u64).unwrap_or(500) as u16;
-                let text = serde_json::to_vec(&object).unwrap_or_default();
-                let (reason, message) = status_text(code, &text, None);
-                Err(Box::new(api_error(&self.op, code, reason, message)))
-            }
-            other => Err(Box::new(
-                self.malformed(format!("a watch event of type {other:?}")),
-            )),
-        }
+        event(line, &self.kind, &self.op)
     }
+}
+
+/// One line of a watch answer: an event, None for a bookmark, or the error it carries (an
+/// `ERROR` event's `Status` as the API error it words; a line that is not JSON, or an event of
+/// another type, as [`ClusterError::Malformed`]).
+fn event(line: &[u8], kind: &Kind, op: &Op<'_>) -> Result<Option<Event>, Box<ClusterError>> {
+    let v = parse_json(line).map_err(|e| Box::new(op.malformed(e)))?;
+    let kind_of = v.get("type").and_then(Value::as_str).unwrap_or("");
+    let object = v.get("object").cloned().unwrap_or(Value::Null);
+    match kind_of {
+        "ADDED" | "MODIFIED" | "DELETED" if object.is_object() => Ok(Some(Event {
+            kind: kind_of.to_string(),
+            object: with_type(object, kind),
+        })),
+        "BOOKMARK" => Ok(None),
+        "ERROR" => {
+            let code = object.get("code").and_then(Value::as_u64).unwrap_or(500) as u16;
+            let text = serde_json::to_vec(&object).unwrap_or_default();
+            let (reason, message) = status_text(code, &text, None);
+            Err(Box::new(api_error(op, code, reason, message)))
+        }
+        other => Err(Box::new(
+            op.malformed(format!("a watch event of type {other:?}")),
+        )),
+    }
+}
+
+/// One line of a watch answer decoded as [`WatchStream::next`] decodes it (see `event` above):
+/// `Ok(None)` for a bookmark. Pure, for fuzzing and tests.
+#[doc(hidden)]
+pub fn decode_watch_line(line: &[u8], kind: &Kind) -> Result<Option<Event>, ClusterError> {
+    let op = Op {
+        verb: "watch",
+        resource: kind.resource(),
+        scope: String::new(),
+    };
+    event(line, kind, &op).map_err(|e| *e)
 }
