@@ -265,11 +265,7 @@ pub fn parse_objects(text: &str, file: &str) -> Result<Vec<K8sObject>, ObjectErr
 /// at most `limit` bytes in all (`--max-input-bytes`), `file` naming the stream in errors.
 /// Errors: as [`read_paths`], the bound's included (`ErrorKind::FileTooLarge`); a stream without
 /// objects is not an error here (the caller decides, as [`visit_paths`] does).
-pub fn read_stream(
-    r: impl BufRead,
-    file: &str,
-    limit: u64,
-) -> Result<Vec<K8sObject>, ObjectError> {
+pub fn read_stream(r: impl BufRead, file: &str, limit: u64) -> Result<Vec<K8sObject>, ObjectError> {
     let mut out = Vec::new();
     visit_stream(r, file, limit, &mut |o| {
         out.push(o);

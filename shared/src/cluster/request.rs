@@ -594,4 +594,41 @@ mod tests {
             "metadata is array, not a mapping"
         );
     }
+
+    fn pactos() -> Kind {
+        Kind {
+            group: "pacto.trianalab.io".into(),
+            version: "v1alpha1".into(),
+            kind: "Pacto".into(),
+            plural: "pactos".into(),
+            namespaced: true,
+        }
+    }
+
+    /// A page keeps the objects of the kind asked for (typed when the server left
+    /// `apiVersion`/`kind` out), skips others, and refuses an object that does not name itself.
+    #[test]
+    fn a_list_answer_keeps_the_items_of_its_kind() {
+        let body = br#"{"kind":"PactoList","items":[{"metadata":{"name":"a"}},{"kind":"Other","metadata":{}},7]}"#;
+        let items = decode_list_answer(body, &pactos()).unwrap();
+        assert_eq!(
+            items,
+            vec![
+                json!({"metadata": {"name": "a"}, "apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto"})
+            ]
+        );
+        assert!(decode_list_answer(br#"{"items":null}"#, &pactos())
+            .unwrap()
+            .is_empty());
+        assert_eq!(
+            decode_list_answer(br#"{"items":{}}"#, &pactos()).unwrap_err().to_string(),
+            "cannot list pactos.pacto.trianalab.io: the API server's answer is malformed: the answer has no items list"
+        );
+        assert_eq!(
+            decode_list_answer(br#"{"items":[{"metadata":{"name":""}}]}"#, &pactos())
+                .unwrap_err()
+                .to_string(),
+            "cannot list pactos.pacto.trianalab.io: the API server's answer is malformed: items[0]: metadata.name is empty"
+        );
+    }
 }

@@ -190,3 +190,55 @@ pub fn decode_watch_line(line: &[u8], kind: &Kind) -> Result<Option<Event>, Clus
     };
     event(line, kind, &op).map_err(|e| *e)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pactos() -> Kind {
+        Kind {
+            group: "pacto.trianalab.io".into(),
+            version: "v1alpha1".into(),
+            kind: "Pacto".into(),
+            plural: "pactos".into(),
+            namespaced: true,
+        }
+    }
+
+    /// Lines as the API server sends them (apimachinery `watch.Event`): objects typed, bookmarks
+    /// skipped, an `ERROR` event's `Status` worded as the API error (410 Expired when the
+    /// resourceVersion is too old), anything else malformed.
+    #[test]
+    fn watch_lines_decode_as_the_api_server_sends_them() {
+        let added = decode_watch_line(
+            br#"{"type":"ADDED","object":{"metadata":{"name":"a"}}}"#,
+            &pactos(),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(added.kind, "ADDED");
+        assert_eq!(added.object["kind"], json!("Pacto"));
+        assert_eq!(
+            decode_watch_line(br#"{"type":"BOOKMARK","object":{}}"#, &pactos()).unwrap(),
+            None
+        );
+        let expired = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 1 (13)","reason":"Expired","code":410}}"#;
+        match decode_watch_line(expired, &pactos()).unwrap_err() {
+            ClusterError::Api {
+                code,
+                reason,
+                message,
+                ..
+            } => {
+                assert_eq!((code, reason.as_str()), (410, "Expired"));
+                assert_eq!(message, "too old resource version: 1 (13)");
+            }
+            other => panic!("not an API error: {other}"),
+        }
+        assert_eq!(
+            decode_watch_line(br#"{"type":"WHAT"}"#, &pactos()).unwrap_err().to_string(),
+            "cannot watch pactos.pacto.trianalab.io: the API server's answer is malformed: a watch event of type \"WHAT\""
+        );
+    }
+}
