@@ -526,6 +526,23 @@ mod tests {
         assert_eq!(objs[2].origin.document, 3);
     }
 
+    /// A stream read as `-f` reads one: objects in order up to the bound, then the bound's error
+    /// naming the document it stopped in (the first document and its `---` are 32 bytes).
+    #[test]
+    fn a_stream_is_read_up_to_its_bound() {
+        let text = "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata: {name: b}\n";
+        let objs = read_stream(text.as_bytes(), "s.yaml", 1 << 10).unwrap();
+        assert_eq!(
+            objs.iter().map(|o| o.kind()).collect::<Vec<_>>(),
+            ["A", "B"]
+        );
+        let err = read_stream(text.as_bytes(), "s.yaml", 35).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "s.yaml: document 2: larger than 35 bytes (--max-input-bytes; give a larger bound to read it)"
+        );
+    }
+
     #[test]
     fn kubernetes_number_typing() {
         let objs = parse_objects(

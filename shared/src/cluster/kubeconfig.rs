@@ -323,3 +323,30 @@ impl Cluster {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KUBECONFIG: &str = "apiVersion: v1\nkind: Config\ncurrent-context: dev\nclusters:\n- name: c\n  cluster: {server: 'https://10.0.0.1:6443', proxy-url: 'http://proxy:3128'}\ncontexts:\n- name: dev\n  context: {cluster: c, user: u}\n- name: lost\n  context: {cluster: gone, user: u}\nusers:\n- name: u\n  user: {token: t}\n";
+
+    /// The checks `connect` makes before connecting, with client-go's wording of a context that
+    /// names what the file does not define (`tools/clientcmd/validation.go`).
+    #[test]
+    fn kubeconfig_text_is_checked_before_connecting() {
+        let proxy = check_kubeconfig_text(KUBECONFIG, "k", None).unwrap();
+        assert_eq!(proxy.unwrap().to_string(), "http://proxy:3128/");
+        assert_eq!(
+            check_kubeconfig_text(KUBECONFIG, "k", Some("lost"))
+                .unwrap_err()
+                .to_string(),
+            "k: cluster \"gone\" was not found for context \"lost\""
+        );
+        assert_eq!(
+            check_kubeconfig_text(KUBECONFIG, "k", Some("prod"))
+                .unwrap_err()
+                .to_string(),
+            "k: context \"prod\" not found in the kubeconfig"
+        );
+    }
+}
