@@ -11,7 +11,8 @@ use std::time::Duration;
 fn pacto() -> &'static serde_json::Value {
     static OBJ: OnceLock<serde_json::Value> = OnceLock::new();
     OBJ.get_or_init(|| {
-        let text = include_str!("../../examples/gates/pacto.trianalab.io/Pacto/testdata/compliant.yaml");
+        let text =
+            include_str!("../../examples/gates/pacto.trianalab.io/Pacto/testdata/compliant.yaml");
         let mut objects = pacto_gates::object::parse_objects(text, "compliant.yaml")
             .expect("the example Pacto parses");
         objects.remove(0).value

@@ -139,15 +139,16 @@ fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, Box<ClusterError>> {
 /// current-context) naming a cluster and a user the file defines, and the URLs of its cluster
 /// (`server`, `proxy-url`) parsed as the proxy choice parses them (`cluster::proxy`, without
 /// the environment). Returns the proxy the cluster names, if any. Pure (no file is read, no
-/// plugin run), for fuzzing and tests. Errors: [`ClusterError::Config`] naming `source`.
+/// plugin run), for fuzzing and tests. Errors: [`ClusterError::Config`] naming `source`, boxed.
 #[doc(hidden)]
 pub fn check_kubeconfig_text(
     text: &str,
     source: &str,
     context: Option<&str>,
-) -> Result<Option<http::Uri>, ClusterError> {
-    let kc = Kubeconfig::from_yaml(text).map_err(|e| config_error(source, e))?;
-    check_context(&kc, context).map_err(|e| ClusterError::Config(format!("{source}: {e}")))?;
+) -> Result<Option<http::Uri>, Box<ClusterError>> {
+    let config = |m: String| Box::new(ClusterError::Config(format!("{source}: {m}")));
+    let kc = Kubeconfig::from_yaml(text).map_err(|e| Box::new(config_error(source, e)))?;
+    check_context(&kc, context).map_err(config)?;
     let explicit = cluster_proxy_url(&kc, context);
     let server = context
         .or(kc.current_context.as_deref())
@@ -161,9 +162,8 @@ pub fn check_kubeconfig_text(
     };
     let uri: http::Uri = server
         .parse()
-        .map_err(|e| ClusterError::Config(format!("{source}: server {server:?}: {e}")))?;
-    proxy::proxy_for(&uri, explicit.as_deref(), |_| None)
-        .map_err(|e| ClusterError::Config(format!("{source}: {e}")))
+        .map_err(|e| config(format!("server {server:?}: {e}")))?;
+    proxy::proxy_for(&uri, explicit.as_deref(), |_| None).map_err(config)
 }
 
 impl Cluster {

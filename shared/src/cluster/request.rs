@@ -140,7 +140,7 @@ impl Cluster {
                     },
                     e => e,
                 })?;
-            all.extend(page_items(&list, &op)?);
+            all.extend(page_items(&list, &op).map_err(|e| *e)?);
             let next = list
                 .pointer("/metadata/continue")
                 .and_then(Value::as_str)
@@ -153,7 +153,7 @@ impl Cluster {
                 _ => break,
             }
         }
-        keep_items(all, kind, &op)
+        keep_items(all, kind, &op).map_err(|e| *e)
     }
 
     /// Reads one object. Errors: [`ClusterError::NotFound`] when it does not exist.
@@ -482,17 +482,19 @@ pub(super) fn parse_json(body: &[u8]) -> Result<Value, String> {
 
 /// The `items` of one list answer (Go encodes an empty slice as null: no objects). Errors: no
 /// `items` list.
-fn page_items(list: &Value, op: &Op<'_>) -> Result<Vec<Value>, ClusterError> {
+fn page_items(list: &Value, op: &Op<'_>) -> Result<Vec<Value>, Box<ClusterError>> {
     match list.get("items") {
         Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(a)) => Ok(a.clone()),
-        _ => Err(op.malformed("the answer has no items list".into())),
+        _ => Err(Box::new(
+            op.malformed("the answer has no items list".into()),
+        )),
     }
 }
 
 /// Only objects of the kind asked for: anything else in a list is not ours to show. An object of
 /// that kind which does not name itself is an error (naming `items[i]`), not a blank row.
-fn keep_items(all: Vec<Value>, kind: &Kind, op: &Op<'_>) -> Result<Vec<Value>, ClusterError> {
+fn keep_items(all: Vec<Value>, kind: &Kind, op: &Op<'_>) -> Result<Vec<Value>, Box<ClusterError>> {
     let mut out = Vec::with_capacity(all.len());
     for (i, o) in all.into_iter().enumerate() {
         if !o.is_object() {
@@ -502,7 +504,7 @@ fn keep_items(all: Vec<Value>, kind: &Kind, op: &Op<'_>) -> Result<Vec<Value>, C
         if o.get("kind").and_then(Value::as_str) != Some(kind.kind.as_str()) {
             continue;
         }
-        check_identity(&o).map_err(|e| op.malformed(format!("items[{i}]: {e}")))?;
+        check_identity(&o).map_err(|e| Box::new(op.malformed(format!("items[{i}]: {e}"))))?;
         out.push(o);
     }
     Ok(out)
@@ -511,15 +513,15 @@ fn keep_items(all: Vec<Value>, kind: &Kind, op: &Op<'_>) -> Result<Vec<Value>, C
 /// One list answer's body decoded as [`Cluster::list`] decodes each page: [`parse_json`]'s
 /// checks (UTF-8, JSON, Go's nesting limit of 10,000), an `items` list, and the items of `kind`
 /// that name themselves. Pure, for fuzzing and tests. Errors: [`ClusterError::Malformed`] with
-/// the detail a user sees.
+/// the detail a user sees (boxed, as the module's other pure decoders box it).
 #[doc(hidden)]
-pub fn decode_list_answer(body: &[u8], kind: &Kind) -> Result<Vec<Value>, ClusterError> {
+pub fn decode_list_answer(body: &[u8], kind: &Kind) -> Result<Vec<Value>, Box<ClusterError>> {
     let op = Op {
         verb: "list",
         resource: kind.resource(),
         scope: String::new(),
     };
-    let list = parse_json(body).map_err(|e| op.malformed(e))?;
+    let list = parse_json(body).map_err(|e| Box::new(op.malformed(e)))?;
     keep_items(page_items(&list, &op)?, kind, &op)
 }
 

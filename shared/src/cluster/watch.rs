@@ -180,15 +180,15 @@ fn event(line: &[u8], kind: &Kind, op: &Op<'_>) -> Result<Option<Event>, Box<Clu
 }
 
 /// One line of a watch answer decoded as [`WatchStream::next`] decodes it (see `event` above):
-/// `Ok(None)` for a bookmark. Pure, for fuzzing and tests.
+/// `Ok(None)` for a bookmark. Pure, for fuzzing and tests. Errors: as `event`, boxed.
 #[doc(hidden)]
-pub fn decode_watch_line(line: &[u8], kind: &Kind) -> Result<Option<Event>, ClusterError> {
+pub fn decode_watch_line(line: &[u8], kind: &Kind) -> Result<Option<Event>, Box<ClusterError>> {
     let op = Op {
         verb: "watch",
         resource: kind.resource(),
         scope: String::new(),
     };
-    event(line, kind, &op).map_err(|e| *e)
+    event(line, kind, &op)
 }
 
 #[cfg(test)]
@@ -224,7 +224,7 @@ mod tests {
             None
         );
         let expired = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 1 (13)","reason":"Expired","code":410}}"#;
-        match decode_watch_line(expired, &pactos()).unwrap_err() {
+        match *decode_watch_line(expired, &pactos()).unwrap_err() {
             ClusterError::Api {
                 code,
                 reason,
