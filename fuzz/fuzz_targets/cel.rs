@@ -1,5 +1,6 @@
 //! CEL on arbitrary text: Flux's parse, then evaluation of what parses against the example's
-//! compliant Pacto (every result kind), under the default budgets and a short deadline.
+//! compliant Pacto and, when the input holds one after a NUL, a JSON object of its own (every
+//! result kind), under the default budgets and a short deadline.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -20,7 +21,13 @@ fn pacto() -> &'static serde_json::Value {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(src) = std::str::from_utf8(data) else {
+    // `expression\0object`: the text after the first NUL, when it is JSON, is a second object
+    // to evaluate against (odd numbers, nesting, types the Pacto does not have).
+    let (src, rest) = match data.iter().position(|b| *b == 0) {
+        Some(i) => (&data[..i], Some(&data[i + 1..])),
+        None => (data, None),
+    };
+    let Ok(src) = std::str::from_utf8(src) else {
         return;
     };
     let limits = Limits {
@@ -30,9 +37,11 @@ fuzz_target!(|data: &[u8]| {
     let Ok(expr) = Expression::parse_with_limits(src, limits) else {
         return;
     };
-    let obj = pacto();
-    let _ = expr.eval_bool(obj);
-    let _ = expr.evaluate(obj);
-    let _ = expr.eval_string(obj);
-    let _ = expr.eval_string_slice(obj);
+    let derived = rest.and_then(|r| serde_json::from_slice::<serde_json::Value>(r).ok());
+    for obj in std::iter::once(pacto()).chain(derived.as_ref()) {
+        let _ = expr.eval_bool(obj);
+        let _ = expr.evaluate(obj);
+        let _ = expr.eval_string(obj);
+        let _ = expr.eval_string_slice(obj);
+    }
 });
