@@ -261,6 +261,19 @@ pub fn parse_objects(text: &str, file: &str) -> Result<Vec<K8sObject>, ObjectErr
     Ok(out)
 }
 
+/// Reads every object of a stream as `-f` reads a file or standard input: document by document,
+/// at most `limit` bytes in all (`--max-input-bytes`), `file` naming the stream in errors.
+/// Errors: as [`read_paths`], the bound's included (`ErrorKind::FileTooLarge`); a stream without
+/// objects is not an error here (the caller decides, as [`visit_paths`] does).
+pub fn read_stream(r: impl BufRead, file: &str, limit: u64) -> Result<Vec<K8sObject>, ObjectError> {
+    let mut out = Vec::new();
+    visit_stream(r, file, limit, &mut |o| {
+        out.push(o);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
 /// Parses a YAML stream into one value per document (`None` for an empty document), with
 /// Kubernetes number typing applied. The 1-based index of a document is its position + 1.
 /// Directives (`%YAML 1.1`) are accepted. Errors name the file, the document and the line.
@@ -511,6 +524,23 @@ mod tests {
         assert_eq!(objs[2].gvk().group, "pacto.trianalab.io");
         assert_eq!(objs[2].gvk().version, "v1alpha1");
         assert_eq!(objs[2].origin.document, 3);
+    }
+
+    /// A stream read as `-f` reads one: objects in order up to the bound, then the bound's error
+    /// naming the document it stopped in (the first document and its `---` are 32 bytes).
+    #[test]
+    fn a_stream_is_read_up_to_its_bound() {
+        let text = "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata: {name: b}\n";
+        let objs = read_stream(text.as_bytes(), "s.yaml", 1 << 10).unwrap();
+        assert_eq!(
+            objs.iter().map(|o| o.kind()).collect::<Vec<_>>(),
+            ["A", "B"]
+        );
+        let err = read_stream(text.as_bytes(), "s.yaml", 35).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "s.yaml: document 2: larger than 35 bytes (--max-input-bytes; give a larger bound to read it)"
+        );
     }
 
     #[test]

@@ -150,6 +150,38 @@ fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, Box<ClusterError>> {
     Ok(kc)
 }
 
+/// A kubeconfig's text checked as [`Cluster::connect`] checks it before any connection: kube-rs's
+/// `Kubeconfig::from_yaml` (several documents merged), the context in use (`context`, else the
+/// current-context) naming a cluster and a user the file defines, and the URLs of its cluster
+/// (`server`, `proxy-url`) parsed as the proxy choice parses them (`cluster::proxy`, without
+/// the environment). Returns the proxy the cluster names, if any. Pure (no file is read, no
+/// plugin run), for fuzzing and tests. Errors: [`ClusterError::Config`] naming `source`, boxed.
+#[doc(hidden)]
+pub fn check_kubeconfig_text(
+    text: &str,
+    source: &str,
+    context: Option<&str>,
+) -> Result<Option<http::Uri>, Box<ClusterError>> {
+    let config = |m: String| Box::new(ClusterError::Config(format!("{source}: {m}")));
+    let kc = Kubeconfig::from_yaml(text).map_err(|e| Box::new(config_error(source, e)))?;
+    check_context(&kc, context).map_err(config)?;
+    let explicit = cluster_proxy_url(&kc, context);
+    let server = context
+        .or(kc.current_context.as_deref())
+        .and_then(|name| kc.contexts.iter().find(|c| c.name == name))
+        .and_then(|c| c.context.as_ref())
+        .and_then(|ctx| kc.clusters.iter().find(|c| c.name == ctx.cluster))
+        .and_then(|c| c.cluster.as_ref())
+        .and_then(|c| c.server.clone());
+    let Some(server) = server else {
+        return Ok(None);
+    };
+    let uri: http::Uri = server
+        .parse()
+        .map_err(|e| config(format!("server {server:?}: {e}")))?;
+    proxy::proxy_for(&uri, explicit.as_deref(), |_| None).map_err(config)
+}
+
 impl Cluster {
     /// Builds the client. Order, as kubectl: `--kubeconfig`; else `KUBECONFIG` (files merged) or
     /// `~/.kube/config`; else the in-cluster service account. Errors: an unreadable or malformed
@@ -313,5 +345,32 @@ impl Cluster {
             chunk_size: o.chunk_size.unwrap_or(super::DEFAULT_CHUNK_SIZE),
             max_response_bytes,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KUBECONFIG: &str = "apiVersion: v1\nkind: Config\ncurrent-context: dev\nclusters:\n- name: c\n  cluster: {server: 'https://10.0.0.1:6443', proxy-url: 'http://proxy:3128'}\ncontexts:\n- name: dev\n  context: {cluster: c, user: u}\n- name: lost\n  context: {cluster: gone, user: u}\nusers:\n- name: u\n  user: {token: t}\n";
+
+    /// The checks `connect` makes before connecting, with client-go's wording of a context that
+    /// names what the file does not define (`tools/clientcmd/validation.go`).
+    #[test]
+    fn kubeconfig_text_is_checked_before_connecting() {
+        let proxy = check_kubeconfig_text(KUBECONFIG, "k", None).unwrap();
+        assert_eq!(proxy.unwrap().to_string(), "http://proxy:3128/");
+        assert_eq!(
+            check_kubeconfig_text(KUBECONFIG, "k", Some("lost"))
+                .unwrap_err()
+                .to_string(),
+            "k: cluster \"gone\" was not found for context \"lost\""
+        );
+        assert_eq!(
+            check_kubeconfig_text(KUBECONFIG, "k", Some("prod"))
+                .unwrap_err()
+                .to_string(),
+            "k: context \"prod\" not found in the kubeconfig"
+        );
     }
 }

@@ -28,10 +28,10 @@ pub use contexts::kubeconfig_contexts;
 pub use delivery::{DeliveryObjects, DeliveryQuery, Read};
 pub use discovery::{Kind, DISCOVERY_TIMEOUT};
 pub use error::{chain, reason_phrase, root_cause, ClusterError};
-pub use kubeconfig::ConnectOptions;
+pub use kubeconfig::{check_kubeconfig_text, ConnectOptions};
 pub use overrides::Overrides;
-pub use request::Scope;
-pub use watch::{Event, WatchStream, MAX_EVENT_BYTES};
+pub use request::{decode_list_answer, Scope};
+pub use watch::{decode_watch_line, Event, WatchStream, MAX_EVENT_BYTES};
 pub use write::{is_conflict, StatusPatch};
 
 use kube::Client;

@@ -40,7 +40,7 @@ pub(super) struct Op<'a> {
 }
 
 impl Op<'_> {
-    fn malformed(&self, detail: String) -> ClusterError {
+    pub(super) fn malformed(&self, detail: String) -> ClusterError {
         ClusterError::Malformed {
             verb: self.verb.into(),
             resource: self.resource.clone(),
@@ -140,19 +140,7 @@ impl Cluster {
                     },
                     e => e,
                 })?;
-            match list.get("items") {
-                // Go encodes an empty slice as null: no objects.
-                Some(Value::Null) => {}
-                Some(Value::Array(a)) => all.extend(a.iter().cloned()),
-                _ => {
-                    return Err(ClusterError::Malformed {
-                        verb: op.verb.into(),
-                        resource: op.resource.clone(),
-                        scope: op.scope.clone(),
-                        detail: "the answer has no items list".into(),
-                    })
-                }
-            }
+            all.extend(page_items(&list, &op).map_err(|e| *e)?);
             let next = list
                 .pointer("/metadata/continue")
                 .and_then(Value::as_str)
@@ -165,21 +153,7 @@ impl Cluster {
                 _ => break,
             }
         }
-        // Only objects of the kind asked for: anything else in a list is not ours to show. An
-        // object of that kind which does not name itself is an error, not a blank row.
-        let mut out = Vec::with_capacity(all.len());
-        for (i, o) in all.into_iter().enumerate() {
-            if !o.is_object() {
-                continue;
-            }
-            let o = with_type(o, kind);
-            if o.get("kind").and_then(Value::as_str) != Some(kind.kind.as_str()) {
-                continue;
-            }
-            check_identity(&o).map_err(|e| op.malformed(format!("items[{i}]: {e}")))?;
-            out.push(o);
-        }
-        Ok(out)
+        keep_items(all, kind, &op).map_err(|e| *e)
     }
 
     /// Reads one object. Errors: [`ClusterError::NotFound`] when it does not exist.
@@ -506,6 +480,51 @@ pub(super) fn parse_json(body: &[u8]) -> Result<Value, String> {
     Ok(crate::object::kube_numbers(v))
 }
 
+/// The `items` of one list answer (Go encodes an empty slice as null: no objects). Errors: no
+/// `items` list.
+fn page_items(list: &Value, op: &Op<'_>) -> Result<Vec<Value>, Box<ClusterError>> {
+    match list.get("items") {
+        Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(a)) => Ok(a.clone()),
+        _ => Err(Box::new(
+            op.malformed("the answer has no items list".into()),
+        )),
+    }
+}
+
+/// Only objects of the kind asked for: anything else in a list is not ours to show. An object of
+/// that kind which does not name itself is an error (naming `items[i]`), not a blank row.
+fn keep_items(all: Vec<Value>, kind: &Kind, op: &Op<'_>) -> Result<Vec<Value>, Box<ClusterError>> {
+    let mut out = Vec::with_capacity(all.len());
+    for (i, o) in all.into_iter().enumerate() {
+        if !o.is_object() {
+            continue;
+        }
+        let o = with_type(o, kind);
+        if o.get("kind").and_then(Value::as_str) != Some(kind.kind.as_str()) {
+            continue;
+        }
+        check_identity(&o).map_err(|e| Box::new(op.malformed(format!("items[{i}]: {e}"))))?;
+        out.push(o);
+    }
+    Ok(out)
+}
+
+/// One list answer's body decoded as [`Cluster::list`] decodes each page: [`parse_json`]'s
+/// checks (UTF-8, JSON, Go's nesting limit of 10,000), an `items` list, and the items of `kind`
+/// that name themselves. Pure, for fuzzing and tests. Errors: [`ClusterError::Malformed`] with
+/// the detail a user sees (boxed, as the module's other pure decoders box it).
+#[doc(hidden)]
+pub fn decode_list_answer(body: &[u8], kind: &Kind) -> Result<Vec<Value>, Box<ClusterError>> {
+    let op = Op {
+        verb: "list",
+        resource: kind.resource(),
+        scope: String::new(),
+    };
+    let list = parse_json(body).map_err(|e| Box::new(op.malformed(e)))?;
+    keep_items(page_items(&list, &op)?, kind, &op)
+}
+
 /// An object from the server must name itself: `metadata` a mapping with a non-empty string
 /// `name` (a namespace, when present, a string), else it would be shown as ` / `.
 fn check_identity(o: &Value) -> Result<(), String> {
@@ -575,6 +594,43 @@ mod tests {
         assert_eq!(
             check_identity(&json!({"metadata": []})).unwrap_err(),
             "metadata is array, not a mapping"
+        );
+    }
+
+    fn pactos() -> Kind {
+        Kind {
+            group: "pacto.trianalab.io".into(),
+            version: "v1alpha1".into(),
+            kind: "Pacto".into(),
+            plural: "pactos".into(),
+            namespaced: true,
+        }
+    }
+
+    /// A page keeps the objects of the kind asked for (typed when the server left
+    /// `apiVersion`/`kind` out), skips others, and refuses an object that does not name itself.
+    #[test]
+    fn a_list_answer_keeps_the_items_of_its_kind() {
+        let body = br#"{"kind":"PactoList","items":[{"metadata":{"name":"a"}},{"kind":"Other","metadata":{}},7]}"#;
+        let items = decode_list_answer(body, &pactos()).unwrap();
+        assert_eq!(
+            items,
+            vec![
+                json!({"metadata": {"name": "a"}, "apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto"})
+            ]
+        );
+        assert!(decode_list_answer(br#"{"items":null}"#, &pactos())
+            .unwrap()
+            .is_empty());
+        assert_eq!(
+            decode_list_answer(br#"{"items":{}}"#, &pactos()).unwrap_err().to_string(),
+            "cannot list pactos.pacto.trianalab.io: the API server's answer is malformed: the answer has no items list"
+        );
+        assert_eq!(
+            decode_list_answer(br#"{"items":[{"metadata":{"name":""}}]}"#, &pactos())
+                .unwrap_err()
+                .to_string(),
+            "cannot list pactos.pacto.trianalab.io: the API server's answer is malformed: items[0]: metadata.name is empty"
         );
     }
 }

@@ -145,34 +145,100 @@ impl WatchStream {
     }
 
     fn malformed(&self, detail: String) -> ClusterError {
-        ClusterError::Malformed {
-            verb: self.op.verb.into(),
-            resource: self.op.resource.clone(),
-            scope: self.op.scope.clone(),
-            detail,
-        }
+        self.op.malformed(detail)
     }
 
     /// One line: an event, None for a bookmark, or the error it carries.
     fn event(&self, line: &[u8]) -> Result<Option<Event>, Box<ClusterError>> {
-        let v = parse_json(line).map_err(|e| Box::new(self.malformed(e)))?;
-        let kind = v.get("type").and_then(Value::as_str).unwrap_or("");
-        let object = v.get("object").cloned().unwrap_or(Value::Null);
-        match kind {
-            "ADDED" | "MODIFIED" | "DELETED" if object.is_object() => Ok(Some(Event {
-                kind: kind.to_string(),
-                object: with_type(object, &self.kind),
-            })),
-            "BOOKMARK" => Ok(None),
-            "ERROR" => {
-                let code = object.get("code").and_then(Value::as_u64).unwrap_or(500) as u16;
-                let text = serde_json::to_vec(&object).unwrap_or_default();
-                let (reason, message) = status_text(code, &text, None);
-                Err(Box::new(api_error(&self.op, code, reason, message)))
-            }
-            other => Err(Box::new(
-                self.malformed(format!("a watch event of type {other:?}")),
-            )),
+        event(line, &self.kind, &self.op)
+    }
+}
+
+/// One line of a watch answer: an event, None for a bookmark, or the error it carries (an
+/// `ERROR` event's `Status` as the API error it words; a line that is not JSON, or an event of
+/// another type, as [`ClusterError::Malformed`]).
+fn event(line: &[u8], kind: &Kind, op: &Op<'_>) -> Result<Option<Event>, Box<ClusterError>> {
+    let v = parse_json(line).map_err(|e| Box::new(op.malformed(e)))?;
+    let kind_of = v.get("type").and_then(Value::as_str).unwrap_or("");
+    let object = v.get("object").cloned().unwrap_or(Value::Null);
+    match kind_of {
+        "ADDED" | "MODIFIED" | "DELETED" if object.is_object() => Ok(Some(Event {
+            kind: kind_of.to_string(),
+            object: with_type(object, kind),
+        })),
+        "BOOKMARK" => Ok(None),
+        "ERROR" => {
+            let code = object.get("code").and_then(Value::as_u64).unwrap_or(500) as u16;
+            let text = serde_json::to_vec(&object).unwrap_or_default();
+            let (reason, message) = status_text(code, &text, None);
+            Err(Box::new(api_error(op, code, reason, message)))
         }
+        other => Err(Box::new(
+            op.malformed(format!("a watch event of type {other:?}")),
+        )),
+    }
+}
+
+/// One line of a watch answer decoded as [`WatchStream::next`] decodes it (see `event` above):
+/// `Ok(None)` for a bookmark. Pure, for fuzzing and tests. Errors: as `event`, boxed.
+#[doc(hidden)]
+pub fn decode_watch_line(line: &[u8], kind: &Kind) -> Result<Option<Event>, Box<ClusterError>> {
+    let op = Op {
+        verb: "watch",
+        resource: kind.resource(),
+        scope: String::new(),
+    };
+    event(line, kind, &op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pactos() -> Kind {
+        Kind {
+            group: "pacto.trianalab.io".into(),
+            version: "v1alpha1".into(),
+            kind: "Pacto".into(),
+            plural: "pactos".into(),
+            namespaced: true,
+        }
+    }
+
+    /// Lines as the API server sends them (apimachinery `watch.Event`): objects typed, bookmarks
+    /// skipped, an `ERROR` event's `Status` worded as the API error (410 Expired when the
+    /// resourceVersion is too old), anything else malformed.
+    #[test]
+    fn watch_lines_decode_as_the_api_server_sends_them() {
+        let added = decode_watch_line(
+            br#"{"type":"ADDED","object":{"metadata":{"name":"a"}}}"#,
+            &pactos(),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(added.kind, "ADDED");
+        assert_eq!(added.object["kind"], json!("Pacto"));
+        assert_eq!(
+            decode_watch_line(br#"{"type":"BOOKMARK","object":{}}"#, &pactos()).unwrap(),
+            None
+        );
+        let expired = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 1 (13)","reason":"Expired","code":410}}"#;
+        match *decode_watch_line(expired, &pactos()).unwrap_err() {
+            ClusterError::Api {
+                code,
+                reason,
+                message,
+                ..
+            } => {
+                assert_eq!((code, reason.as_str()), (410, "Expired"));
+                assert_eq!(message, "too old resource version: 1 (13)");
+            }
+            other => panic!("not an API error: {other}"),
+        }
+        assert_eq!(
+            decode_watch_line(br#"{"type":"WHAT"}"#, &pactos()).unwrap_err().to_string(),
+            "cannot watch pactos.pacto.trianalab.io: the API server's answer is malformed: a watch event of type \"WHAT\""
+        );
     }
 }
