@@ -66,3 +66,35 @@ fn version_help_and_unknown_commands() {
         u.stderr
     );
 }
+
+/// kubectl's habits: `kubectl pacto` alone prints the help (exit 0), `version --client` is
+/// taken; a Flux flag given the other kind's file says which flag takes it.
+#[test]
+fn bare_invocation_version_client_and_flux_flag_kinds() {
+    let r = common::run(&mut common::pacto(&[]));
+    r.assert_code(0);
+    assert!(
+        r.stdout
+            .contains("Usage: kubectl pacto [OPTIONS] <COMMAND>"),
+        "{}",
+        r.stdout
+    );
+    let v = common::run(&mut common::pacto(&["version", "--client"]));
+    v.assert_code(0);
+    assert_eq!(
+        v.stdout,
+        format!("kubectl-pacto {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let h = common::run(&mut common::pacto(&[
+        "health",
+        "-f",
+        "examples/objects",
+        "--helmrelease",
+        "examples/flux/kustomization-gated.yaml",
+    ]));
+    h.assert_code(1);
+    assert_eq!(
+        h.stderr,
+        "error: examples/flux/kustomization-gated.yaml: document 1: --helmrelease takes a HelmRelease, this is a Kustomization (give it with --kustomization)\n"
+    );
+}

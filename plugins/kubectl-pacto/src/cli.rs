@@ -151,6 +151,9 @@ pub enum Command {
         /// Output format: `kubectl-pacto VERSION` by default.
         #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
         output: Option<Output>,
+        /// Accepted as kubectl version takes it (the plugin has only a client version).
+        #[arg(long)]
+        client: bool,
     },
     /// Print a shell completion script (bash, zsh or fish) for kubectl-pacto.
     Completion {

@@ -27,6 +27,12 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     // kubectl's convention: usage errors exit 1 like every other error; help and version exit 0.
+    // `kubectl pacto` alone: the help, as `kubectl` alone prints its own (exit 0).
+    if std::env::args_os().len() == 1 {
+        let mut cmd = Cli::command().bin_name("kubectl pacto");
+        let _ = write_stdout(&format!("{}", cmd.render_long_help()));
+        return ExitCode::SUCCESS;
+    }
     let cli = match Cli::parse_as_plugin() {
         Ok(cli) => cli,
         Err(e) => {
@@ -91,7 +97,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Snippet(args) => doctor::snippet(&args),
         Command::Wait(args) => waiting::wait(&args, &global()?),
         Command::Reconcile(args) => Ok(reconcile::reconcile(&args, &global()?)),
-        Command::Version { output } => {
+        Command::Version { output, .. } => {
             let version = env!("CARGO_PKG_VERSION");
             let data = serde_json::json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Version",
                 "version": version, "userAgent": pacto_gates::cluster::USER_AGENT});
@@ -201,7 +207,23 @@ fn flux_engine(args: &HealthArgs, now_unix: i64) -> Result<Option<(Kustomization
     let Some(path) = args.kustomization.as_ref().or(args.helmrelease.as_ref()) else {
         return Ok(None);
     };
-    let o = read_one(path, "Kustomization or HelmRelease")?;
+    let (flag, want) = match &args.kustomization {
+        Some(_) => ("--kustomization", "Kustomization"),
+        None => ("--helmrelease", "HelmRelease"),
+    };
+    let o = read_one(path, want)?;
+    if o.kind() != want {
+        bail!(
+            "{}: {flag} takes a {want}, this is a {} (give it with {})",
+            o.origin,
+            render::one_line(o.kind()),
+            if want == "Kustomization" {
+                "--helmrelease"
+            } else {
+                "--kustomization"
+            }
+        );
+    }
     let k = kustomization::parse(&o.value).map_err(|e| anyhow!("{}: {e}", o.origin))?;
     let (timeout, memory) = eval_bounds(args)?;
     let limits = pacto_gates::flux::cel::Limits {
