@@ -71,6 +71,7 @@ fn table(
             wide: false,
             headers: true,
             labels: None,
+            min_widths: None,
             colour: false,
             now,
         },

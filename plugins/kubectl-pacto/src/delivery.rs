@@ -198,6 +198,7 @@ fn table_options<'a>(
         wide: matches!(print.format, OutputFormat::Wide),
         headers: !print.no_headers,
         labels,
+        min_widths: None,
         colour: global.colour,
         now: global.now,
     }
@@ -299,9 +300,13 @@ pub fn get_stages(
     let namespaces = views.iter().map(|v| v.this.namespace.as_str()).collect();
     let labels = print.labels(&stages.iter().collect::<Vec<_>>());
     let options = table_options(args, print, global, namespaces, labels.as_deref());
-    if !stages.is_empty() {
-        write_stdout(&render::stage_table(&rows, options))?;
-    }
+    let listing = if stages.is_empty() {
+        String::new()
+    } else {
+        render::stage_table(&rows, options)
+    };
+    write_stdout(&listing)?;
+    let widths = render::column_widths(&listing);
     if args.watch {
         // Appliers are those read with the listing; each change is judged against them.
         let header_due = std::cell::Cell::new(stages.is_empty() && !print.no_headers);
@@ -317,6 +322,7 @@ pub fn get_stages(
                 TableOptions {
                     headers: header_due.replace(false),
                     labels: labels.as_deref(),
+                    min_widths: Some(&widths),
                     ..options
                 },
             )
@@ -462,9 +468,13 @@ pub fn get_operations(
     let namespaces = views.iter().map(|v| v.this.namespace.as_str()).collect();
     let labels = print.labels(&ops.iter().collect::<Vec<_>>());
     let options = table_options(args, print, global, namespaces, labels.as_deref());
-    if !ops.is_empty() {
-        write_stdout(&render::operation_table(&views, options))?;
-    }
+    let listing = if ops.is_empty() {
+        String::new()
+    } else {
+        render::operation_table(&views, options)
+    };
+    write_stdout(&listing)?;
+    let widths = render::column_widths(&listing);
     if args.watch {
         let header_due = std::cell::Cell::new(ops.is_empty() && !print.no_headers);
         follow(&cluster_opts, &watched, |o| {
@@ -474,6 +484,7 @@ pub fn get_operations(
                 TableOptions {
                     headers: header_due.replace(false),
                     labels: labels.as_deref(),
+                    min_widths: Some(&widths),
                     ..options
                 },
             )

@@ -270,12 +270,17 @@ fn get_pactos(
         wide: matches!(print.format, OutputFormat::Wide),
         headers: !print.no_headers,
         labels: labels.as_deref(),
+        min_widths: None,
         colour: global.colour,
         now,
     };
-    if !objects.is_empty() {
-        write_stdout(&render::pacto_table(&rows, options))?;
-    }
+    let listing = if objects.is_empty() {
+        String::new()
+    } else {
+        render::pacto_table(&rows, options)
+    };
+    write_stdout(&listing)?;
+    let widths = render::column_widths(&listing);
     if args.watch {
         // With nothing listed, the first row of the watch carries the header.
         let header_due = std::cell::Cell::new(objects.is_empty() && !print.no_headers);
@@ -291,6 +296,7 @@ fn get_pactos(
                 TableOptions {
                     headers: header_due.replace(false),
                     labels: labels.as_deref(),
+                    min_widths: Some(&widths),
                     ..options
                 },
             )

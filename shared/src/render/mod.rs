@@ -44,13 +44,37 @@ pub fn table(headers: &[&str], rows: Vec<Vec<String>>) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The column widths (display width of the widest cell, header included) of a table this module
+/// printed: where each header starts in its first line. For rows printed later under it (`get
+/// -w`), so that they line up with the listing, as kubectl's tab writer remembers its widths.
+pub fn column_widths(table: &str) -> Vec<usize> {
+    let Some(head) = table.lines().next() else {
+        return Vec::new();
+    };
+    let starts: Vec<usize> = head
+        .char_indices()
+        .filter(|(i, c)| !c.is_whitespace() && (*i == 0 || head[..*i].ends_with("   ")))
+        .map(|(i, _)| head[..i].chars().count())
+        .collect();
+    starts.windows(2).map(|w| w[1] - w[0] - 3).collect()
+}
+
 /// The table of [`table`], with or without its header line; without one, the widths come from
 /// the rows alone (as kubectl's tab writer sees them under `--no-headers`), and no rows print
 /// nothing.
 pub fn layout(headers: Option<&[&str]>, rows: Vec<Vec<String>>) -> String {
+    layout_at_least(headers, rows, &[])
+}
+
+/// [`layout`], each column at least as wide as `min_widths` says (see [`column_widths`]).
+pub fn layout_at_least(
+    headers: Option<&[&str]>,
+    rows: Vec<Vec<String>>,
+    min_widths: &[usize],
+) -> String {
     let mut out = Vec::new();
     // Writing to memory cannot fail.
-    let _ = write_table(headers, || rows.iter(), &mut out);
+    let _ = write_table(headers, || rows.iter(), min_widths, &mut out);
     String::from_utf8_lossy(&out).into_owned()
 }
 
@@ -66,13 +90,14 @@ where
     I: Iterator<Item = R>,
     R: AsRef<[String]>,
 {
-    write_table(Some(headers), rows, out)
+    write_table(Some(headers), rows, &[], out)
 }
 
 /// [`write_rows`], the header line optional.
 fn write_table<I, R>(
     headers: Option<&[&str]>,
     rows: impl Fn() -> I,
+    min_widths: &[usize],
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()>
 where
@@ -84,6 +109,12 @@ where
         .iter()
         .map(|h| shown_width(h))
         .collect();
+    for (i, m) in min_widths.iter().enumerate() {
+        match widths.get_mut(i) {
+            Some(have) => *have = (*have).max(*m),
+            None => widths.push(*m),
+        }
+    }
     for r in rows() {
         for (i, c) in r.as_ref().iter().enumerate() {
             let w = shown_width(c);
@@ -156,7 +187,11 @@ pub(crate) fn get_table(
             row.push(one_line(cell));
         }
     }
-    layout(o.headers.then_some(&headers[..]), rows)
+    layout_at_least(
+        o.headers.then_some(&headers[..]),
+        rows,
+        o.min_widths.unwrap_or_default(),
+    )
 }
 
 /// The LABELS cell of kubectl's `--show-labels`: `metadata.labels` as `key=value` joined by
@@ -478,6 +513,20 @@ pub fn one_line(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// Rows laid out under a listing take its column widths.
+    #[test]
+    fn rows_line_up_under_a_listing() {
+        let listing = table(
+            &["NAME", "STATUS"],
+            vec![vec!["a-long-name".into(), "Ready".into()]],
+        );
+        let widths = column_widths(&listing);
+        assert_eq!(widths, vec![11]);
+        let row = layout_at_least(None, vec![vec!["b".into(), "Failed".into()]], &widths);
+        assert_eq!(row, "b             Failed\n");
+    }
+
     use super::*;
 
     /// A name with a terminal title sequence reaches the summary line escaped.

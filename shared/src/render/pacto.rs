@@ -27,6 +27,9 @@ pub struct TableOptions<'a> {
     /// kubectl's `--show-labels`: a last LABELS column, one cell per row in row order
     /// (`key=value,...`, see [`super::labels_cell`]).
     pub labels: Option<&'a [String]>,
+    /// Columns at least this wide ([`super::column_widths`] of the listing): rows printed
+    /// under a listing (`get -w`) line up with it.
+    pub min_widths: Option<&'a [usize]>,
     pub colour: bool,
     pub now: Timestamp,
 }

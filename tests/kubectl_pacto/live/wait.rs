@@ -242,6 +242,12 @@ fn get_watch_prints_the_listing_then_a_row_per_change() {
         .unwrap();
     assert_eq!(cell(&before.stdout, row, "FRESH"), "no");
     assert_eq!(cell(&after.stdout, row, "FRESH"), "yes");
+    // The row lines up with the listing above it (kubectl's tab writer keeps its widths).
+    let header = before.stdout.lines().next().unwrap();
+    let under = format!("{header}\n{}\n", rows[0]);
+    assert_eq!(cell(&under, 0, "NAME"), "inventory");
+    assert_eq!(cell(&under, 0, "FRESH"), "yes");
+    assert_eq!(cell(&under, 0, "STATUS"), "Compliant");
     let r = c.run(&["get", "-w", "-f", "examples/objects"]);
     r.assert_code(1);
     assert!(r.stderr.contains("cannot be used with -f"), "{}", r.stderr);
