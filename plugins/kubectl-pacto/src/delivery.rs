@@ -4,7 +4,7 @@
 
 use crate::explain::Report;
 use crate::live::{block_on, connect, in_namespace};
-use crate::watching::{follow, newest, Watched};
+use crate::watching::{follow, list_then_follow, newest, Watched};
 use crate::write_stdout;
 use anyhow::{bail, Result};
 use kubectl_pacto::cli::GetArgs;
@@ -305,29 +305,26 @@ pub fn get_stages(
     } else {
         render::stage_table(&rows, options)
     };
-    write_stdout(&listing)?;
-    let widths = render::column_widths(&listing);
-    if args.watch {
-        // Appliers are those read with the listing; each change is judged against them.
-        let header_due = std::cell::Cell::new(stages.is_empty() && !print.no_headers);
-        follow(&cluster_opts, &watched, |o| {
+    // Appliers are those read with the listing; each change is judged against them.
+    list_then_follow(
+        &cluster_opts,
+        &watched,
+        args.watch,
+        print,
+        &listing,
+        options,
+        |o, opts| {
             let view = StageView::new(o);
             let computed = compute(&view, world);
-            let labels = print.labels(&[o]);
             render::stage_table(
                 &[StageRow {
                     view: &view,
                     computed: &computed,
                 }],
-                TableOptions {
-                    headers: header_due.replace(false),
-                    labels: labels.as_deref(),
-                    min_widths: Some(&widths),
-                    ..options
-                },
+                opts,
             )
-        })?;
-    }
+        },
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -473,23 +470,15 @@ pub fn get_operations(
     } else {
         render::operation_table(&views, options)
     };
-    write_stdout(&listing)?;
-    let widths = render::column_widths(&listing);
-    if args.watch {
-        let header_due = std::cell::Cell::new(ops.is_empty() && !print.no_headers);
-        follow(&cluster_opts, &watched, |o| {
-            let labels = print.labels(&[o]);
-            render::operation_table(
-                &[OperationView::new(o)],
-                TableOptions {
-                    headers: header_due.replace(false),
-                    labels: labels.as_deref(),
-                    min_widths: Some(&widths),
-                    ..options
-                },
-            )
-        })?;
-    }
+    list_then_follow(
+        &cluster_opts,
+        &watched,
+        args.watch,
+        print,
+        &listing,
+        options,
+        |o, opts| render::operation_table(&[OperationView::new(o)], opts),
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

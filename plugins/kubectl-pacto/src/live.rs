@@ -3,7 +3,7 @@
 //! `explain` is [`crate::explain`]. The I/O both share lives here: the runtime, the connection,
 //! the gates.
 
-use crate::watching::{follow, newest, Watched};
+use crate::watching::{follow, list_then_follow, newest, Watched};
 use crate::write_stdout;
 use anyhow::{anyhow, bail, Context, Result};
 use jiff::Timestamp;
@@ -279,28 +279,24 @@ fn get_pactos(
     } else {
         render::pacto_table(&rows, options)
     };
-    write_stdout(&listing)?;
-    let widths = render::column_widths(&listing);
-    if args.watch {
-        // With nothing listed, the first row of the watch carries the header.
-        let header_due = std::cell::Cell::new(objects.is_empty() && !print.no_headers);
-        follow(&cluster_opts, &watched, |o| {
+    list_then_follow(
+        &cluster_opts,
+        &watched,
+        args.watch,
+        print,
+        &listing,
+        options,
+        |o, opts| {
             let view = PactoView::new(o);
             let decision = gate::decide(&argo, &flux, o);
-            let labels = print.labels(&[o]);
             render::pacto_table(
                 &[PactoRow {
                     view: &view,
                     decision: &decision,
                 }],
-                TableOptions {
-                    headers: header_due.replace(false),
-                    labels: labels.as_deref(),
-                    min_widths: Some(&widths),
-                    ..options
-                },
+                opts,
             )
-        })?;
-    }
+        },
+    )?;
     Ok(ExitCode::SUCCESS)
 }

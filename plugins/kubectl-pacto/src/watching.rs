@@ -6,7 +6,9 @@ use crate::live::{block_on, connect};
 use crate::write_stdout;
 use anyhow::Result;
 use kubectl_pacto::options::ClusterOptions;
+use kubectl_pacto::printer::PrintOptions;
 use pacto_gates::cluster::Scope;
+use pacto_gates::render::TableOptions;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 
@@ -33,6 +35,38 @@ fn version_of(o: &Value) -> u64 {
         .and_then(Value::as_str)
         .and_then(|v| v.parse().ok())
         .unwrap_or(0)
+}
+
+/// Prints the table `listing` (empty when nothing was listed), then, with `-w`, one row per
+/// change under it, laid out by `row` with the listing's options and column widths (the first
+/// row carries the header when nothing was listed), as `kubectl get -w` does.
+pub(crate) fn list_then_follow(
+    c: &ClusterOptions,
+    w: &Watched<'_>,
+    watch: bool,
+    print: &PrintOptions,
+    listing: &str,
+    options: TableOptions<'_>,
+    row: impl Fn(&Value, TableOptions<'_>) -> String,
+) -> Result<()> {
+    write_stdout(listing)?;
+    if !watch {
+        return Ok(());
+    }
+    let widths = pacto_gates::render::column_widths(listing);
+    let header_due = std::cell::Cell::new(listing.is_empty() && !print.no_headers);
+    follow(c, w, |o| {
+        let labels = print.labels(&[o]);
+        row(
+            o,
+            TableOptions {
+                headers: header_due.replace(false),
+                labels: labels.as_deref(),
+                min_widths: Some(&widths),
+                ..options
+            },
+        )
+    })
 }
 
 /// Prints `row(object)` for each change until `--request-timeout` (forever without one).

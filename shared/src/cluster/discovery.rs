@@ -51,9 +51,7 @@ impl Kind {
             namespaced: true,
         }
     }
-}
 
-impl Kind {
     /// The core v1 Namespace (cluster-scoped; no discovery needed).
     pub fn namespace() -> Kind {
         Kind {

@@ -26,8 +26,8 @@ pub fn sprint_float(v: f64) -> String {
     }
 }
 
-/// Go's `fmt.Sprint` of a decoded JSON value: strings as they are, whole numbers as integers,
-/// other numbers as [`sprint_float`], `true`/`false`, null `<nil>`, arrays `[a b]`, objects
+/// Go's `fmt.Sprint` of a decoded JSON value: strings as they are, whole numbers that fit
+/// int64 as integers, other numbers as [`sprint_float`], `true`/`false`, null `<nil>`, arrays `[a b]`, objects
 /// `map[k1:v1 k2:v2]` with keys in byte order.
 pub fn sprint(v: &Value) -> String {
     let mut out = String::new();
@@ -39,10 +39,10 @@ fn write_sprint(v: &Value, out: &mut String) {
     match v {
         Value::Null => out.push_str("<nil>"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => out.push_str(&i.to_string()),
-            (None, Some(u)) => out.push_str(&u.to_string()),
-            _ => out.push_str(&sprint_float(n.as_f64().unwrap_or(f64::NAN))),
+        // apimachinery decodes a whole number beyond int64 as a float64.
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => out.push_str(&i.to_string()),
+            None => out.push_str(&sprint_float(n.as_f64().unwrap_or(f64::NAN))),
         },
         Value::String(s) => out.push_str(s),
         Value::Array(items) => {

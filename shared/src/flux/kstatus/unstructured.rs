@@ -6,6 +6,7 @@
 //! Number typing follows Kubernetes' unstructured decoding: a whole number that fits in an i64 is
 //! an `int64`; anything else (a fraction, an exponent form, an integer beyond i64) is a `float64`.
 
+use crate::k8s::gofmt::sprint as go_value;
 use serde_json::{Map, Value};
 
 // ---------------------------------------------------------------------------------------------
@@ -206,85 +207,11 @@ pub(super) fn go_kind(v: &Value) -> &'static str {
     }
 }
 
-/// Go's `%v` of a decoded JSON value: strings bare, maps as `map[k:v ...]` with sorted keys,
-/// lists as `[a b]`, null as `<nil>`, floats as `%g` with the shortest digits.
-fn go_value(v: &Value) -> String {
-    match v {
-        Value::Null => "<nil>".to_string(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => match n.as_i64() {
-            Some(i) => i.to_string(),
-            None => go_float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        Value::String(s) => s.clone(),
-        Value::Array(a) => format!("[{}]", a.iter().map(go_value).collect::<Vec<_>>().join(" ")),
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            let items: Vec<String> = keys
-                .into_iter()
-                .map(|k| format!("{k}:{}", go_value(&m[k])))
-                .collect();
-            format!("map[{}]", items.join(" "))
-        }
-    }
-}
-
-/// Go's `%v` of a float64: `%g` with the shortest round-trip digits, in exponent form
-/// (`1.5e+07`, at least two exponent digits) when the decimal exponent is below -4 or at least 6
-/// (strconv fixes the precision at 6 for this choice when formatting the shortest digits).
-fn go_float(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".to_string();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "+Inf" } else { "-Inf" }.to_string();
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits, as Go's shortest formatting does.
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let mut out = String::new();
-    if negative {
-        out.push('-');
-    }
-    if digits.bytes().all(|d| d == b'0') {
-        out.push('0');
-        return out;
-    }
-    if !(-4..6).contains(&exp) {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if exp < 0 { '-' } else { '+' });
-        out.push_str(&format!("{:02}", exp.abs()));
-        return out;
-    }
-    let point = exp + 1; // digits before the decimal point
-    if point <= 0 {
-        out.push_str("0.");
-        out.push_str(&"0".repeat(point.unsigned_abs() as usize));
-        out.push_str(&digits);
-    } else if point as usize >= digits.len() {
-        out.push_str(&digits);
-        out.push_str(&"0".repeat(point as usize - digits.len()));
-    } else {
-        out.push_str(&digits[..point as usize]);
-        out.push('.');
-        out.push_str(&digits[point as usize..]);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::compute;
     use super::*;
+    use crate::k8s::gofmt::sprint_float as go_float;
     use serde_json::json;
 
     #[test]
