@@ -52,6 +52,26 @@ pub const ARITH_FNS: [(u8, &str); 7] = [
 /// numeral)`, and the operators' positions.
 type ArithRun = (u8, Vec<(usize, usize, bool)>, Vec<usize>);
 
+/// How a table constructor is routed through [`TABLE_FN`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    /// A value: `__pacto_tab({...})`.
+    Value,
+    /// Call arguments, `f{...}`: `f(__pacto_tab({...}))`.
+    CallArgs,
+    /// Left as it is.
+    No,
+}
+
+/// The function every table constructor is routed through (the rewrite of
+/// `tableconstructor`, below).
+pub const TABLE_FN: &str = "__pacto_tab";
+/// The function the key expression of every `[k] = v` constructor field is routed through.
+pub const KEY_FN: &str = "__pacto_key";
+/// At most this many keyed fields are named as arguments of [`TABLE_FN`]; more are passed as
+/// one table (LuaJIT takes about 250 values in a call).
+const SPEC_ARGS: usize = 64;
+
 fn arith_fn(op: u8) -> &'static str {
     ARITH_FNS
         .iter()
@@ -255,7 +275,7 @@ impl Parser<'_> {
         let numeral = self.tok.t == T::Number;
         match self.tok.t {
             T::Nil | T::False | T::True | T::Number | T::Str | T::Dots => self.advance()?,
-            T::Op(b'{') => self.table()?,
+            T::Op(b'{') => self.table(Route::Value)?,
             T::Function => {
                 self.advance()?;
                 self.func_body()?;
@@ -317,18 +337,21 @@ impl Parser<'_> {
                 T::Op(b':') => {
                     self.advance()?;
                     self.name()?;
-                    self.args()?;
+                    self.args(true)?;
                     kind = Kind::Call;
                 }
                 T::Op(b'(') | T::Op(b'{') | T::Str => {
-                    if self.tok.t == T::Op(b'(') && self.tok.end_line != self.prev_end_line {
-                        // LuaJIT rejects a `(` on a later line than the callee as ambiguous.
+                    if matches!(self.tok.t, T::Op(b'(' | b'{'))
+                        && self.tok.end_line != self.prev_end_line
+                    {
+                        // LuaJIT rejects a `(` on a later line than the callee as ambiguous (a
+                        // `{` argument gets one when its constructor is routed, see `table`).
                         self.edits.insert(start, OPEN, key, Text::Static("("));
                         self.edits
                             .insert(self.tok.start, CLOSE, key, Text::Static(")"));
                         wrapped = true;
                     }
-                    self.args()?;
+                    self.args(false)?;
                     kind = Kind::Call;
                 }
                 _ => break,
@@ -346,8 +369,10 @@ impl Parser<'_> {
         })
     }
 
-    /// `args: '(' [exprlist] ')' | tableconstructor | String`.
-    fn args(&mut self) -> PResult<()> {
+    /// `args: '(' [exprlist] ')' | tableconstructor | String`. A constructor argument of a method
+    /// call on a later line than the method's name (`a:m\n{...}`) is left as it is: routing it
+    /// would need a `(` there, which LuaJIT rejects and no parentheses can fix.
+    fn args(&mut self, method: bool) -> PResult<()> {
         match self.tok.t {
             T::Op(b'(') => {
                 self.advance()?;
@@ -356,7 +381,10 @@ impl Parser<'_> {
                 }
                 self.expect(T::Op(b')'))
             }
-            T::Op(b'{') => self.table(),
+            T::Op(b'{') if method && self.tok.end_line != self.prev_end_line => {
+                self.table(Route::No)
+            }
+            T::Op(b'{') => self.table(Route::CallArgs),
             T::Str => self.advance(),
             _ => self.syntax_error(),
         }
@@ -364,12 +392,24 @@ impl Parser<'_> {
 
     /// `tableconstructor: '{' [fieldlist] '}'`, where `fieldlist` is a field followed by any
     /// sequence of fields and separators in which every field follows a separator.
-    fn table(&mut self) -> PResult<()> {
+    ///
+    /// The constructor is routed through [`TABLE_FN`] so that the sandbox can keep the order in
+    /// which its keys were first set (gopher-lua iterates a table's hash keys in that order):
+    /// `{a = 1, [k] = 2, 3}` becomes `__pacto_tab({a = 1, [__pacto_key((k))] = 2, 3}, "a", false)`,
+    /// the keyed fields named in source order (`false` standing for the next key recorded by
+    /// [`KEY_FN`]); more than [`SPEC_ARGS`] keyed fields are passed as one table instead. A
+    /// constructor used as call arguments (`f{...}`) gets parentheses: `f(__pacto_tab({...}))`.
+    fn table(&mut self, route: Route) -> PResult<()> {
         self.enter()?;
+        let open = self.tok.start;
+        let key = self.depth * 4 - 1;
         self.expect(T::Op(b'{'))?;
+        let mut spec: Vec<Option<String>> = Vec::new();
         if self.tok.t != T::Op(b'}') {
             loop {
-                self.field()?;
+                if let Some(k) = self.field(route != Route::No)? {
+                    spec.push(k);
+                }
                 if !matches!(self.tok.t, T::Op(b',' | b';')) {
                     break;
                 }
@@ -385,31 +425,79 @@ impl Parser<'_> {
             }
         }
         self.expect(T::Op(b'}'))?;
+        if route == Route::No {
+            self.leave();
+            return Ok(());
+        }
+        let call_args = route == Route::CallArgs;
+        let end = self.prev_end;
+        let opener = if call_args {
+            format!("({TABLE_FN}(")
+        } else {
+            format!("{TABLE_FN}(")
+        };
+        self.edits.insert(open, OPEN, key, Text::Owned(opener));
+        let names: Vec<String> = spec
+            .into_iter()
+            .map(|k| match k {
+                Some(name) => format!("\"{name}\""),
+                None => "false".to_string(),
+            })
+            .collect();
+        let mut closer = String::new();
+        if names.len() > SPEC_ARGS {
+            closer.push_str(", {");
+            closer.push_str(&names.join(", "));
+            closer.push('}');
+        } else {
+            for n in &names {
+                closer.push_str(", ");
+                closer.push_str(n);
+            }
+        }
+        closer.push(')');
+        if call_args {
+            closer.push(')');
+        }
+        self.edits.insert(end, CLOSE, key, Text::Owned(closer));
+        self.closed_at = end;
         self.leave();
         Ok(())
     }
 
-    /// `field: Name '=' expr | '[' expr ']' '=' expr | expr`.
-    fn field(&mut self) -> PResult<()> {
+    /// `field: Name '=' expr | '[' expr ']' '=' expr | expr`. Returns the key of a keyed field:
+    /// `Some(Some(name))` for `Name = expr`, `Some(None)` for `[expr] = expr` (whose key
+    /// expression is routed through [`KEY_FN`] when `routed`), `None` for a positional field.
+    fn field(&mut self, routed: bool) -> PResult<Option<Option<String>>> {
         let named = self.tok.t == T::Name && self.peek()? == T::Op(b'=');
         match self.tok.t {
             _ if named => {
+                let name = String::from_utf8_lossy(&self.sc.src[self.tok.start..self.tok.end])
+                    .into_owned();
                 self.advance()?;
                 self.advance()?;
                 self.expr()?;
+                Ok(Some(Some(name)))
             }
             T::Op(b'[') => {
                 self.advance()?;
-                self.expr()?;
+                let key = self.depth * 4 + 1;
+                let k = self.expr()?;
+                if routed {
+                    self.edits
+                        .insert(k.start, OPEN, key, Text::Owned(format!("{KEY_FN}((")));
+                    self.edits.insert(k.end, CLOSE, key, Text::Static("))"));
+                }
                 self.expect(T::Op(b']'))?;
                 self.expect(T::Op(b'='))?;
                 self.expr()?;
+                Ok(Some(None))
             }
             _ => {
                 self.expr()?;
+                Ok(None)
             }
         }
-        Ok(())
     }
 }
 
@@ -453,12 +541,12 @@ mod tests {
             ),
             (
                 "t = {a .. b, k = c .. d, [e .. f] = g}",
-                "t = {CONCAT((a), (b)), k = CONCAT((c), (d)), [CONCAT((e), (f))] = g}",
+                "t = __pacto_tab({CONCAT((a), (b)), k = CONCAT((c), (d)), [__pacto_key((CONCAT((e), (f))))] = g}, \"k\", false)",
             ),
             ("x = 1 .. 2", "x = CONCAT((1), (2))"),
             ("x = 1.5..y", "x = CONCAT((1.5),(y))"),
             ("x = a:m() .. b.c[d]", "x = CONCAT((a:m()), (b.c[d]))"),
-            ("return{}..''", "return(CONCAT(({}),('')))"),
+            ("return{}..''", "return(CONCAT((__pacto_tab({})),('')))"),
             ("return(x)..y", "return(CONCAT(((x)),(y)))"),
         ];
         for (src, want) in cases {
@@ -502,6 +590,38 @@ mod tests {
             "{out}"
         );
         assert_eq!(out.matches("__pacto_add").count(), 3);
+    }
+
+    /// Every constructor is routed through the table function, its keyed fields named in
+    /// source order (the sandbox's `order.lua` records gopher's key order from them).
+    #[test]
+    fn table_constructors() {
+        let cases = [
+            ("x = {}", "x = __pacto_tab({})"),
+            ("x = {1, 2}", "x = __pacto_tab({1, 2})"),
+            ("x = {b = 1, a = {c = 2}}", "x = __pacto_tab({b = 1, a = __pacto_tab({c = 2}, \"c\")}, \"b\", \"a\")"),
+            ("x = {[k] = 1, n = 2}", "x = __pacto_tab({[__pacto_key((k))] = 1, n = 2}, false, \"n\")"),
+            ("f{a = 1}", "f(__pacto_tab({a = 1}, \"a\"))"),
+            ("f {}", "f (__pacto_tab({}))"),
+            // A `{` argument on a later line: the callee is parenthesised, as for `(`.
+            ("x = f\n{}", "x = (f\n)(__pacto_tab({}))"),
+            // ... but a method's cannot be: that constructor is left as it is.
+            ("x = a:m\n{[k] = 1}", "x = a:m\n{[k] = 1}"),
+            // The inserted `)` must not call a parenthesised statement that follows.
+            ("x = {}\n(f)()", "x = __pacto_tab({})\n;(f)()"),
+            ("return{}", "return __pacto_tab({})"),
+        ];
+        for (src, want) in cases {
+            assert_eq!(rw(src), want, "{src}");
+        }
+        // More than 64 keyed fields come as one table.
+        let fields: Vec<String> = (0..65).map(|i| format!("k{i} = {i}")).collect();
+        let src = format!("x = {{{}}}", fields.join(", "));
+        let names: Vec<String> = (0..65).map(|i| format!("\"k{i}\"")).collect();
+        assert_eq!(
+            rw(&src),
+            format!("x = __pacto_tab({{{}}}, {{{}}})", fields.join(", "), names.join(", "))
+        );
     }
 
     #[test]

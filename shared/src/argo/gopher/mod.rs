@@ -32,7 +32,7 @@ mod token;
 
 pub use edit::rewrite;
 pub use error::{SyntaxError, TOO_MANY_LEVELS};
-pub use expr::ARITH_FNS;
+pub use expr::{ARITH_FNS, KEY_FN, TABLE_FN};
 pub use number::{number_to_string, parse_number, tonumber};
 pub use parser::KEEP_FN;
 

@@ -455,8 +455,8 @@ function g() end
 function t.a.b:c(d) return self end
 a, t.x, t[1] = 1, 2, 3
 f(1)(2)
-t:m "s" {1} [[z]]
-t.m{a = 1; [2] = 3, 4,}
+t:m "s" (__pacto_tab({1})) [[z]]
+t.m(__pacto_tab({a = 1; [__pacto_key((2))] = 3, 4,}, "a", false))
 do local z = LEN((a)) end
 while a < b do a = __pacto_add((a), (1)) break end
 repeat a = __pacto_sub((a), (1)) until a == 0 or LEN((t)) > 1
@@ -465,7 +465,7 @@ for i = 1, 10, 2 do end
 for k, v in pairs(t) do goto continue ::continue:: end
 ::top:: goto top
 x = function(...) local n = select('#', ...) return n end
-x = {f(), (f()), ...}
+x = __pacto_tab({f(), (f()), ...})
 x = a and b or not c
 x = __pacto_unm((__pacto_pow((a), (__pacto_unm((b))))))
 x = 0x1F + 1e-5 * .5 % 3.
@@ -484,7 +484,10 @@ return (CONCAT((a), (b)));
                 "return string.find(s, p)",
                 "return __pacto_keep(string.find(s, p))",
             ),
-            ("return t:m{1}", "return __pacto_keep(t:m{1})"),
+            (
+                "return t:m{1}",
+                "return __pacto_keep(t:m(__pacto_tab({1})))",
+            ),
             ("return (f(x))", "return (f(x))"),
             ("return f(x), g(y)", "return f(x), g(y)"),
             ("return f", "return f"),

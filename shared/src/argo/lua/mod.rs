@@ -32,6 +32,7 @@
 mod convert;
 mod evaluate;
 mod hook;
+mod order;
 mod pattern;
 mod result;
 mod sandbox;

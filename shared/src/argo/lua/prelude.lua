@@ -12,10 +12,10 @@
 -- safe_time, safe_date (Argo's oslib_safe.go), full_time, full_date (gopher's own os.time and
 -- os.date), denied (raises the error for a function kubectl-pacto never lets a script call),
 -- expired (true once the evaluation is past its wall-clock limit), chunk_cap (the bytes of source
--- a script may compile at run time).
+-- a script may compile at run time), order (what order.lua returns: gopher's table key order).
 
 local open, numstr, tonum, parsenum, printer, safe_time, safe_date, full_time, full_date, denied,
-  expired, chunk_cap = ...
+  expired, chunk_cap, order = ...
 
 local type, error, rawget, next, select, tostring0, setmt, getmt =
   type, error, rawget, next, select, tostring, debug.setmetatable, debug.getmetatable
@@ -240,11 +240,19 @@ local function g_unpack(t, i, j)
   if i > j then return end
   return unpack0(t, i, j)
 end
+-- The key order of gopher tables (order.lua): its constructor and key functions, handed to the
+-- script with the others, and its next, pairs and rawset.
+local TRACK = order.track
+
 -- gopher has no metatables on non-table values in restricted mode; strings index the string
 -- library in open mode.
 local function g_getmetatable(v)
   local t = type(v)
-  if t == "table" or t == "userdata" then return getmetatable0(v) end
+  if t == "table" or t == "userdata" then
+    local mt = getmetatable0(v)
+    if mt == TRACK then return nil end
+    return mt
+  end
   if open and t == "string" then return { __index = G.string } end
   return nil
 end
@@ -542,6 +550,11 @@ if open then
   for _, name in next, { "getfenv", "getinfo", "getmetatable", "traceback" } do
     debug[name] = G.debug[name]
   end
+  debug.getmetatable = function(v)
+    local mt = getmt(v)
+    if mt == TRACK then return nil end
+    return mt
+  end
   for name in next, copy(G.debug) do
     if debug[name] == nil then G.debug[name] = nil end
   end
@@ -581,6 +594,7 @@ for _, name in next, {
 end
 base.tostring, base.tonumber, base.print, base.unpack = g_tostring, g_tonumber, g_print, g_unpack
 base.getmetatable = g_getmetatable
+base.next, base.pairs, base.rawset = order.next, order.pairs, order.rawset
 -- Argo's limit is a cancelled context that every instruction checks; here the deadline error is
 -- raised again after any protected call, so a script cannot catch it and run on.
 local pcall0, xpcall0, error0 = pcall, xpcall, error
@@ -776,7 +790,9 @@ function run(chunk, obj)
   env.obj = obj
   env.actionParams = {}
   setfenv0(chunk, env)
-  return last_of(chunk(gconcat, glen, g_add, g_sub, g_mul, g_div, g_mod, g_pow, g_unm))
+  order.reset()
+  return last_of(chunk(gconcat, glen, g_add, g_sub, g_mul, g_div, g_mod, g_pow, g_unm, order.tab,
+    order.key))
 end
 
 return run

@@ -81,6 +81,11 @@ impl Vm {
         args.push_back(LuaValue::Function(
             lua.create_function(move |_, ()| Ok(cap.get()))?,
         ));
+        let order: Table = lua
+            .load(super::order::bytecode())
+            .set_mode(mlua::chunk::ChunkMode::Binary)
+            .call(())?;
+        args.push_back(LuaValue::Table(order));
         let run: Function = lua
             .load(prelude_bytecode())
             .set_mode(mlua::chunk::ChunkMode::Binary)

@@ -26,11 +26,13 @@ impl Script {
         let rewritten = gopher::rewrite(src, CONCAT_FN, LEN_FN).map_err(|e| e.to_string())?;
         // Same line: line numbers of the script are kept.
         let keep = gopher::KEEP_FN;
-        // The prelude's `run` passes the arithmetic functions in ARITH_FNS order.
+        // The prelude's `run` passes the arithmetic functions in ARITH_FNS order, then the table
+        // constructor's and key's functions.
         let arith: Vec<&str> = gopher::ARITH_FNS.iter().map(|(_, name)| *name).collect();
         let arith = arith.join(", ");
+        let (tab, key) = (gopher::TABLE_FN, gopher::KEY_FN);
         let source = format!(
-            "local {CONCAT_FN}, {LEN_FN}, {arith} = ...; local function {keep}(...) return ... end; {rewritten}"
+            "local {CONCAT_FN}, {LEN_FN}, {arith}, {tab}, {key} = ...; local function {keep}(...) return ... end; {rewritten}"
         );
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Ok(Script {

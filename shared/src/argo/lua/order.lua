@@ -1,0 +1,219 @@
+-- The key order of gopher tables for kubectl-pacto's Argo CD health engine: a chunk of its own,
+-- run once per LuaJIT state before the prelude (prelude.lua), which receives what it returns.
+--
+-- gopher-lua v1.1.2 (gopher table.go RawSet/RawSetString/RawSetH, Next; baselib.go
+-- basePairs/pairsaux/baseNext): positive integer keys below MaxArrayIndex live in the array part
+-- and come first, in ascending order; every other key is appended to `keys` the first time it is
+-- set to a non-nil value and keeps that place even after it is set to nil and set again; `next`
+-- and `pairs` visit the array part, then `keys` in that order, skipping nil values. LuaJIT keeps
+-- no insertion order, so the order is recorded here: the source rewriter routes every table
+-- constructor through `gtab`, which gives the table the `TRACK` metatable and records the keyed
+-- fields in source order; `TRACK.__newindex` records every later new key. Tables that did not
+-- come from the script's constructors (`obj`, whose keys Argo's decodeValue sets in Go's random
+-- map order) are visited in LuaJIT's order after their array part.
+local MAX_ARRAY_INDEX = 67108864
+local type, error, rawget, rawset0, rawequal0, next, select = type, error, rawget, rawset, rawequal, next, select
+local setmetatable0, getmetatable0, sort0 = setmetatable, getmetatable, table.sort
+local ORDER = setmetatable({}, { __mode = "k" })
+local function arraykey(k)
+  return type(k) == "number" and k >= 1 and k < MAX_ARRAY_INDEX and k % 1 == 0
+end
+local function record(t, k)
+  local o = ORDER[t]
+  if o == nil then
+    o = { n = 0, at = {} }
+    ORDER[t] = o
+  end
+  if o.at[k] == nil then
+    local n = o.n + 1
+    o.n = n
+    o[n] = k
+    o.at[k] = n
+  end
+end
+local TRACK = {}
+TRACK.__newindex = function(t, k, v)
+  if k == nil then error("table index is nil", 2) end
+  if k ~= k then error("table index is NaN", 2) end
+  rawset0(t, k, v)
+  if v ~= nil and not arraykey(k) then record(t, k) end
+end
+-- The dynamic keys (`[k] = v`) of the constructors being built, innermost last.
+local pending, npending = {}, 0
+local function gkey(k)
+  npending = npending + 1
+  pending[npending] = k
+  return k
+end
+-- `__pacto_tab(t, ...)`: the constructor's keyed fields in source order, a name for `name = v`,
+-- false for the next dynamic key; more than a few dozen come as one table.
+local function gtab(t, ...)
+  setmetatable0(t, TRACK)
+  local n = select("#", ...)
+  if n == 0 then return t end
+  local spec = ...
+  if type(spec) ~= "table" then spec = { ... } else n = #spec end
+  local dynamic = 0
+  for i = 1, n do
+    if spec[i] == false then dynamic = dynamic + 1 end
+  end
+  local base_ = npending - dynamic
+  if base_ < 0 then base_ = 0 end
+  local d = base_
+  for i = 1, n do
+    local k = spec[i]
+    if k == false then
+      d = d + 1
+      k = pending[d]
+    end
+    if k ~= nil and k == k and not arraykey(k) and rawget(t, k) ~= nil then record(t, k) end
+  end
+  for i = base_ + 1, npending do pending[i] = nil end
+  npending = base_
+  return t
+end
+-- One traversal's view of a table: its array keys in ascending order and the keys that are
+-- neither array keys nor recorded, in LuaJIT's order; `phase`/`i`/`last` say where the last
+-- `next` stopped, so that a loop costs one pass.
+local ITER = setmetatable({}, { __mode = "k" })
+local function snapshot(t)
+  local ints, ni, rest, nr, sorted, prev = {}, 0, {}, 0, true, 0
+  local o = ORDER[t]
+  local at = o and o.at
+  for k in next, t do
+    if arraykey(k) then
+      ni = ni + 1
+      ints[ni] = k
+      if k < prev then sorted = false end
+      prev = k
+    elseif not (at and at[k]) then
+      nr = nr + 1
+      rest[nr] = k
+    end
+  end
+  if not sorted then sort0(ints) end
+  local s = { ints = ints, ni = ni, rest = rest, nr = nr, phase = 1, i = 0 }
+  ITER[t] = s
+  return s
+end
+local function position(s, t, k)
+  if arraykey(k) then
+    local lo, hi = 1, s.ni
+    while lo <= hi do
+      local mid = (lo + hi - (lo + hi) % 2) / 2
+      local v = s.ints[mid]
+      if v == k then return 1, mid end
+      if v < k then lo = mid + 1 else hi = mid - 1 end
+    end
+    return 1, lo - 1
+  end
+  local o = ORDER[t]
+  local at = o and k == k and k ~= nil and o.at[k]
+  if at then return 2, at end
+  for i = 1, s.nr do
+    if rawequal0(s.rest[i], k) then return 3, i end
+  end
+  -- Next: a key gopher cannot place (k2i answers 0) continues after the first of `keys`.
+  return 2, 1
+end
+-- gopher LTable.Next over the recorded order: the key after `k` and its value, or nil.
+local function gnext(t, k)
+  local s, phase, i
+  if k == nil then
+    s = snapshot(t)
+    phase, i = 1, 0
+  else
+    s = ITER[t]
+    if s ~= nil and rawequal0(s.last, k) then
+      phase, i = s.phase, s.i
+    else
+      s = s or snapshot(t)
+      phase, i = position(s, t, k)
+    end
+  end
+  if phase == 1 then
+    local ints = s.ints
+    while i < s.ni do
+      i = i + 1
+      local key = ints[i]
+      local v = rawget(t, key)
+      if v ~= nil then
+        s.phase, s.i, s.last = 1, i, key
+        return key, v
+      end
+    end
+    phase, i = 2, 0
+  end
+  if phase == 2 then
+    local o = ORDER[t]
+    if o ~= nil then
+      while i < o.n do
+        i = i + 1
+        local key = o[i]
+        local v = rawget(t, key)
+        if v ~= nil then
+          s.phase, s.i, s.last = 2, i, key
+          return key, v
+        end
+      end
+    end
+    phase, i = 3, 0
+  end
+  local rest = s.rest
+  while i < s.nr do
+    i = i + 1
+    local key = rest[i]
+    local v = rawget(t, key)
+    if v ~= nil then
+      s.phase, s.i, s.last = 3, i, key
+      return key, v
+    end
+  end
+  s.phase, s.i, s.last = 3, s.nr, nil
+  return nil
+end
+-- gopher auxlib.go TypeError for CheckTable(1) (a missing argument is nil there), at the
+-- script's line.
+local function check_table_arg(fname, t)
+  if type(t) ~= "table" then
+    error("bad argument #1 to " .. fname .. " (table expected, got " .. type(t) .. ")", 3)
+  end
+end
+local function g_next(t, k)
+  check_table_arg("next", t)
+  return gnext(t, k)
+end
+local function pairsaux(t, k)
+  check_table_arg("?", t)
+  local key, v = gnext(t, k)
+  if key == nil then return end
+  return key, v
+end
+local function g_pairs(t)
+  check_table_arg("pairs", t)
+  return pairsaux, t, nil
+end
+-- gopher baselib.go baseRawSet: CheckTable, CheckAny, CheckAny; no results.
+local function g_rawset(...)
+  local t, k, v = ...
+  local n = select("#", ...)
+  check_table_arg("rawset", t)
+  if n < 3 then
+    error("bad argument #" .. (n + 1) .. " to rawset (value expected)", 2)
+  end
+  if k == nil then error("table index is nil", 2) end
+  if k ~= k then error("table index is NaN", 2) end
+  rawset0(t, k, v)
+  if v ~= nil and getmetatable0(t) == TRACK and not arraykey(k) then record(t, k) end
+end
+
+-- A new evaluation: constructors an error interrupted in the last one left their keys.
+local function reset()
+  for i = 1, npending do pending[i] = nil end
+  npending = 0
+end
+
+return {
+  tab = gtab, key = gkey, next = g_next, pairs = g_pairs, rawset = g_rawset, track = TRACK,
+  reset = reset,
+}
