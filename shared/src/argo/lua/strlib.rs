@@ -239,7 +239,8 @@ fn str_find(lua: &Lua, args: &MultiValue, bounds: &Bounds) -> mlua::Result<Multi
     if args.len() == 4 && truthy(&arg(args, 4)) {
         let init = init as usize;
         if init > s.len() {
-            return Err(raise(
+            // A Go panic in gopher (its text, no position; gopher's traceback when uncaught).
+            return Err(super::gopanic::raise(
                 lua,
                 &format!(
                     "runtime error: slice bounds out of range [{init}:{}]",
@@ -647,6 +648,10 @@ mod tests {
     #[test]
     fn string_library_errors_as_gopher() {
         for (src, want) in [
+            // strFind plain with init past the end slices past it: a Go panic, reported with
+            // gopher's traceback (Argo keeps it for panics), and its text alone under pcall.
+            ("return string.find('abc', 'b', 10, true)", "runtime error: slice bounds out of range [9:3]\nstack traceback:\n\t[G]: in function 'find'\n\t<string>:1: in main chunk\n\t[G]: ?"),
+            ("local ok, e = pcall(string.find, 'abc', 'b', 10, true)\nerror(e, 0)", "runtime error: slice bounds out of range [9:3]"),
             ("string.find('abc', '[a')", "<string>:1: unexpected EOS at 1"),
             ("string.find('abc', '(a')", "<string>:1: unfinished capture at EOS"),
             ("string.match('abc', 'a)')", "<string>:1: invalid ')' at 0"),
