@@ -24,6 +24,8 @@ thread_local! {
     static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
     /// Frames allowed below the probe: the script's limit plus the prelude's `run`.
     static DEPTH: Cell<c_int> = const { Cell::new(257) };
+    /// Whether `expire_now` set the hook to run on every instruction.
+    static HURRIED: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Sets the limits of the evaluation about to run on this thread: the instant its time is up,
@@ -33,6 +35,27 @@ pub(super) fn arm(deadline: Instant, max_call_depth: usize) {
     // One frame more than the limit: the prelude's `run` sits below the script.
     let depth = c_int::try_from(max_call_depth.saturating_add(1)).unwrap_or(c_int::MAX);
     DEPTH.with(|d| d.set(depth));
+}
+
+/// Ends the time of the evaluation under way now, and has the hook look at the deadline before
+/// the next instruction: the next instruction of the script fails with `context deadline
+/// exceeded` at its line, as gopher's main loop fails it once a blocking library call returned
+/// at the deadline (`channellib.go` `channelReceive`, `channelSelect`). The state checks after
+/// every instruction from then on; [`take_hurried`] says whether to reinstall the hook.
+pub(super) fn expire_now(lua: &mlua::Lua) -> mlua::Result<()> {
+    DEADLINE.with(|d| d.set(Some(Instant::now())));
+    HURRIED.with(|h| h.set(true));
+    // SAFETY: as in `install`.
+    unsafe {
+        lua.exec_raw::<()>((), |state| {
+            ffi::lua_sethook(state, Some(hook), ffi::LUA_MASKCALL | ffi::LUA_MASKCOUNT, 1);
+        })
+    }
+}
+
+/// Whether [`expire_now`] ran since the last call.
+pub(super) fn take_hurried() -> bool {
+    HURRIED.with(|h| h.replace(false))
 }
 
 /// Whether the evaluation under way on this thread is past its deadline.

@@ -15,7 +15,8 @@
 //!   ([`super::gopher::rewrite`]) and `prelude.lua`;
 //! * gopher's `table` library (its `sort` is Go's pdqsort, in `sortlib`) and, in open mode, its
 //!   string functions that differ from LuaJIT's (`strlib`, on gopher's pattern engine in
-//!   `pattern`);
+//!   `pattern`), its `string.format` (Go's `fmt.Sprintf`, in `fmtlib`), its `channel` library
+//!   (`channel`), and Go's panics in library functions with gopher's traceback (`gopanic`);
 //! * limits: 1 s of wall-clock time (Argo's `context.WithTimeout`), 256 call frames (gopher's
 //!   `CallStackSize`), enforced by the instruction hook (`hook`), and beyond Argo a memory cap
 //!   and bounds on object nesting and run-time chunk size; every library call that could run
@@ -26,11 +27,15 @@
 //! The sandbox is split by concept: `script` compiles a script once, `evaluate` runs an
 //! evaluation under its limits (error texts), `sandbox` prepares the LuaJIT state with the
 //! prelude (`prelude.lua`) and the host functions, `hook` enforces the time and depth limits,
-//! `strlib`/`pattern`/`sortlib` hold the library functions written in Rust, `convert` moves
+//! `strlib`/`pattern`/`fmtlib`/`sortlib`/`channel` hold the library functions written in Rust, `convert` moves
 //! values between JSON and Lua, and `result` decodes the script's result into a health status.
 
+mod channel;
 mod convert;
 mod evaluate;
+mod fmtlib;
+mod gofmt;
+mod gopanic;
 mod hook;
 mod order;
 mod pattern;

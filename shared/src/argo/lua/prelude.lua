@@ -350,175 +350,17 @@ local function copy(t)
   return c
 end
 
--- gopher stringlib.go strFormat: Go's fmt.Sprintf over the Lua values, of which only as many
--- reach it as the format has '%' outside "%%" (strings.Count), formatted by gopher's
--- LNumber.Format / LString.Format (value.go). What differs from C's printf is supplied here:
--- a missing value is "%!d(MISSING)", a surplus one "%!(EXTRA lua.LNumber=5)"; %d/%x/%o/%c
--- truncate any number to int64 (Go int64(float64)), %x/%o of a negative number keep the sign,
--- %b is binary, %c writes UTF-8; %v and %s take any value as tostring does; %d of a numeric
--- string prints the string, of another string 0 (LString.Format); a float verb on a string
--- and any verb on a value of the wrong type print Go's "%!f(string=3.)" form. C's printf does
--- the rest (%e, %f, %g with C's default precision, widths counted in bytes).
-local GO_TYPES = { number = "lua.LNumber", string = "lua.LString", boolean = "lua.LBool",
-  ["nil"] = "*lua.LNilType", table = "*lua.LTable", ["function"] = "*lua.LFunction" }
-local function go_int(v)
-  if v ~= v or v >= 9223372036854775807 or v < -9223372036854775808 then
-    return -9223372036854775808
+-- Errors raised by the host's library functions (the string, table and channel functions
+-- written in Rust) reach Lua as the host's error objects: a script that catches one gets the
+-- text gopher would give it (host_error_text answers nil for any other value).
+local host_error_text = rawget(G, "host_error_text")
+G.host_error_text = nil
+local function caught(e)
+  if type(e) == "userdata" then
+    local text = host_error_text(e)
+    if text ~= nil then return text end
   end
-  if v < 0 then return -((-v) - (-v) % 1) end
-  return v - v % 1
-end
-local function make_format(format0, byte0, sub0, char0, find0, rep0, reverse0)
-  local function utf8(c)
-    if c < 0 or c > 0x10FFFF or (c >= 0xD800 and c <= 0xDFFF) then c = 0xFFFD end
-    if c < 0x80 then return char0(c) end
-    if c < 0x800 then return char0(0xC0 + (c - c % 64) / 64, 0x80 + c % 64) end
-    if c < 0x10000 then
-      return char0(0xE0 + (c - c % 4096) / 4096, 0x80 + ((c - c % 64) / 64) % 64, 0x80 + c % 64)
-    end
-    return char0(0xF0 + (c - c % 262144) / 262144, 0x80 + ((c - c % 4096) / 4096) % 64,
-      0x80 + ((c - c % 64) / 64) % 64, 0x80 + c % 64)
-  end
-  local function pad(text, flags, width)
-    width = tonum(width, 10) or 0
-    if #text >= width then return text end
-    if find0(flags, "-", 1, true) then return text .. rep0(" ", width - #text) end
-    return rep0(" ", width - #text) .. text
-  end
-  -- Go's bad-verb form; LString.Format hands Go a plain string.
-  local function bad(verb, v)
-    local t = type(v) == "string" and "string" or GO_TYPES[type(v)]
-    return "%!" .. verb .. "(" .. t .. "=" .. str(v) .. ")"
-  end
-  return function(fmt, ...)
-    if type(fmt) == "number" then fmt = numstr(fmt) end
-    if type(fmt) ~= "string" then
-      error("bad argument #1 to format (string expected, got " .. type(fmt) .. ")", 2)
-    end
-    local n = #fmt
-    -- strings.Count(fmt, "%") - strings.Count(fmt, "%%")
-    local pct, pairs_ = 0, 0
-    local i = 1
-    while i <= n do
-      if byte0(fmt, i) == 37 then pct = pct + 1 end
-      i = i + 1
-    end
-    i = 1
-    while i < n do
-      if byte0(fmt, i) == 37 and byte0(fmt, i + 1) == 37 then pairs_ = pairs_ + 1 i = i + 2
-      else i = i + 1 end
-    end
-    local nargs = select("#", ...)
-    if pct - pairs_ < nargs then nargs = pct - pairs_ end
-    local args = { ... }
-    local out, argi, pos = {}, 0, 1
-    while pos <= n do
-      local c = byte0(fmt, pos)
-      if c ~= 37 then
-        local stop = pos
-        while stop <= n and byte0(fmt, stop) ~= 37 do stop = stop + 1 end
-        out[#out + 1] = sub0(fmt, pos, stop - 1)
-        pos = stop
-      elseif byte0(fmt, pos + 1) == 37 then
-        out[#out + 1] = "%"
-        pos = pos + 2
-      else
-        local j = pos + 1
-        while j <= n and find0("-+ #0", char0(byte0(fmt, j)), 1, true) do j = j + 1 end
-        local flags = sub0(fmt, pos + 1, j - 1)
-        local w0 = j
-        while j <= n and byte0(fmt, j) >= 48 and byte0(fmt, j) <= 57 do j = j + 1 end
-        local width = sub0(fmt, w0, j - 1)
-        local prec = ""
-        if byte0(fmt, j) == 46 then
-          local p0 = j
-          j = j + 1
-          while j <= n and byte0(fmt, j) >= 48 and byte0(fmt, j) <= 57 do j = j + 1 end
-          prec = sub0(fmt, p0, j - 1)
-        end
-        if j > n then
-          out[#out + 1] = "%!(NOVERB)"
-          pos = j
-        else
-          local verb = char0(byte0(fmt, j))
-          pos = j + 1
-          local spec = "%" .. flags .. width .. prec
-          if argi >= nargs then
-            out[#out + 1] = "%!" .. verb .. "(MISSING)"
-          else
-            argi = argi + 1
-            local v = args[argi]
-            local t = type(v)
-            local piece
-            if verb == "v" or verb == "s" then
-              piece = format0(spec .. "s", t == "number" and numstr(v) or g_tostring(v))
-            elseif verb == "q" then
-              piece = t == "number" and numstr(v) or (t == "string" and format0("%q", v) or bad("q", v))
-            elseif verb == "t" then
-              piece = t == "boolean" and pad(tostring0(v), flags, width) or bad("t", v)
-            elseif verb == "d" or verb == "i" then
-              if t == "number" then
-                piece = format0(spec .. "d", go_int(v))
-              elseif t == "string" then
-                if parsenum(v) then piece = format0(spec .. "s", v) else piece = format0(spec .. "d", 0) end
-              else
-                piece = bad(verb, v)
-              end
-            elseif verb == "x" or verb == "X" or verb == "o" or verb == "b" or verb == "c" or verb == "U" then
-              if t ~= "number" then
-                piece = bad(verb, v)
-              else
-                local k = go_int(v)
-                if verb == "c" then
-                  piece = pad(utf8(k), flags, width)
-                else
-                  local neg = k < 0
-                  if neg then k = -k end
-                  local digits
-                  if verb == "b" or verb == "U" then
-                    local base = verb == "b" and 2 or 16
-                    local d = {}
-                    repeat
-                      local r = k % base
-                      d[#d + 1] = sub0("0123456789ABCDEF", r + 1, r + 1)
-                      k = (k - r) / base
-                    until k == 0
-                    digits = reverse0(concat0(d))
-                    if verb == "U" then
-                      while #digits < 4 do digits = "0" .. digits end
-                      digits = "U+" .. digits
-                    end
-                  else
-                    digits = format0("%" .. verb, k)
-                  end
-                  if neg then digits = "-" .. digits end
-                  piece = pad(digits, flags, width)
-                end
-              end
-            elseif find0("eEfFgG", verb, 1, true) then
-              if t == "number" then piece = format0(spec .. verb, v) else piece = bad(verb, v) end
-            else
-              if t == "number" then
-                piece = "%!" .. verb .. "(" .. (v % 1 == 0 and "int64" or "float64") .. "=" .. numstr(v) .. ")"
-              else
-                piece = "%!" .. verb .. "(" .. (t == "string" and "string" or GO_TYPES[t]) .. "=" .. str(v) .. ")"
-              end
-            end
-            out[#out + 1] = piece
-          end
-        end
-      end
-    end
-    if argi < nargs then
-      local extra = {}
-      for k = argi + 1, nargs do
-        local v = args[k]
-        extra[#extra + 1] = GO_TYPES[type(v)] .. "=" .. str(v)
-      end
-      out[#out + 1] = "%!(EXTRA " .. concat0(extra, ", ") .. ")"
-    end
-    return concat0(out)
-  end
+  return e
 end
 
 -- Everything outside the process is refused, even with open libraries.
@@ -537,8 +379,6 @@ if open then
   os.setlocale = function() return nil end
   local string = copy(G.string)
   string.gfind = string.gmatch
-  string.format = make_format(G.string.format, G.string.byte, G.string.sub, G.string.char,
-    G.string.find, G.string.rep, G.string.reverse)
   local math = copy(G.math)
   math.mod = math.fmod
   math.huge = 1.7976931348623157e308
@@ -567,6 +407,7 @@ if open then
   local resume0 = coroutine.resume
   coroutine.resume = function(...)
     local r = { resume0(...) }
+    if r[1] == false then r[2] = caught(r[2]) end
     if expired() then error("context deadline exceeded", 2) end
     return unpack0(r, 1, maxn0(r))
   end
@@ -610,11 +451,18 @@ base.pcall = function(...)
     end
   end
   local r = { pcall0(...) }
+  if r[1] == false then r[2] = caught(r[2]) end
   if expired() then error("context deadline exceeded", 2) end
   return unpack0(r, 1, maxn0(r))
 end
 base.xpcall = function(...)
-  local r = { xpcall0(...) }
+  local f, h = ...
+  local r
+  if type(h) == "function" and select("#", ...) == 2 then
+    r = { xpcall0(f, function(e) return h(caught(e)) end) }
+  else
+    r = { xpcall0(...) }
+  end
   if expired() then error("context deadline exceeded", 2) end
   return unpack0(r, 1, maxn0(r))
 end
@@ -664,6 +512,20 @@ base.collectgarbage = function(opt, arg)
   return 0
 end
 
+-- gopher channellib.go (open mode): the host's channel library (G.channel) goes to every
+-- evaluation's globals, and type() names its values "channel" as gopher's LTChannel.
+if open and G.channel ~= nil then
+  libs.channel = G.channel
+  local chan_mt = getmt(G.channel.make())
+  local type0 = type
+  base.type = function(...)
+    if select("#", ...) == 0 then error("bad argument #1 to type (value expected)", 2) end
+    local t = type0(...)
+    if t == "userdata" and getmt((...)) == chan_mt then return "channel" end
+    return t
+  end
+end
+
 -- The state's real globals keep nothing a script could use to reach outside its evaluation:
 -- scripts never see this table (getfenv answers with their own globals), but upvalues and the
 -- registry still lead here.
@@ -693,20 +555,19 @@ local function new_env()
   env._G = env
   env.table = copy(tablelib)
   local preload = { os = function() return { time = safe_time, date = safe_date } end }
+  -- Argo reopens package after the other libraries (lua.go): loaded holds _G and table only,
+  -- and require finds no other library, in both modes.
   local loaded = { _G = env, table = env.table }
   local package = {
     preload = preload, loaded = loaded, loaders = {}, path = "", cpath = "",
     config = "/\n;\n?\n!\n-\n", loadlib = refuse("package.loadlib"),
     seeall = function(m) return setmetatable0(m, { __index = env }) end,
   }
-  loaded.package = package
   env.package = package
   for name, lib in next, libs do
     env[name] = copy(lib)
-    -- require("os") is Argo's safe module in both modes: its preload wins (lua.go).
-    if name ~= "os" then loaded[name] = env[name] end
   end
-  if open then env.io = setmetatable0({}, io_mt) loaded.io = env.io end
+  if open then env.io = setmetatable0({}, io_mt) end
   -- gopher-lua loadlib.go loRequire: "module %s not found:" and the places searched.
   env.require = function(name)
     if type(name) ~= "string" then

@@ -7,11 +7,11 @@
 
 use super::convert::{to_lua, to_result};
 use super::evaluate::{lua_error_text, Evaluation, Limits};
-use super::hook;
 use super::result::{decode_result, LuaResult};
 use super::script::{to_bytecode, Script};
 use super::sortlib;
 use super::strlib::{self, Bounds};
+use super::{channel, fmtlib, gopanic, hook};
 use crate::argo::{gopher, osdate};
 use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue};
 use serde_json::Value;
@@ -72,8 +72,18 @@ impl Vm {
                 expired: expired_rs,
                 memory_bytes: memory.clone(),
             };
-            strlib::install(&lua, &lua.globals().raw_get::<Table>("string")?, bounds)?;
+            let string = lua.globals().raw_get::<Table>("string")?;
+            strlib::install(&lua, &string, bounds.clone())?;
+            fmtlib::install(&lua, &string, bounds.clone())?;
+            // The prelude hands it to each evaluation's globals (gopher linit.go opens it).
+            lua.globals()
+                .raw_set("channel", channel::library(&lua, bounds)?)?;
         }
+        // Read once by the prelude, which removes it from the globals.
+        lua.globals().raw_set(
+            "host_error_text",
+            lua.create_function(|_, v: LuaValue| Ok(caught_error_text(&v)))?,
+        )?;
         let mut args = host_functions(&lua, open, now.clone(), printed.clone())?;
         args.push_back(LuaValue::Function(expired));
         let chunk_cap = Rc::new(std::cell::Cell::new(Limits::default().max_chunk_bytes));
@@ -114,20 +124,24 @@ impl Vm {
         self.now.set(now_unix);
         self.memory.set(limits.memory_bytes);
         self.chunk_cap.set(limits.max_chunk_bytes);
+        gopanic::reset();
         let started = Instant::now();
         hook::arm(started + limits.timeout, limits.max_call_depth);
         let outcome = self.run(script, obj, limits);
         let printed = std::mem::take(&mut *self.printed.borrow_mut());
+        // A state whose hook runs on every instruction (a blocking channel call ended the
+        // evaluation's time early) is not reused.
+        let hurried = hook::take_hurried();
         // Whatever the script did to the collector, the next evaluation starts from the default.
         let _ = self.lua.set_memory_limit(0);
         self.lua.gc_restart();
         let reusable = match &outcome {
             Err(mlua::Error::MemoryError(_)) => false,
-            Err(_) => started.elapsed() < limits.timeout,
-            Ok(_) => true,
+            Err(_) => !hurried && started.elapsed() < limits.timeout,
+            Ok(_) => !hurried,
         };
         let result = outcome
-            .map_err(|e| lua_error_text(&e, limits))
+            .map_err(|e| gopanic::traceback_for(lua_error_text(&e, limits)))
             .and_then(decode_result);
         (Evaluation { result, printed }, reusable.then_some(self))
     }
@@ -160,6 +174,26 @@ impl Vm {
         }
         loaded.insert(script.id, f.clone());
         Ok(f)
+    }
+}
+
+/// The text a script's `pcall` gets for an error raised by a host library function: the
+/// message itself, as gopher's `PCall` hands it over (its Go panics included, without their
+/// traceback). `None` for any value that is not such an error.
+fn caught_error_text(v: &LuaValue) -> Option<String> {
+    let LuaValue::Error(e) = v else { return None };
+    let mut e: &mlua::Error = e;
+    loop {
+        match e {
+            mlua::Error::CallbackError { cause, .. } | mlua::Error::WithContext { cause, .. } => {
+                e = cause
+            }
+            mlua::Error::RuntimeError(m) => {
+                gopanic::caught(m);
+                return Some(m.clone());
+            }
+            other => return Some(other.to_string()),
+        }
     }
 }
 
@@ -443,6 +477,18 @@ mod tests {
             assert_eq!(msg(keys, open), "date,time", "open={open}");
         }
         assert_eq!(msg("string.format('%d-%s', 5, 'x')", true), "5-x");
+        // argo-cd lua.go opens package after the libraries: package.loaded holds _G and table
+        // only, in both modes, and require finds no other library (os comes from its preload).
+        for open in [false, true] {
+            let loaded = "(function() local k = {} for n in pairs(package.loaded) do k[#k + 1] = n end table.sort(k) return table.concat(k, ',') end)()";
+            assert_eq!(msg(loaded, open), "_G,table", "open={open}");
+            let found = "(function() local r = {} for _, n in ipairs({'os', 'table', '_G', 'string', 'math', 'io', 'debug', 'coroutine', 'channel', 'package'}) do r[#r + 1] = n .. '=' .. tostring(pcall(require, n)) end return table.concat(r, ' ') end)()";
+            assert_eq!(
+                msg(found, open),
+                "os=true table=true _G=true string=false math=false io=false debug=false coroutine=false channel=false package=false",
+                "open={open}"
+            );
+        }
         assert_eq!(msg("tostring(math.huge)", true), "1.7976931348623157e+308");
     }
 

@@ -34,7 +34,9 @@ pub(super) fn install(lua: &Lua, string: &Table, bounds: Bounds) -> mlua::Result
         lua.create_function(move |lua, args: MultiValue| str_match(lua, &args, &b))?,
     )?;
     let b = bounds.clone();
-    let gmatch = lua.create_function(move |lua, args: MultiValue| str_gmatch(lua, &args, &b))?;
+    let iter = lua.create_function(|lua, args: MultiValue| gmatch_iter(lua, &args))?;
+    let gmatch =
+        lua.create_function(move |lua, args: MultiValue| str_gmatch(lua, &args, &b, &iter))?;
     string.raw_set("gmatch", gmatch.clone())?;
     string.raw_set("gfind", gmatch)?;
     let b = bounds.clone();
@@ -65,13 +67,13 @@ pub(super) fn install(lua: &Lua, string: &Table, bounds: Bounds) -> mlua::Result
 }
 
 /// A runtime error at the calling script line, as gopher's `RaiseError` words it.
-fn raise(lua: &Lua, msg: &str) -> mlua::Error {
+pub(super) fn raise(lua: &Lua, msg: &str) -> mlua::Error {
     mlua::Error::runtime(format!("{}{msg}", where_(lua)))
 }
 
 /// The name the calling line gives the running library function (gopher `rawFrameFuncName`
 /// reads it from the call site too).
-fn fname(lua: &Lua) -> String {
+pub(super) fn fname(lua: &Lua) -> String {
     lua.inspect_stack(0, |d| d.names().name.map(|n| n.into_owned()))
         .flatten()
         .unwrap_or_else(|| "?".into())
@@ -90,11 +92,11 @@ pub(super) fn type_name(v: &LuaValue) -> &'static str {
     }
 }
 
-fn arg(args: &MultiValue, n: usize) -> LuaValue {
+pub(super) fn arg(args: &MultiValue, n: usize) -> LuaValue {
     args.get(n - 1).cloned().unwrap_or(LuaValue::Nil)
 }
 
-fn type_error(lua: &Lua, args: &MultiValue, n: usize, want: &str) -> mlua::Error {
+pub(super) fn type_error(lua: &Lua, args: &MultiValue, n: usize, want: &str) -> mlua::Error {
     raise(
         lua,
         &format!(
@@ -106,7 +108,7 @@ fn type_error(lua: &Lua, args: &MultiValue, n: usize, want: &str) -> mlua::Error
 }
 
 /// gopher `CheckString`: a string, or a number in gopher's format.
-fn check_string(lua: &Lua, args: &MultiValue, n: usize) -> mlua::Result<LuaString> {
+pub(super) fn check_string(lua: &Lua, args: &MultiValue, n: usize) -> mlua::Result<LuaString> {
     match arg(args, n) {
         LuaValue::String(s) => Ok(s),
         LuaValue::Number(x) => lua.create_string(gopher::number_to_string(x)),
@@ -117,7 +119,12 @@ fn check_string(lua: &Lua, args: &MultiValue, n: usize) -> mlua::Result<LuaStrin
 
 /// gopher `OptInt`/`CheckInt`: a number (numeric strings are refused), truncated as Go's
 /// `int(LNumber)`.
-fn opt_int(lua: &Lua, args: &MultiValue, n: usize, default: Option<i64>) -> mlua::Result<i64> {
+pub(super) fn opt_int(
+    lua: &Lua,
+    args: &MultiValue,
+    n: usize,
+    default: Option<i64>,
+) -> mlua::Result<i64> {
     match (arg(args, n), default) {
         (LuaValue::Nil, Some(d)) => Ok(d),
         (LuaValue::Number(x), _) => Ok(go_int(x)),
@@ -128,7 +135,7 @@ fn opt_int(lua: &Lua, args: &MultiValue, n: usize, default: Option<i64>) -> mlua
 
 /// Go's `int(float64)` on amd64: truncation, with NaN and out-of-range values giving the
 /// minimum int64.
-fn go_int(x: f64) -> i64 {
+pub(super) fn go_int(x: f64) -> i64 {
     if x.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&x) {
         i64::MIN
     } else {
@@ -136,13 +143,13 @@ fn go_int(x: f64) -> i64 {
     }
 }
 
-fn truthy(v: &LuaValue) -> bool {
+pub(super) fn truthy(v: &LuaValue) -> bool {
     !matches!(v, LuaValue::Nil | LuaValue::Boolean(false))
 }
 
 /// gopher `LVAsString`: strings as they are, numbers in gopher's format, anything else as its
 /// `String()` (`table: 0x...`).
-fn as_string(v: &LuaValue) -> Vec<u8> {
+pub(super) fn as_string(v: &LuaValue) -> Vec<u8> {
     match v {
         LuaValue::String(s) => s.as_bytes().to_vec(),
         LuaValue::Number(x) => gopher::number_to_string(*x).into_bytes(),
@@ -232,7 +239,8 @@ fn str_find(lua: &Lua, args: &MultiValue, bounds: &Bounds) -> mlua::Result<Multi
     if args.len() == 4 && truthy(&arg(args, 4)) {
         let init = init as usize;
         if init > s.len() {
-            return Err(raise(
+            // A Go panic in gopher (its text, no position; gopher's traceback when uncaught).
+            return Err(super::gopanic::raise(
                 lua,
                 &format!(
                     "runtime error: slice bounds out of range [{init}:{}]",
@@ -297,26 +305,75 @@ fn str_match(lua: &Lua, args: &MultiValue, bounds: &Bounds) -> mlua::Result<Mult
     captures(lua, m, &s, 2)
 }
 
-/// gopher `strGmatch`: every match is found first; the iterator hands them out one by one (the
-/// whole match when the pattern has no capture).
-fn str_gmatch(lua: &Lua, args: &MultiValue, bounds: &Bounds) -> mlua::Result<MultiValue> {
+/// The state value of a `gmatch` (gopher `strMatchData`, a userdata): the subject, its
+/// matches, and the next one to hand out.
+struct GmatchState {
+    src: Vec<u8>,
+    matches: Vec<Match>,
+    next: std::cell::Cell<usize>,
+}
+
+impl mlua::UserData for GmatchState {}
+
+/// gopher `strGmatch`: every match is found first (within the evaluation's deadline and memory
+/// cap); returns gopher's one iterator function and a userdata holding the matches.
+fn str_gmatch(
+    lua: &Lua,
+    args: &MultiValue,
+    bounds: &Bounds,
+    iter: &Function,
+) -> mlua::Result<MultiValue> {
     let s = check_string(lua, args, 1)?;
     let p = check_string(lua, args, 2)?;
     let src = s.as_bytes().to_vec();
-    let found = search(lua, &p.as_bytes(), &src, 0, -1, bounds)?;
-    let next = std::cell::Cell::new(0usize);
-    let iter = lua.create_function(move |lua, _: MultiValue| {
-        let i = next.get();
-        next.set(i + 1);
-        let Some(m) = found.get(i) else {
-            return Ok(MultiValue::new());
-        };
-        if m.len() == 2 {
-            return Ok(MultiValue::from_iter([capture_value(lua, m, &src, 0)?]));
-        }
-        captures(lua, m, &src, 2)
+    let matches = search(lua, &p.as_bytes(), &src, 0, -1, bounds)?;
+    let state = lua.create_userdata(GmatchState {
+        src,
+        matches,
+        next: std::cell::Cell::new(0),
     })?;
-    Ok(MultiValue::from_iter([LuaValue::Function(iter)]))
+    Ok(MultiValue::from_iter([
+        LuaValue::Function(iter.clone()),
+        LuaValue::UserData(state),
+    ]))
+}
+
+/// gopher `strGmatchIter`: argument 1 must be the state userdata (`CheckUserData`); hands out
+/// the next match (the whole match when the pattern has no capture, else its captures), then
+/// nothing, then Go's index panic for every later call.
+fn gmatch_iter(lua: &Lua, args: &MultiValue) -> mlua::Result<MultiValue> {
+    let state = match arg(args, 1) {
+        LuaValue::UserData(ud) if ud.is::<GmatchState>() => ud,
+        other => {
+            return Err(raise(
+                lua,
+                &format!(
+                    "bad argument #1 to {} (userdata expected, got {})",
+                    fname(lua),
+                    super::channel::lua_type(&other)
+                ),
+            ))
+        }
+    };
+    let state = state.borrow::<GmatchState>()?;
+    let i = state.next.get();
+    state.next.set(i + 1);
+    let len = state.matches.len();
+    if i == len {
+        return Ok(MultiValue::new());
+    }
+    let Some(m) = state.matches.get(i) else {
+        return Err(super::gopanic::raise(
+            lua,
+            &format!("runtime error: index out of range [{i}] with length {len}"),
+        ));
+    };
+    if m.len() == 2 {
+        return Ok(MultiValue::from_iter([capture_value(
+            lua, m, &state.src, 0,
+        )?]));
+    }
+    captures(lua, m, &state.src, 2)
 }
 
 /// gopher `capturedString` with `checkCaptureIndex`: `%1` without captures is the whole match.
@@ -560,41 +617,41 @@ mod tests {
         }
     }
 
-    /// gopher stringlib.go strFormat (Go fmt.Sprintf with only as many values as the format
-    /// has '%' outside "%%") and value.go LNumber.Format/LString.Format; reference §6
-    /// "string.format".
+    /// gopher stringlib.go strGmatch returns its one iterator function (OpenString's upvalue)
+    /// and a userdata holding every match, found at once; strGmatchIter checks that argument 1
+    /// is a userdata (auxlib.go CheckUserData: "bad argument #1 to NAME (userdata expected, got
+    /// TYPE)", NAME as the call site names it, `?` when it does not), returns nothing once the
+    /// matches are handed out, and indexes past them on the next call (a Go panic: its text and
+    /// gopher's traceback, which Argo keeps for panics).
     #[test]
-    fn format_as_go() {
+    fn gmatch_iterator_and_state_as_gopher() {
         for (expr, want) in [
-            ("string.format('%d %s', 3)", "3 %!s(MISSING)"),
-            ("string.format('%d|%d', 3.7, -3.7)", "3|-3"),
-            ("string.format('%x|%x|%X', -1, 255, 255)", "-1|ff|FF"),
-            (
-                "string.format('%5.2f|%-4d|%04d', 3.14159, 7, 7)",
-                " 3.14|7   |0007",
-            ),
-            (
-                "string.format('%s %s %s', nil, true, 1e15)",
-                "nil true 1000000000000000",
-            ),
-            ("string.format('%v', 0.1 + 0.2)", "0.30000000000000004"),
-            ("string.format('%f', '3.')", "%!f(string=3.)"),
-            ("string.format('%u', 3)", "%!u(int64=3)"),
-            ("string.format('%d', 2^53)", "9007199254740992"),
-            ("string.format('%d', 1e100)", "-9223372036854775808"),
-            ("string.format('%d|%d', '42', 'abc')", "42|0"),
-            ("string.format('%b|%c|%U', 5, 228, 65)", "101|ä|U+0041"),
-            ("string.format('%t', true)", "true"),
-            ("string.format('x', 1)", "x"),
-            ("string.format('%d%%', 5, 6)", "5%%!(EXTRA lua.LNumber=6)"),
+            ("tostring(select('#', string.gmatch('a', 'a')))", "2"),
+            ("type(select(2, string.gmatch('a', 'a')))", "userdata"),
+            ("tostring(string.gmatch('a', 'a') == string.gfind('b', 'b'))", "true"),
+            ("(function() local f, s = string.gmatch('ab', 'a') local g, t = string.gmatch('ab', 'b') return f(t) .. g(s) end)()", "ba"),
+            ("(function() local f, s = string.gmatch('a', 'a') f(s) return tostring(select('#', f(s))) end)()", "0"),
+            ("(function() local r = {} for a, b in string.gmatch('abc', '()(.)') do r[#r + 1] = a .. b end return table.concat(r, ',') end)()", "1a,2b,3c"),
         ] {
             assert_eq!(msg(expr, true), want, "{expr}");
+        }
+        for (src, want) in [
+            ("string.gmatch('a', 'a')()", "<string>:1: bad argument #1 to ? (userdata expected, got nil)"),
+            ("local f = string.gmatch('a', 'a')\nreturn f(1)", "<string>:2: bad argument #1 to f (userdata expected, got number)"),
+            ("local f = string.gmatch('a', 'a')\nreturn f(channel.make())", "<string>:2: bad argument #1 to f (userdata expected, got channel)"),
+            ("local f, s = string.gmatch('a', 'a')\nf(s)\nf(s)\nf(s)", "runtime error: index out of range [2] with length 1\nstack traceback:\n\t[G]: in function 'f'\n\t<string>:4: in main chunk\n\t[G]: ?"),
+        ] {
+            assert_eq!(open_err(src), want, "{src}");
         }
     }
 
     #[test]
     fn string_library_errors_as_gopher() {
         for (src, want) in [
+            // strFind plain with init past the end slices past it: a Go panic, reported with
+            // gopher's traceback (Argo keeps it for panics), and its text alone under pcall.
+            ("return string.find('abc', 'b', 10, true)", "runtime error: slice bounds out of range [9:3]\nstack traceback:\n\t[G]: in function 'find'\n\t<string>:1: in main chunk\n\t[G]: ?"),
+            ("local ok, e = pcall(string.find, 'abc', 'b', 10, true)\nerror(e, 0)", "runtime error: slice bounds out of range [9:3]"),
             ("string.find('abc', '[a')", "<string>:1: unexpected EOS at 1"),
             ("string.find('abc', '(a')", "<string>:1: unfinished capture at EOS"),
             ("string.match('abc', 'a)')", "<string>:1: invalid ')' at 0"),
