@@ -405,6 +405,21 @@ fn block_layouts() {
     }
 }
 
+/// Found by the yaml_block fuzz target: the parser fails on a long run of comments ("too many
+/// buffered comments while looking ahead", its bound of 32); the block reader leaves such runs
+/// to it and reads shorter ones.
+#[test]
+fn long_comment_runs_are_the_parsers() {
+    let doc = |n: usize| format!("O:\n{}", "#\n".repeat(n));
+    let err = by_parser(&doc(33)).unwrap_err();
+    assert!(err.contains("too many buffered comments"), "{err}");
+    assert_eq!(block::parse(&doc(33)), None);
+    assert_eq!(block::parse(&doc(16)), None);
+    assert_eq!(agree(&doc(15)), Some(json!({"O": null})));
+    let spaced = format!("a: 1 # c\n{}b: 2\n", "# c\n\n".repeat(15));
+    assert_eq!(agree(&spaced), Some(json!({"a": 1, "b": 2})));
+}
+
 /// A small deterministic generator (xorshift) of nested mappings, sequences and scalars written
 /// in block style; every document is read both ways and nearly all are accepted.
 #[test]

@@ -26,7 +26,8 @@
 //! scalars; explicit keys (`? `); indentation that does not line up; a repeated key (go-yaml v2
 //! keeps the last value; the document parser's reading is left to it); a block scalar with an
 //! indentation indicator, without content, or ending the text without a line break; nesting
-//! deeper than [`MAX_NESTING`]; and each scalar spelling [`super::scalar`] declines.
+//! deeper than [`MAX_NESTING`]; long runs of comment lines ([`MAX_COMMENT_RUN`]); and each scalar
+//! spelling [`super::scalar`] declines.
 //!
 //! Pure: no I/O; the work is linear in the document's length.
 
@@ -40,6 +41,12 @@ use serde_json::{Map, Value};
 /// document parser's [`super::MAX_DEPTH`], so that every document this reader accepts is within
 /// the parser's bounds, and a deeper one reaches the parser and its depth error.
 pub const MAX_NESTING: usize = 128;
+
+/// How many comment lines in a row (blank lines between them included) make this reader
+/// decline a document: the parser buffers at most 32 comments while it looks ahead
+/// (serde-saphyr's `Budget::max_buffered_comment_events`) and fails beyond; half of that is
+/// left to it, whatever the tokens around the comments.
+const MAX_COMMENT_RUN: usize = 16;
 
 /// One line of the text: its byte range without the line break, and its leading spaces.
 struct Line {
@@ -77,12 +84,13 @@ pub fn parse(text: &str) -> Option<Value> {
 
 /// Splits the text into lines, declining it when a character is outside YAML's printable set
 /// (§5.1) or a line break YAML 1.1 knows and 1.2 does not (§5.4: NEL, LS, PS), a tab or a
-/// carriage return, a byte-order mark, a directive (`%`) or a document marker after the
-/// first line.
+/// carriage return, a byte-order mark, a directive (`%`), a document marker after the first
+/// line, or [`MAX_COMMENT_RUN`] comment lines in a row.
 fn split_lines(text: &str) -> Option<Vec<Line>> {
     let b = text.as_bytes();
     let mut lines = Vec::with_capacity(b.len() / 24 + 1);
     let mut non_ascii = false;
+    let mut comments = 0;
     let mut start = 0;
     while start < b.len() {
         let mut i = start;
@@ -101,6 +109,16 @@ fn split_lines(text: &str) -> Option<Vec<Line>> {
         let line = &b[start..i];
         if line.first() == Some(&b'%') || (!lines.is_empty() && is_marker(line)) {
             return None;
+        }
+        match line.get(indent) {
+            Some(b'#') => {
+                comments += 1;
+                if comments >= MAX_COMMENT_RUN {
+                    return None;
+                }
+            }
+            Some(_) => comments = 0,
+            None => {}
         }
         lines.push(Line {
             start,
