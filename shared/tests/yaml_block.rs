@@ -296,6 +296,42 @@ fn scalar_typing_table() {
     for doc in ["k: - x\n", "k: x:\n"] {
         assert_eq!(block::parse(doc), None, "accepted {doc:?}");
     }
+    // Compared only: whichever way the block reader goes, it agrees with the parser.
+    for scalar in [
+        "[a:1]",
+        "{a: b:c}",
+        "{url: http://x:80/y}",
+        "a\u{a0}",
+        "\u{a0}a",
+        "a\u{a0}b",
+        "\u{3000}",
+        "[a#b]",
+        "{a#b: c}",
+        "-,",
+        "-[",
+        "~x",
+        "x~",
+        "<<",
+        "=",
+        "{a: 1}x",
+        "'a'x",
+        "\"\\x85\"",
+        "\"\\u0000\"",
+        "0e5",
+        "-0.0",
+        "1E5",
+        "1e+5",
+        "+0",
+        "-00",
+    ] {
+        for doc in [
+            format!("k: {scalar}\n"),
+            format!("- {scalar}\n"),
+            format!("{scalar}: v\n"),
+        ] {
+            agree(&doc);
+        }
+    }
     // Divergences of the parser from go-yaml v2 that the block reader must not copy.
     assert_eq!(by_parser("k: yEs\n"), Ok(Some(json!({"k": true}))));
     // Keys: quoted keys are text; plain keys only when no reader may type them.
@@ -399,6 +435,9 @@ fn block_layouts() {
         "a: \"x\n  y\"\n",
         "a: 1\n- b\n",
         "a: 1\n...\n",
+        // Found by the yaml_block fuzz target: a document end marker on the first line.
+        "... -2:\n",
+        "...\na: 1\n",
     ];
     for doc in declined {
         assert_eq!(block::parse(doc), None, "accepted {doc:?}");

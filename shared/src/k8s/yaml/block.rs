@@ -84,8 +84,8 @@ pub fn parse(text: &str) -> Option<Value> {
 
 /// Splits the text into lines, declining it when a character is outside YAML's printable set
 /// (§5.1) or a line break YAML 1.1 knows and 1.2 does not (§5.4: NEL, LS, PS), a tab or a
-/// carriage return, a byte-order mark, a directive (`%`), a document marker after the first
-/// line, or [`MAX_COMMENT_RUN`] comment lines in a row.
+/// carriage return, a byte-order mark, a directive (`%`), a document end marker, a document
+/// start marker after the first line, or [`MAX_COMMENT_RUN`] comment lines in a row.
 fn split_lines(text: &str) -> Option<Vec<Line>> {
     let b = text.as_bytes();
     let mut lines = Vec::with_capacity(b.len() / 24 + 1);
@@ -107,7 +107,8 @@ fn split_lines(text: &str) -> Option<Vec<Line>> {
             i += 1;
         }
         let line = &b[start..i];
-        if line.first() == Some(&b'%') || (!lines.is_empty() && is_marker(line)) {
+        let first_start = lines.is_empty() && line.starts_with(b"---");
+        if line.first() == Some(&b'%') || (is_marker(line) && !first_start) {
             return None;
         }
         match line.get(indent) {
