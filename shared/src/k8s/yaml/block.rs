@@ -12,8 +12,8 @@
 //! * block sequences (§8.2.1) whose entries are a scalar, a compact mapping (`- key: v`, §8.2.1
 //!   `ns-l-compact-mapping`), a compact sequence (`- - x`), or an empty entry with its value
 //!   below;
-//! * one-line plain, single- and double-quoted scalars (§7.3), typed in [`super::scalar`];
-//! * flow collections that close on their line (§7.4), read in [`super::flow`];
+//! * one-line plain, single- and double-quoted scalars (§7.3), typed in `scalar.rs`;
+//! * flow collections that close on their line (§7.4), read in `flow.rs`;
 //! * literal and folded block scalars (§8.1.2, §8.1.3) with an auto-detected indentation
 //!   (§8.1.1.1) and any chomping indicator (`-`, `+`, §8.1.1.2), whose lines are not more
 //!   indented than their first (folded) and whose all-space lines are no longer than that
@@ -21,13 +21,13 @@
 //! * comments (§6.6) on their own lines and after a value, and blank lines.
 //!
 //! Declined: tabs, carriage returns and any character outside YAML's printable set or that
-//! YAML 1.1 reads as a line break (§5.1, §5.4); directives and a second document marker;
-//! anchors, aliases and tags (§6.9); flow collections over several lines; multi-line plain and quoted
-//! scalars; explicit keys (`? `); indentation that does not line up; a repeated key (go-yaml v2
-//! keeps the last value; the document parser's reading is left to it); a block scalar with an
-//! indentation indicator, without content, or ending the text without a line break; nesting
-//! deeper than [`MAX_NESTING`]; long runs of comment lines ([`MAX_COMMENT_RUN`]); and each scalar
-//! spelling [`super::scalar`] declines.
+//! YAML 1.1 reads as a line break (§5.1, §5.4); directives, a document end marker and a second
+//! start marker; anchors, aliases and tags (§6.9); flow collections over several lines;
+//! multi-line plain and quoted scalars; explicit keys (`? `); indentation that does not line
+//! up; a repeated key (go-yaml v2 keeps the last value; the document parser's reading is left
+//! to it); a block scalar with an indentation indicator, without content, or ending the text
+//! without a line break; nesting deeper than [`MAX_NESTING`]; long runs of comment lines
+//! (`MAX_COMMENT_RUN`); and each scalar spelling `scalar.rs` declines.
 //!
 //! Pure: no I/O; the work is linear in the document's length.
 
