@@ -490,20 +490,22 @@ pub fn json_type(v: &Value) -> &'static str {
 }
 
 /// Applies Kubernetes number typing: integers outside int64 (serde's u64) become float64.
-pub fn kube_numbers(v: Value) -> Value {
+/// The value is changed in place: no map or list is rebuilt.
+pub fn kube_numbers(mut v: Value) -> Value {
+    retype_numbers(&mut v);
+    v
+}
+
+fn retype_numbers(v: &mut Value) {
     match v {
         Value::Number(n) if n.as_i64().is_none() && n.as_u64().is_some() => {
-            serde_json::Number::from_f64(n.as_f64().unwrap_or(f64::MAX))
+            *v = serde_json::Number::from_f64(n.as_f64().unwrap_or(f64::MAX))
                 .map(Value::Number)
-                .unwrap_or(Value::Null)
+                .unwrap_or(Value::Null);
         }
-        Value::Array(a) => Value::Array(a.into_iter().map(kube_numbers).collect()),
-        Value::Object(m) => Value::Object(
-            m.into_iter()
-                .map(|(k, v)| (k, kube_numbers(v)))
-                .collect::<Map<_, _>>(),
-        ),
-        other => other,
+        Value::Array(a) => a.iter_mut().for_each(retype_numbers),
+        Value::Object(m) => m.values_mut().for_each(retype_numbers),
+        _ => {}
     }
 }
 

@@ -4,6 +4,15 @@
 //! last of repeated keys). The parser's budget grows with the document's own size, so that a
 //! small document cannot expand through YAML aliases (a "billion laughs") into gigabytes; its
 //! breaches and serde's messages are worded for users.
+//!
+//! Two readers come before the YAML parser, each for the documents it is certain of and
+//! returning exactly the parser's value: JSON documents (`kubectl get -o json`) and the block
+//! YAML Kubernetes tools write ([`block`]). Every other document, and every error, is the
+//! parser's.
+
+pub mod block;
+mod flow;
+mod scalar;
 
 use super::read::BoundedLines;
 use serde_json::Value;
@@ -125,8 +134,18 @@ pub fn parse_chunk(chunk: &Chunk) -> Result<Option<Value>, String> {
     if !chunk.content {
         return Ok(None);
     }
-    if let Some(v) = as_json(&chunk.text) {
+    if let Some(v) = as_json(&chunk.text).or_else(|| block::parse(&chunk.text)) {
         return Ok((!v.is_null()).then_some(v));
+    }
+    parse_chunk_by_parser(chunk)
+}
+
+/// Parses one document with the YAML parser alone, as [`parse_chunk`] does for the documents
+/// its faster readers decline: the reading they must reproduce exactly. None: empty.
+/// Errors: as [`parse_chunk`].
+pub fn parse_chunk_by_parser(chunk: &Chunk) -> Result<Option<Value>, String> {
+    if !chunk.content {
+        return Ok(None);
     }
     // The parser's bounds grow with the document: text without aliases never reaches them, and a
     // document that aliases expand (YAML's "billion laughs") stops at a few times its own size.
