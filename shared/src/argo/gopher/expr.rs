@@ -599,8 +599,14 @@ mod tests {
         let cases = [
             ("x = {}", "x = __pacto_tab({})"),
             ("x = {1, 2}", "x = __pacto_tab({1, 2})"),
-            ("x = {b = 1, a = {c = 2}}", "x = __pacto_tab({b = 1, a = __pacto_tab({c = 2}, \"c\")}, \"b\", \"a\")"),
-            ("x = {[k] = 1, n = 2}", "x = __pacto_tab({[__pacto_key((k))] = 1, n = 2}, false, \"n\")"),
+            (
+                "x = {b = 1, a = {c = 2}}",
+                "x = __pacto_tab({b = 1, a = __pacto_tab({c = 2}, \"c\")}, \"b\", \"a\")",
+            ),
+            (
+                "x = {[k] = 1, n = 2}",
+                "x = __pacto_tab({[__pacto_key((k))] = 1, n = 2}, false, \"n\")",
+            ),
             ("f{a = 1}", "f(__pacto_tab({a = 1}, \"a\"))"),
             ("f {}", "f (__pacto_tab({}))"),
             // A `{` argument on a later line: the callee is parenthesised, as for `(`.
@@ -620,7 +626,11 @@ mod tests {
         let names: Vec<String> = (0..65).map(|i| format!("\"k{i}\"")).collect();
         assert_eq!(
             rw(&src),
-            format!("x = __pacto_tab({{{}}}, {{{}}})", fields.join(", "), names.join(", "))
+            format!(
+                "x = __pacto_tab({{{}}}, {{{}}})",
+                fields.join(", "),
+                names.join(", ")
+            )
         );
     }
 
