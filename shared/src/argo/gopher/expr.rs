@@ -71,6 +71,9 @@ pub const KEY_FN: &str = "__pacto_key";
 /// At most this many keyed fields are named as arguments of [`TABLE_FN`]; more are passed as
 /// one table (LuaJIT takes about 250 values in a call).
 const SPEC_ARGS: usize = 64;
+/// Table constructors nested deeper than this are not routed through [`TABLE_FN`] (the key
+/// order of those tables is LuaJIT's).
+const MAX_ROUTED_TABLES: u32 = 24;
 
 fn arith_fn(op: u8) -> &'static str {
     ARITH_FNS
@@ -399,8 +402,20 @@ impl Parser<'_> {
     /// the keyed fields named in source order (`false` standing for the next key recorded by
     /// [`KEY_FN`]); more than [`SPEC_ARGS`] keyed fields are passed as one table instead. A
     /// constructor used as call arguments (`f{...}`) gets parentheses: `f(__pacto_tab({...}))`.
+    ///
+    /// Constructors nested more than [`MAX_ROUTED_TABLES`] deep are left as they are: each routed
+    /// level takes a call's registers, and LuaJIT refuses an expression that needs more than
+    /// about 250 ("function or expression too complex"), where gopher-lua has no such limit.
     fn table(&mut self, route: Route) -> PResult<()> {
+        let route = if self.routed_tables >= MAX_ROUTED_TABLES {
+            Route::No
+        } else {
+            route
+        };
         self.enter()?;
+        if route != Route::No {
+            self.routed_tables += 1;
+        }
         let open = self.tok.start;
         let key = self.depth * 4 - 1;
         self.expect(T::Op(b'{'))?;
@@ -429,6 +444,7 @@ impl Parser<'_> {
             self.leave();
             return Ok(());
         }
+        self.routed_tables -= 1;
         let call_args = route == Route::CallArgs;
         let end = self.prev_end;
         let opener = if call_args {

@@ -30,6 +30,8 @@ pub(super) struct Parser<'a> {
     /// Text of the last token read before the end of input (gopher-lua's `Lexer.Token.Str`).
     last_text: Vec<u8>,
     pub(super) depth: u32,
+    /// How many routed table constructors enclose the current position (see `Parser::table`).
+    pub(super) routed_tables: u32,
     pub(super) edits: Edits,
     /// The error that stopped the parse (see [`Stop`]).
     pub(super) failure: Option<SyntaxError>,
@@ -57,6 +59,7 @@ impl<'a> Parser<'a> {
             paren_log: Vec::new(),
             last_text: Vec::new(),
             depth: 0,
+            routed_tables: 0,
             edits: Edits::default(),
             failure: None,
         })

@@ -122,6 +122,20 @@ mod tests {
         assert_eq!(eval(src).unwrap().message, "qp1");
     }
 
+    /// Deeply nested constructors, which gopher-lua accepts, still run: past 24 levels they are
+    /// left unrouted (LuaJIT's register limit), and the outer levels keep their order.
+    #[test]
+    fn deep_constructors_run() {
+        for depth in [30, 60, 90] {
+            let open: String = "{z = 0, ['k' .. 1] = ".repeat(depth);
+            let close: String = ", y = 1}".repeat(depth);
+            let src = format!(
+                "local t = {open}1{close} local r = '' for k in pairs(t) do r = r .. k end return {{status = 'Healthy', message = r}}"
+            );
+            assert_eq!(eval(&src).unwrap().message, "zk1y", "depth {depth}");
+        }
+    }
+
     /// The tracking is invisible: no metatable shows, a script's own metatable works, and the
     /// errors of pairs, next and rawset are gopher's (auxlib.go TypeError, CheckAny; rawset
     /// returns nothing).
