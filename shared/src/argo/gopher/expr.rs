@@ -32,6 +32,52 @@ pub(super) struct Exp {
     pub(super) rewritten: bool,
     /// The expression is a numeral, possibly negated: arithmetic on numerals alone is kept.
     pub(super) numeral: bool,
+    /// The expression is one literal token: `nil`, `true`, `false`, a numeral or a string.
+    pub(super) constant: bool,
+    /// The expression is one name token.
+    pub(super) name: bool,
+    /// The expression is `...`.
+    pub(super) dots: bool,
+    /// For `e.name` and `e[k]`, the last index (see [`Index`]).
+    pub(super) index: Option<Index>,
+}
+
+/// The last index of an assignable expression `p.name` or `p[k]`: where the object `p` ends (the
+/// `.` or `[`), the key's span (the name, or the expression `k`), the `]`, and whether `p` is one
+/// name token.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Index {
+    pub(super) at: usize,
+    pub(super) dot: bool,
+    pub(super) key_start: usize,
+    pub(super) key_end: usize,
+    /// The `]` of `p[k]`.
+    pub(super) close: usize,
+    pub(super) object_is_name: bool,
+}
+
+impl Exp {
+    /// An expression with nothing but its span and kind known.
+    pub(super) fn plain(start: usize, end: usize, kind: Kind) -> Exp {
+        Exp {
+            start,
+            end,
+            kind,
+            wrapped: false,
+            parens: 0,
+            rewritten: false,
+            numeral: false,
+            constant: false,
+            name: false,
+            dots: false,
+            index: None,
+        }
+    }
+
+    /// A call or `...` whose every value a list of expressions takes when it comes last.
+    pub(super) fn multi_valued(&self) -> bool {
+        (self.kind == Kind::Call && self.parens == 0) || self.dots
+    }
 }
 
 /// The functions arithmetic is routed through, by operator: `a + b` becomes
@@ -116,12 +162,19 @@ pub(super) fn starts_expression(t: T) -> bool {
 
 impl Parser<'_> {
     pub(super) fn expr_list(&mut self) -> PResult<()> {
-        self.expr()?;
+        self.expr_list_spans().map(|_| ())
+    }
+
+    /// `exprlist`, with each expression and the position of each `,` between them.
+    pub(super) fn expr_list_spans(&mut self) -> PResult<(Vec<Exp>, Vec<usize>)> {
+        let mut exps = vec![self.expr()?];
+        let mut commas = Vec::new();
         while self.tok.t == T::Op(b',') {
+            commas.push(self.tok.start);
             self.advance()?;
-            self.expr()?;
+            exps.push(self.expr()?);
         }
-        Ok(())
+        Ok((exps, commas))
     }
 
     pub(super) fn expr(&mut self) -> PResult<Exp> {
@@ -153,13 +206,9 @@ impl Parser<'_> {
                     self.closed_at = operand.end;
                 }
                 Exp {
-                    start,
-                    end: operand.end,
-                    kind: Kind::Other,
-                    wrapped: false,
-                    parens: 0,
                     rewritten: op == T::Op(b'#') || unm,
                     numeral: negated_numeral,
+                    ..Exp::plain(start, operand.end, Kind::Other)
                 }
             }
             _ => self.simple()?,
@@ -204,6 +253,10 @@ impl Parser<'_> {
             e.kind = Kind::Other;
             e.wrapped = false;
             e.parens = 0;
+            e.constant = false;
+            e.name = false;
+            e.dots = false;
+            e.index = None;
         }
         self.flush_arith(chain, key);
         self.leave();
@@ -273,23 +326,25 @@ impl Parser<'_> {
     fn simple(&mut self) -> PResult<Exp> {
         let start = self.tok.start;
         let numeral = self.tok.t == T::Number;
+        let constant = matches!(self.tok.t, T::Nil | T::False | T::True | T::Number | T::Str);
+        let dots = self.tok.t == T::Dots;
+        if dots {
+            self.dots_used();
+        }
         match self.tok.t {
             T::Nil | T::False | T::True | T::Number | T::Str | T::Dots => self.advance()?,
             T::Op(b'{') => self.table(Route::Value)?,
             T::Function => {
                 self.advance()?;
-                self.func_body()?;
+                self.func_body(false)?;
             }
             _ => return self.suffixed(),
         }
         Ok(Exp {
-            start,
-            end: self.prev_end,
-            kind: Kind::Other,
-            wrapped: false,
-            parens: 0,
-            rewritten: false,
             numeral,
+            constant,
+            dots,
+            ..Exp::plain(start, self.prev_end, Kind::Other)
         })
     }
 
@@ -299,6 +354,9 @@ impl Parser<'_> {
         let start = self.tok.start;
         let key = self.depth * 4 + 2;
         let mut parens = 0;
+        let starts_with_name = self.tok.t == T::Name;
+        let mut suffixes = 0u32;
+        let mut index = None;
         let mut kind = match self.tok.t {
             T::Name => {
                 self.advance()?;
@@ -322,17 +380,39 @@ impl Parser<'_> {
         };
         let mut wrapped = false;
         loop {
+            let at = self.tok.start;
+            let object_is_name = starts_with_name && suffixes == 0;
+            suffixes += 1;
+            let last = index.take();
             match self.tok.t {
                 T::Op(b'.') => {
                     self.advance()?;
+                    let key_start = self.tok.start;
                     self.name()?;
                     kind = Kind::Var;
+                    index = Some(Index {
+                        at,
+                        dot: true,
+                        key_start,
+                        key_end: self.prev_end,
+                        close: self.prev_end,
+                        object_is_name,
+                    });
                 }
                 T::Op(b'[') => {
                     self.advance()?;
-                    self.expr()?;
+                    let k = self.expr()?;
+                    let close = self.tok.start;
                     self.expect(T::Op(b']'))?;
                     kind = Kind::Var;
+                    index = Some(Index {
+                        at,
+                        dot: false,
+                        key_start: k.start,
+                        key_end: k.end,
+                        close,
+                        object_is_name,
+                    });
                 }
                 T::Op(b':') => {
                     self.advance()?;
@@ -354,18 +434,20 @@ impl Parser<'_> {
                     self.args(false)?;
                     kind = Kind::Call;
                 }
-                _ => break,
+                _ => {
+                    suffixes -= 1;
+                    index = last;
+                    break;
+                }
             }
             parens = 0;
         }
         Ok(Exp {
-            start,
-            end: self.prev_end,
-            kind,
             wrapped,
             parens,
-            rewritten: false,
-            numeral: false,
+            name: starts_with_name && suffixes == 0,
+            index,
+            ..Exp::plain(start, self.prev_end, kind)
         })
     }
 
@@ -537,7 +619,7 @@ mod tests {
             ("x = a .. b < c", "x = CONCAT((a), (b)) < c"),
             (
                 "local function f(...) return ... .. 's' end",
-                "local function f(...) return (CONCAT((...), ('s'))) end",
+                "local function f(...) local arg; return (CONCAT((...), ('s'))) end",
             ),
             (
                 "t = {a .. b, k = c .. d, [e .. f] = g}",
@@ -599,8 +681,14 @@ mod tests {
         let cases = [
             ("x = {}", "x = __pacto_tab({})"),
             ("x = {1, 2}", "x = __pacto_tab({1, 2})"),
-            ("x = {b = 1, a = {c = 2}}", "x = __pacto_tab({b = 1, a = __pacto_tab({c = 2}, \"c\")}, \"b\", \"a\")"),
-            ("x = {[k] = 1, n = 2}", "x = __pacto_tab({[__pacto_key((k))] = 1, n = 2}, false, \"n\")"),
+            (
+                "x = {b = 1, a = {c = 2}}",
+                "x = __pacto_tab({b = 1, a = __pacto_tab({c = 2}, \"c\")}, \"b\", \"a\")",
+            ),
+            (
+                "x = {[k] = 1, n = 2}",
+                "x = __pacto_tab({[__pacto_key((k))] = 1, n = 2}, false, \"n\")",
+            ),
             ("f{a = 1}", "f(__pacto_tab({a = 1}, \"a\"))"),
             ("f {}", "f (__pacto_tab({}))"),
             // A `{` argument on a later line: the callee is parenthesised, as for `(`.
@@ -620,7 +708,11 @@ mod tests {
         let names: Vec<String> = (0..65).map(|i| format!("\"k{i}\"")).collect();
         assert_eq!(
             rw(&src),
-            format!("x = __pacto_tab({{{}}}, {{{}}})", fields.join(", "), names.join(", "))
+            format!(
+                "x = __pacto_tab({{{}}}, {{{}}})",
+                fields.join(", "),
+                names.join(", ")
+            )
         );
     }
 

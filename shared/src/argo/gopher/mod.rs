@@ -22,18 +22,21 @@
 //! [`rewrite`]); numerals whose value gopher-lua gets wrong in ways not listed in `edit`; and the
 //! runtime behaviour of everything but `..` and `#`, which is the sandbox's business.
 
+mod compat;
 mod edit;
 mod error;
 mod expr;
 mod number;
 mod parser;
 mod scanner;
+mod scope;
 mod token;
 
-pub use edit::rewrite;
+pub use compat::{ARG_FN, FOR_FNS};
+pub use edit::{rewrite, rewrite_bytes};
 pub use error::{SyntaxError, TOO_MANY_LEVELS};
 pub use expr::{ARITH_FNS, KEY_FN, TABLE_FN};
-pub use number::{number_to_string, parse_number, tonumber};
+pub use number::{lua_modulo, number_to_string, parse_number, tonumber};
 pub use parser::KEEP_FN;
 
 /// Helpers of the front end's tests.

@@ -132,7 +132,8 @@ pub(super) fn lua_error_text(e: &mlua::Error, limits: &Limits) -> String {
 }
 
 /// Rewrites LuaJIT error texts that the prelude's metatables cannot intercept (operations on two
-/// tables) into gopher-lua's wording (vm.go `lessThan`, state.go `callR`).
+/// tables, metatable chains) into gopher-lua's wording (vm.go `lessThan`, state.go `callR`,
+/// `getField`/`setField`).
 pub(super) fn gopher_wording(m: &str) -> String {
     let m = m.split("\nstack traceback:").next().unwrap_or(m);
     let (prefix, body) = match m.find(": ") {
@@ -159,6 +160,10 @@ pub(super) fn gopher_wording(m: &str) -> String {
         format!("attempt to compare {t} with {t}")
     } else if body.starts_with("attempt to call ") {
         "attempt to call a non-function object".to_string()
+    } else if let Some(op) = body.strip_prefix("loop in ") {
+        // An __index/__newindex chain that never ends (gopher state.go getField/setField stop
+        // at MaxTableGetLoop).
+        format!("too many recursions in {op}")
     } else {
         body.to_string()
     };
@@ -254,7 +259,7 @@ mod tests {
             ),
             (
                 "local a = 1\nreturn require('x')",
-                "<string>:2: module x not found:\n\tno field package.preload['x']\n\tkubectl-pacto never loads Lua files from disk",
+                "<string>:2: module x not found:\n\tno field package.preload['x']\n\tstat ./x.lua: no such file or directory\n\tstat /usr/local/share/lua/5.1/x.lua: no such file or directory\n\tstat /usr/local/share/lua/5.1/x/init.lua: no such file or directory, ",
             ),
             (
                 "local function f(n)\n  return 1 + f(n + 1)\nend\nreturn f(1)",

@@ -38,7 +38,9 @@ mod tests {
         let src = format!(
             "{setup} local r = '' for k, v in pairs(t) do r = r .. tostring(k) .. '=' .. (type(v) == 'table' and 'table' or tostring(v)) .. ' ' end return {{status = 'Healthy', message = r}}"
         );
-        eval(&src).unwrap_or_else(|e| panic!("{setup}: {e}")).message
+        eval(&src)
+            .unwrap_or_else(|e| panic!("{setup}: {e}"))
+            .message
     }
 
     #[test]
@@ -128,16 +130,34 @@ mod tests {
         assert_eq!(msg("tostring(getmetatable({}))", false), "nil");
         assert_eq!(msg("tostring(debug.getmetatable({}))", true), "nil");
         assert_eq!(
-            msg("tostring(setmetatable({}, {__index = function() return 'v' end}).x)", false),
+            msg(
+                "tostring(setmetatable({}, {__index = function() return 'v' end}).x)",
+                false
+            ),
             "v"
         );
         assert_eq!(msg("tostring(select('#', rawset({}, 'a', 1)))", false), "0");
         for (src, want) in [
-            ("pairs(nil)", "<string>:1: bad argument #1 to pairs (table expected, got nil)"),
-            ("pairs()", "<string>:1: bad argument #1 to pairs (table expected, got nil)"),
-            ("next('s')", "<string>:1: bad argument #1 to next (table expected, got string)"),
-            ("rawset(nil, 1, 2)", "<string>:1: bad argument #1 to rawset (table expected, got nil)"),
-            ("rawset({}, 1)", "<string>:1: bad argument #3 to rawset (value expected)"),
+            (
+                "pairs(nil)",
+                "<string>:1: bad argument #1 to pairs (table expected, got nil)",
+            ),
+            (
+                "pairs()",
+                "<string>:1: bad argument #1 to pairs (table expected, got nil)",
+            ),
+            (
+                "next('s')",
+                "<string>:1: bad argument #1 to next (table expected, got string)",
+            ),
+            (
+                "rawset(nil, 1, 2)",
+                "<string>:1: bad argument #1 to rawset (table expected, got nil)",
+            ),
+            (
+                "rawset({}, 1)",
+                "<string>:1: bad argument #3 to rawset (value expected)",
+            ),
         ] {
             let e = eval(&format!("local x = {src} return {{status = 'Healthy'}}")).unwrap_err();
             assert_eq!(e, want, "{src}");

@@ -25,20 +25,60 @@ impl Script {
     pub fn compile(src: &str) -> Result<Script, String> {
         let rewritten = gopher::rewrite(src, CONCAT_FN, LEN_FN).map_err(|e| e.to_string())?;
         // Same line: line numbers of the script are kept.
-        let keep = gopher::KEEP_FN;
-        // The prelude's `run` passes the arithmetic functions in ARITH_FNS order, then the table
-        // constructor's and key's functions.
-        let arith: Vec<&str> = gopher::ARITH_FNS.iter().map(|(_, name)| *name).collect();
-        let arith = arith.join(", ");
-        let (tab, key) = (gopher::TABLE_FN, gopher::KEY_FN);
-        let source = format!(
-            "local {CONCAT_FN}, {LEN_FN}, {arith}, {tab}, {key} = ...; local function {keep}(...) return ... end; {rewritten}"
-        );
+        let source = format!("{}{rewritten}", header());
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Ok(Script {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             bytecode: to_bytecode(&source, "=<string>")?.into(),
         })
+    }
+}
+
+/// The header every compiled chunk starts with: the functions the rewritten source calls, which
+/// the prelude passes in (`run` for the script, `loadstring` for a chunk built at run time), in
+/// `gopher::ARITH_FNS` order after `..` and `#`, then the table constructor's and key's, the
+/// vararg `arg` builder and the numeric `for`'s three.
+fn header() -> String {
+    let keep = gopher::KEEP_FN;
+    let arith: Vec<&str> = gopher::ARITH_FNS.iter().map(|(_, name)| *name).collect();
+    let arith = arith.join(", ");
+    let (tab, key, arg) = (gopher::TABLE_FN, gopher::KEY_FN, gopher::ARG_FN);
+    let fors = gopher::FOR_FNS.join(", ");
+    format!(
+        "local {CONCAT_FN}, {LEN_FN}, {arith}, {tab}, {key}, {arg}, {fors} = ...; local function {keep}(...) return ... end; "
+    )
+}
+
+/// Compiles a chunk a script builds at run time (gopher baselib.go `baseLoadString`/`baseLoad`,
+/// which compile it as the script itself is compiled): through the same rewrite as
+/// [`Script::compile`], so that `..`, `#`, arithmetic and table key order behave in it as in the
+/// script, and with gopher's syntax error text for the chunk's name (`name line:1(column:8)
+/// near '+':   syntax error\n`). Returns a function that takes the header's functions and
+/// returns the chunk's function, or the error text; the chunk's positions read `name:LINE:`.
+pub(super) fn compile_chunk(
+    lua: &Lua,
+    src: &[u8],
+    name: &str,
+) -> mlua::Result<Result<mlua::Function, String>> {
+    let rewritten = match gopher::rewrite_bytes(src, CONCAT_FN, LEN_FN) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(e.text(name))),
+    };
+    // Same line: line numbers of the chunk are kept; the chunk's own varargs are the inner
+    // function's.
+    let mut source = header().into_bytes();
+    source.extend_from_slice(b"return function(...) ");
+    source.extend_from_slice(&rewritten);
+    source.extend_from_slice(b"\nend");
+    match lua
+        .load(&source[..])
+        .set_name(format!("={name}"))
+        .set_mode(mlua::chunk::ChunkMode::Text)
+        .into_function()
+    {
+        Ok(f) => Ok(Ok(f)),
+        Err(mlua::Error::SyntaxError { message, .. }) => Ok(Err(gopher_wording(&message))),
+        Err(e) => Err(e),
     }
 }
 

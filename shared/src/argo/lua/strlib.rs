@@ -50,6 +50,18 @@ pub(super) fn install(lua: &Lua, string: &Table, bounds: Bounds) -> mlua::Result
         lua.create_function(move |lua, args: MultiValue| str_rep(lua, &args, &b))?,
     )?;
     string.raw_set(
+        "char",
+        lua.create_function(|lua, args: MultiValue| str_char(lua, &args))?,
+    )?;
+    string.raw_set(
+        "byte",
+        lua.create_function(|lua, args: MultiValue| str_byte(lua, &args))?,
+    )?;
+    string.raw_set(
+        "sub",
+        lua.create_function(|lua, args: MultiValue| str_sub(lua, &args))?,
+    )?;
+    string.raw_set(
         "lower",
         lua.create_function(|lua, args: MultiValue| {
             let s = check_string(lua, &args, 1)?;
@@ -66,6 +78,73 @@ pub(super) fn install(lua: &Lua, string: &Table, bounds: Bounds) -> mlua::Result
     Ok(())
 }
 
+/// gopher stringlib.go `strChar`: each argument is CheckInt (a number, not a numeric string)
+/// and becomes one byte as Go's `uint8` conversion makes it (the low 8 bits: 256 is 0, -1 is
+/// 255).
+fn str_char(lua: &Lua, args: &MultiValue) -> mlua::Result<LuaString> {
+    let mut out = Vec::with_capacity(args.len());
+    for n in 1..=args.len() {
+        out.push(opt_int(lua, args, n, None)? as u8);
+    }
+    lua.create_string(out)
+}
+
+/// gopher `strByte`: CheckString(1), OptInt(2, 1), OptInt(3, -1); with exactly two arguments the
+/// one byte at the start (none outside the string); otherwise the bytes of the clamped range.
+fn str_byte(lua: &Lua, args: &MultiValue) -> mlua::Result<MultiValue> {
+    let s = check_string(lua, args, 1)?;
+    let b = s.as_bytes();
+    let l = b.len() as i64;
+    let mut start = opt_int(lua, args, 2, Some(1))?.saturating_sub(1);
+    let mut end = opt_int(lua, args, 3, Some(-1))?;
+    if start < 0 {
+        start = l.saturating_add(start).saturating_add(1);
+    }
+    if end < 0 {
+        end = l.saturating_add(end).saturating_add(1);
+    }
+    let mut out = MultiValue::new();
+    if args.len() == 2 {
+        if (0..l).contains(&start) {
+            out.push_back(LuaValue::Number(f64::from(b[start as usize])));
+        }
+        return Ok(out);
+    }
+    let start = start.max(0);
+    let end = end.min(l);
+    if end < 0 || end <= start || start >= l {
+        return Ok(out);
+    }
+    for &c in &b[start as usize..end as usize] {
+        out.push_back(LuaValue::Number(f64::from(c)));
+    }
+    Ok(out)
+}
+
+/// gopher `strSub`: CheckString(1), CheckInt(2), OptInt(3, -1), through `luaIndex2StringIndex`.
+fn str_sub(lua: &Lua, args: &MultiValue) -> mlua::Result<LuaString> {
+    let s = check_string(lua, args, 1)?;
+    let b = s.as_bytes();
+    let l = b.len() as i64;
+    let index = |i: i64, start: bool| -> i64 {
+        let mut i = if start && i != 0 { i - 1 } else { i };
+        if i < 0 {
+            i = l.saturating_add(i).saturating_add(1);
+        }
+        i = i.max(0);
+        if !start && i > l {
+            i = l;
+        }
+        i
+    };
+    let start = index(opt_int(lua, args, 2, None)?, true);
+    let end = index(opt_int(lua, args, 3, Some(-1))?, false);
+    if start >= l || end < start {
+        return lua.create_string("");
+    }
+    lua.create_string(&b[start as usize..end as usize])
+}
+
 /// A runtime error at the calling script line, as gopher's `RaiseError` words it.
 pub(super) fn raise(lua: &Lua, msg: &str) -> mlua::Error {
     mlua::Error::runtime(format!("{}{msg}", where_(lua)))
@@ -74,9 +153,18 @@ pub(super) fn raise(lua: &Lua, msg: &str) -> mlua::Error {
 /// The name the calling line gives the running library function (gopher `rawFrameFuncName`
 /// reads it from the call site too).
 pub(super) fn fname(lua: &Lua) -> String {
-    lua.inspect_stack(0, |d| d.names().name.map(|n| n.into_owned()))
+    if let Some(name) = lua
+        .inspect_stack(0, |d| d.names().name.map(|n| n.into_owned()))
         .flatten()
-        .unwrap_or_else(|| "?".into())
+    {
+        return name;
+    }
+    // A function a Go function called (pcall) has no call site: gopher names it `(anonymous)`;
+    // a call site that does not name it gives `?`.
+    let from_c = lua
+        .inspect_stack(1, |d| d.source().what == "C")
+        .unwrap_or(true);
+    if from_c { "(anonymous)" } else { "?" }.into()
 }
 
 pub(super) fn type_name(v: &LuaValue) -> &'static str {
@@ -147,8 +235,8 @@ pub(super) fn truthy(v: &LuaValue) -> bool {
     !matches!(v, LuaValue::Nil | LuaValue::Boolean(false))
 }
 
-/// gopher `LVAsString`: strings as they are, numbers in gopher's format, anything else as its
-/// `String()` (`table: 0x...`).
+/// gopher `LValue.String()`: strings as they are, numbers in gopher's format, anything else as
+/// `table: 0x...`, `true`, `nil`.
 pub(super) fn as_string(v: &LuaValue) -> Vec<u8> {
     match v {
         LuaValue::String(s) => s.as_bytes().to_vec(),
@@ -157,6 +245,15 @@ pub(super) fn as_string(v: &LuaValue) -> Vec<u8> {
         LuaValue::Boolean(b) => b.to_string().into_bytes(),
         LuaValue::Nil => b"nil".to_vec(),
         other => format!("{}: {:p}", type_name(other), other.to_pointer()).into_bytes(),
+    }
+}
+
+/// gopher `LVAsString` (value.go): strings as they are, numbers in gopher's format, anything
+/// else the empty string.
+fn lv_as_string(v: &LuaValue) -> Vec<u8> {
+    match v {
+        LuaValue::String(_) | LuaValue::Number(_) | LuaValue::Integer(_) => as_string(v),
+        _ => Vec::new(),
     }
 }
 
@@ -433,7 +530,7 @@ fn str_gsub(lua: &Lua, args: &MultiValue, bounds: &Bounds) -> mlua::Result<Multi
                 } else {
                     t.get(lua.create_string(slice(&src, m.at(idx), m.at(idx + 1)))?)?
                 };
-                truthy(&v).then(|| as_string(&v))
+                truthy(&v).then(|| lv_as_string(&v))
             }
             LuaValue::Function(f) => {
                 let fargs = if m.len() > 2 {
@@ -454,7 +551,7 @@ fn str_gsub(lua: &Lua, args: &MultiValue, bounds: &Bounds) -> mlua::Result<Multi
                     )])
                 };
                 let v: LuaValue = Function::call(f, fargs)?;
-                truthy(&v).then(|| as_string(&v))
+                truthy(&v).then(|| lv_as_string(&v))
             }
             _ => None,
         };
