@@ -20,7 +20,72 @@ use serde_json::json;
 
 /// Cases whose result differs from gopher-lua's on purpose or by a limitation of the engine:
 /// (mode, case, reason). docs/engines.md ("Known differences") describes each class.
-const KNOWN: &[(&str, &str, &str)] = &[];
+const KNOWN: &[(&str, &str, &str)] = &[
+    (
+        "restricted",
+        "!error(setmetatable({}, {__tostring = function() return 'custom err' end})) return 1",
+        TOSTRING_ERROR,
+    ),
+    (
+        "open",
+        "!error(setmetatable({}, {__tostring = function() return 'custom err' end})) return 1",
+        TOSTRING_ERROR,
+    ),
+    ("restricted", "!local function f() return f() end¶return f()", TAIL_CALL),
+    ("open", "!local function f() return f() end¶return f()", TAIL_CALL),
+    ("restricted", "!goto nowhere return 1", GOTO_ERROR),
+    ("open", "!goto nowhere return 1", GOTO_ERROR),
+    ("restricted", "!::a:: ::a:: return 1", GOTO_ERROR),
+    ("open", "!::a:: ::a:: return 1", GOTO_ERROR),
+    ("restricted", "!do goto l end local x = 1 ::l:: return 'x'", GOTO_ERROR),
+    ("open", "!do goto l end local x = 1 ::l:: return 'x'", GOTO_ERROR),
+    ("restricted", "!local t = {[1] = 'a', [2] = 'b', 'c'} return t[1]", CONSTRUCTOR),
+    ("open", "!local t = {[1] = 'a', [2] = 'b', 'c'} return t[1]", CONSTRUCTOR),
+    ("restricted", "!local t = {'c', [1] = 'a'} return t[1]", CONSTRUCTOR),
+    ("open", "!local t = {'c', [1] = 'a'} return t[1]", CONSTRUCTOR),
+    (
+        "open",
+        "!setmetatable(1, {__index = function() return 'idx' end}) return (5).x",
+        TYPE_METATABLE,
+    ),
+    (
+        "restricted",
+        "!setmetatable(1, {__index = function() return 'idx' end}) return tostring(getmetatable(2) ~= nil)",
+        TYPE_METATABLE,
+    ),
+    (
+        "open",
+        "!setmetatable(1, {__index = function() return 'idx' end}) return tostring(getmetatable(2) ~= nil)",
+        TYPE_METATABLE,
+    ),
+    ("open", "math.tan(1)", GO_MATH),
+    ("open", "math.acos(0.5)", GO_MATH),
+    (
+        "restricted",
+        "!local t = {a = nil, b = 1, a = 2} local r = '' for k in pairs(t) do r = r .. k end return r",
+        NIL_FIELD_ORDER,
+    ),
+    (
+        "open",
+        "!local t = {a = nil, b = 1, a = 2} local r = '' for k in pairs(t) do r = r .. k end return r",
+        NIL_FIELD_ORDER,
+    ),
+];
+
+const TOSTRING_ERROR: &str = "an error value that is a table is shown through its __tostring \
+    (gopher shows the table's address)";
+const TAIL_CALL: &str = "a returned call keeps its caller's frame (for gopher's line numbers in \
+    errors), so endless tail recursion overflows the stack instead of running into the deadline";
+const GOTO_ERROR: &str = "goto and label errors, which gopher finds in its compiler, are \
+    LuaJIT's texts";
+const CONSTRUCTOR: &str = "a constructor giving a positional field and an explicit key for the \
+    same index keeps the explicit one (gopher: the positional one)";
+const TYPE_METATABLE: &str = "setmetatable on a value that is not a table is accepted and \
+    returns it, but does not change the metatable of its type";
+const GO_MATH: &str = "math functions are the C library's, correctly rounded; Go's math \
+    package may differ in the last digit";
+const NIL_FIELD_ORDER: &str = "a constructor key given nil and given a value later in the same \
+    constructor is ordered by its first mention in pairs (gopher: by the later one)";
 
 /// `os.time()` of the evaluations; no case reads the current time.
 const NOW: i64 = 1_709_208_000;

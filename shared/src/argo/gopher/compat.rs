@@ -67,8 +67,18 @@ impl Parser<'_> {
         if !local_target || (targets.len() < 2 && exprs.len() < 2) {
             return false;
         }
-        // Constants alone can see nothing.
-        if exprs.iter().all(|e| e.constant) {
+        // Constants alone can see nothing, unless a local is assigned twice (`a, a = 1, 2`
+        // leaves 2 in gopher, 1 in LuaJIT).
+        let mut names: Vec<&[u8]> = kinds
+            .iter()
+            .filter_map(|k| match k {
+                Target::Name(name, Binding::Local) => Some(name.as_slice()),
+                _ => None,
+            })
+            .collect();
+        names.sort_unstable();
+        let repeated = names.windows(2).any(|w| w[0] == w[1]);
+        if exprs.iter().all(|e| e.constant) && !repeated {
             return false;
         }
         let (n, m) = (targets.len(), exprs.len());

@@ -240,7 +240,9 @@ impl Parser<'_> {
                 c.1.push((rhs.start, rhs.end, rhs.numeral));
                 c.2.push(op_at);
                 e.end = rhs.end;
-                e.numeral = e.numeral && rhs.numeral;
+                // gopher folds `%` on numerals with its luaModulo, which LuaJIT's folding does
+                // not match (`1e17 % 3`): a `%` is always routed.
+                e.numeral = e.numeral && rhs.numeral && op != b'%';
                 e.rewritten = !e.numeral;
             } else {
                 self.advance()?;
@@ -264,12 +266,12 @@ impl Parser<'_> {
     }
 
     /// Records the rewrite of a run of one arithmetic operator, unless every operand is a
-    /// numeral: `a + b + c` becomes `F((a), (b), (c))`.
+    /// numeral and the operator is not `%`: `a + b + c` becomes `F((a), (b), (c))`.
     fn flush_arith(&mut self, chain: Option<ArithRun>, key: u32) {
         let Some((op, operands, ops)) = chain else {
             return;
         };
-        if operands.iter().all(|&(_, _, numeral)| numeral) {
+        if op != b'%' && operands.iter().all(|&(_, _, numeral)| numeral) {
             return;
         }
         // LuaJIT takes at most about 250 values in a call: longer runs nest in groups.

@@ -535,7 +535,7 @@ x = function(...) local arg; local n = select('#', ...) return n end
 x = __pacto_tab({f(), (f()), ...})
 x = a and b or not c
 x = __pacto_unm((__pacto_pow((a), (__pacto_unm((b))))))
-x = 0x1F + 1e-5 * .5 % 3.
+x = __pacto_add((0x1F), (__pacto_mod((1e-5 * .5), (3.))))
 return (CONCAT((a), (b)));
 "#;
         assert_eq!(rw(src), want);

@@ -38,6 +38,7 @@ mod gofmt;
 mod gopanic;
 mod hook;
 mod order;
+mod oslib;
 mod pattern;
 mod result;
 mod sandbox;

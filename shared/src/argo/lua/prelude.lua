@@ -14,13 +14,13 @@
 -- expired (true once the evaluation is past its wall-clock limit), chunk_cap (the bytes of source
 -- a script may compile at run time), order (what order.lua returns: gopher's table key order),
 -- luamod (gopher's `%`, luaModulo), not_found (what gopher's search of package.path reports
--- when no file is there),
+-- when no file is there), libs_chunk (libs.lua: gopher's table, math and coroutine libraries),
 -- where (`<string>:LINE: ` of the innermost script frame, gopher's `where`), wording (a LuaJIT
 -- error text in gopher's words), compile (a chunk compiled at run time as the script is: through
 -- the source rewriter, with gopher's syntax errors).
 
 local open, numstr, tonum, parsenum, printer, safe_time, safe_date, full_time, full_date, denied,
-  expired, chunk_cap, order, where, wording, compile, luamod, not_found = ...
+  expired, chunk_cap, order, where, wording, compile, luamod, not_found, libs_chunk = ...
 
 local type, error, rawget, next, select, tostring0, setmt, getmt =
   type, error, rawget, next, select, tostring, debug.setmetatable, debug.getmetatable
@@ -59,6 +59,7 @@ end
 local function typeerror(lvl, n, want, v)
   argerror(lvl + 1, n, want .. " expected, got " .. type(v))
 end
+order.install(argerror, raise)
 -- Every result of a call, with their count (trailing nils included).
 local function pack(...)
   return { n = select("#", ...), ... }
@@ -380,86 +381,6 @@ local function g_select(n, ...)
   return select0(n, ...)
 end
 
--- table library as gopher-lua's tablelib.go and table.go (LTable.Append/Insert/Remove/Len) run
--- it on the array part, whose length is gopher's `#`: concat, getn, insert, maxn, remove, sort.
-local tablelib = {
-  sort = table.sort,
-}
-tablelib.getn = function(t)
-  check_table(t, 1)
-  return tablelen(t)
-end
-tablelib.maxn = function(t)
-  check_table(t, 1)
-  return tablelen(t)
-end
-tablelib.insert = function(t, ...)
-  check_table(t, 1)
-  local nargs = select("#", ...)
-  if nargs == 0 then raise("wrong number of arguments") end
-  if nargs == 1 then
-    local v = ...
-    if v ~= nil then t[tablelen(t) + 1] = v end
-    return
-  end
-  local pos, v = ...
-  pos = opt_int(pos, 2, nil)
-  if pos == nil then typeerror(1, 2, "number", nil) end
-  local n = tablelen(t)
-  if pos > n or pos <= 0 then
-    t[pos] = v
-    return
-  end
-  for k = n, pos, -1 do t[k + 1] = t[k] end
-  t[pos] = v
-end
-tablelib.remove = function(t, ...)
-  check_table(t, 1)
-  local pos = -1
-  if select("#", ...) > 0 then
-    pos = opt_int((...), 2, nil)
-    if pos == nil then typeerror(1, 2, "number", nil) end
-  end
-  local n = tablelen(t)
-  if n == 0 then return nil end
-  local i = pos - 1
-  if i >= n then return nil end
-  if i == n - 1 or i < 0 then
-    local v = t[n]
-    t[n] = nil
-    return v
-  end
-  local v = t[pos]
-  for k = pos, n - 1 do t[k] = t[k + 1] end
-  t[n] = nil
-  return v
-end
--- tableConcat: the separator is OptString (a string, not a number); i and j are clamped to the
--- length; with exactly three arguments an i outside 1..len gives "".
-tablelib.concat = function(t, ...)
-  check_table(t, 1)
-  local nargs = select("#", ...)
-  local sep, i, j = ...
-  if sep == nil then sep = "" elseif type(sep) ~= "string" then typeerror(1, 2, "string", sep) end
-  local len = tablelen(t)
-  i = opt_int(i, 3, 1)
-  j = opt_int(j, 4, len)
-  if nargs == 2 and (i > len or i < 1) then return "" end
-  if i > len then i = len end
-  if i < 1 then i = 1 end
-  if j > len then j = len end
-  if i > j then return "" end
-  local parts = {}
-  for k = i, j do
-    local v = t[k]
-    if not canstr(v) then
-      raise("invalid value (" .. type(v) .. ") at index " .. str(k) .. " in table for concat")
-    end
-    parts[#parts + 1] = str(v)
-  end
-  return concat0(parts, sep)
-end
-
 local function copy(t)
   local c = {}
   for k, v in next, t do c[k] = v end
@@ -485,81 +406,13 @@ local function caught(e)
   return e
 end
 
--- gopher-lua mathlib.go: Go's math functions over CheckNumber (a number, or a string gopher's
--- parseNumber reads: "010" is 8) and CheckInt (a number only, truncated); `log` ignores a
--- base, `max`/`min` need an argument and keep the first of equal or unordered values (NaN),
--- `mod` is gopher's `%` (luaModulo: the sign of the divisor) where `fmod` is Go's math.Mod (the
--- sign of the dividend), `modf` of an infinity has a NaN fraction, `deg`/`rad` multiply then
--- divide.
-local function gopher_math()
-  local m0 = G.math
-  local floor0, modf0, huge = m0.floor, m0.modf, 1 / 0
-  local function checknum(v, n)
-    if type(v) == "number" then return v end
-    if type(v) == "string" then
-      local x = parsenum(v)
-      if x ~= nil then return x end
-    end
-    typeerror(2, n, "number", v)
-  end
-  local function checkint(v, n)
-    if type(v) ~= "number" then typeerror(2, n, "number", v) end
-    if v < 0 then return -floor0(-v) end
-    return floor0(v)
-  end
-  local m = { pi = m0.pi, huge = 1.7976931348623157e308, random = m0.random,
-    randomseed = m0.randomseed }
-  for _, name in next, { "abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "exp", "floor",
-    "log10", "sin", "sinh", "sqrt", "tan", "tanh", "frexp" } do
-    local f = m0[name]
-    m[name] = function(x) return f(checknum(x, 1)) end
-  end
-  for _, name in next, { "atan2", "fmod", "pow" } do
-    local f = m0[name]
-    m[name] = function(x, y)
-      x = checknum(x, 1)
-      return f(x, checknum(y, 2))
-    end
-  end
-  local log0, ldexp0, pi = m0.log, m0.ldexp, m0.pi
-  m.log = function(x) return log0(checknum(x, 1)) end
-  m.ldexp = function(x, e)
-    x = checknum(x, 1)
-    return ldexp0(x, checkint(e, 2))
-  end
-  m.deg = function(x) return checknum(x, 1) * 180 / pi end
-  m.rad = function(x) return checknum(x, 1) * pi / 180 end
-  m.modf = function(x)
-    x = checknum(x, 1)
-    if x == huge or x == -huge then return x, 0 / 0 end
-    return modf0(x)
-  end
-  m.mod = function(x, y)
-    x = checknum(x, 1)
-    return luamod(x, checknum(y, 2))
-  end
-  m.max = function(...)
-    local n = select("#", ...)
-    if n == 0 then raise("wrong number of arguments") end
-    local best = checknum((...), 1)
-    for i = 2, n do
-      local v = checknum((select(i, ...)), i)
-      if v > best then best = v end
-    end
-    return best
-  end
-  m.min = function(...)
-    local n = select("#", ...)
-    if n == 0 then raise("wrong number of arguments") end
-    local best = checknum((...), 1)
-    for i = 2, n do
-      local v = checknum((select(i, ...)), i)
-      if v < best then best = v end
-    end
-    return best
-  end
-  return m
-end
+-- gopher's table library, and its math and coroutine libraries for open mode (libs.lua).
+local lib = libs_chunk({
+  raise = raise, argerror = argerror, typeerror = typeerror, check_table = check_table,
+  opt_int = opt_int, tablelen = tablelen, canstr = canstr, str = str, pack = pack,
+  caught = caught, expired = expired, parsenum = parsenum, luamod = luamod,
+})
+local tablelib = lib.table
 
 -- Everything outside the process is refused, even with open libraries.
 local function refuse(name) return function() denied(name) end end
@@ -579,7 +432,7 @@ if open then
   string.gfind = string.gmatch
   -- stringlib.go strDump.
   string.dump = function() raise("GopherLua does not support the string.dump") end
-  local math = gopher_math()
+  local math = lib.math()
   -- Of gopher-lua's debug library (debuglib.go) only what cannot reach the host: no
   -- sethook/gethook/getregistry (the time limit, the registry), no get/setupvalue and
   -- get/setlocal (the prelude's closures hold the real loaders and the deadline check), no
@@ -600,57 +453,7 @@ if open then
     G.io[name] = nil
   end
   setmetatable0(G.io, io_mt_real)
-  -- gopher coroutinelib.go: create, resume, running, status, wrap, yield, with gopher's
-  -- argument checks (CheckThread, CheckFunction) and texts. Errors past the deadline cannot be
-  -- swallowed by a resumed coroutine either.
-  local co0 = G.coroutine
-  local create0, resume0, status0, yield0, running0 =
-    co0.create, co0.resume, co0.status, co0.yield, co0.running
-  local function resumed(co, wrapped, ...)
-    local r = pack(resume0(co, ...))
-    if r[1] == false then
-      local e = caught(r[2])
-      if e == "cannot resume dead coroutine" then
-        e = "can not resume a dead thread"
-        if wrapped then raise(e) end
-      elseif e == "cannot resume non-suspended coroutine" then
-        e = "can not resume a running thread"
-        if wrapped then raise(e) end
-      end
-      r[2] = e
-    end
-    if expired() then error("context deadline exceeded", 3) end
-    return r
-  end
-  local coroutine = {
-    create = function(f)
-      if type(f) ~= "function" then typeerror(1, 1, "function", f) end
-      return create0(f)
-    end,
-    resume = function(co, ...)
-      if type(co) ~= "thread" then typeerror(1, 1, "thread", co) end
-      local r = resumed(co, false, ...)
-      return unpack0(r, 1, r.n)
-    end,
-    running = running0,
-    status = function(co)
-      if type(co) ~= "thread" then typeerror(1, 1, "thread", co) end
-      return status0(co)
-    end,
-    wrap = function(f)
-      if type(f) ~= "function" then typeerror(1, 1, "function", f) end
-      local co = create0(f)
-      return function(...)
-        local r = resumed(co, true, ...)
-        if not r[1] then error(r[2], 0) end
-        return unpack0(r, 2, r.n)
-      end
-    end,
-    yield = function(...)
-      if running0() == nil then raise("can not yield from outside of a coroutine") end
-      return yield0(...)
-    end,
-  }
+  local coroutine = lib.coroutine()
   libs = { os = os, string = string, math = math, debug = debug, coroutine = coroutine }
   string_mt.__index = string
   -- stringlib.go OpenString: the module is the strings' metatable, its own __index.
@@ -731,6 +534,9 @@ base.error = function(...)
 end
 base.dofile, base.loadfile = refuse("dofile"), refuse("loadfile")
 base._GOPHER_LUA_VERSION = "GopherLua 0.1"
+-- baselib.go base_PrintRegs dumps the VM's registers to the process's standard output and
+-- returns nothing; there are no gopher registers to dump here (docs/engines.md).
+base._printregs = function() end
 -- module() registers in the state's own package.loaded, which outlives the evaluation.
 base.module = refuse("module")
 -- newproxy(true) is the one way to a finalizer, which Lua runs when the state closes, outside

@@ -11,8 +11,8 @@ use super::result::{decode_result, LuaResult};
 use super::script::{compile_chunk, to_bytecode, Script};
 use super::sortlib;
 use super::strlib::{self, Bounds};
-use super::{channel, fmtlib, gopanic, hook};
-use crate::argo::{gopher, osdate};
+use super::{channel, fmtlib, gopanic, hook, oslib};
+use crate::argo::gopher;
 use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -21,11 +21,19 @@ use std::rc::Rc;
 use std::time::Instant;
 
 const PRELUDE: &str = include_str!("prelude.lua");
+const LIBS: &str = include_str!("libs.lua");
 
 /// The prelude's bytecode, compiled on first use.
 fn prelude_bytecode() -> &'static [u8] {
     static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     BYTECODE.get_or_init(|| to_bytecode(PRELUDE, "=prelude").expect("the prelude compiles"))
+}
+
+/// The bytecode of `libs.lua` (gopher's table, math and coroutine libraries), which the prelude
+/// runs. It carries the prelude's name, so that error positions skip its frames too.
+fn libs_bytecode() -> &'static [u8] {
+    static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BYTECODE.get_or_init(|| to_bytecode(LIBS, "=prelude").expect("libs.lua compiles"))
 }
 
 /// A prepared LuaJIT state: the prelude has run, the host functions are installed.
@@ -127,6 +135,11 @@ impl Vm {
                 Ok(not_found(&name.to_string_lossy(), &path.to_string_lossy()))
             },
         )?));
+        args.push_back(LuaValue::Function(
+            lua.load(libs_bytecode())
+                .set_mode(mlua::chunk::ChunkMode::Binary)
+                .into_function()?,
+        ));
         let run: Function = lua
             .load(prelude_bytecode())
             .set_mode(mlua::chunk::ChunkMode::Binary)
@@ -331,73 +344,7 @@ fn host_functions(
         }
         Ok(())
     })?;
-    // argo-cd oslib_safe.go osTime: no argument is now, else CheckTable(1) with fields read only
-    // when they are numbers.
-    let now2 = now.clone();
-    let now3 = now.clone();
-    let safe_time = lua.create_function(move |lua, args: MultiValue| {
-        if args.is_empty() {
-            return Ok(now2.get());
-        }
-        let t = check_table(lua, &args, 1)?;
-        Ok(osdate::unix_from_fields(date_fields(&t, false)))
-    })?;
-    // gopher-lua oslib.go osTime: numeric strings are read too.
-    let full_time = lua.create_function(move |lua, args: MultiValue| {
-        if args.is_empty() {
-            return Ok(now3.get());
-        }
-        let t = check_table(lua, &args, 1)?;
-        Ok(osdate::unix_from_fields(date_fields(&t, true)))
-    })?;
-    // osDate (both): with an argument, CheckString(1) (a number in gopher's format), a `!` prefix
-    // trimmed; with two, CheckInt64(2) (a number, truncated).
-    let date = lua.create_function(move |lua, args: MultiValue| {
-        let mut fmt = b"%c".to_vec();
-        let mut t = now.get();
-        if !args.is_empty() {
-            fmt = strlib::check_string(lua, &args, 1)?.as_bytes().to_vec();
-            let bangs = fmt.iter().take_while(|&&b| b == b'!').count();
-            fmt.drain(..bangs);
-            if args.len() >= 2 {
-                t = match strlib::arg(&args, 2) {
-                    LuaValue::Number(x) => strlib::go_int(x),
-                    LuaValue::Integer(i) => i,
-                    other => {
-                        return Err(strlib::raise(
-                            lua,
-                            &format!(
-                                "bad argument #2 to {} (number expected, got {})",
-                                strlib::fname(lua),
-                                strlib::type_name(&other)
-                            ),
-                        ))
-                    }
-                };
-            }
-        }
-        if fmt.starts_with(b"*t") {
-            let (y, mo, d, h, mi, s, wd) = osdate::civil(t);
-            let tbl = lua.create_table()?;
-            for (k, v) in [
-                ("year", y),
-                ("month", mo),
-                ("day", d),
-                ("hour", h),
-                ("min", mi),
-                ("sec", s),
-                ("wday", wd + 1),
-                ("yday", 0),
-            ] {
-                tbl.raw_set(k, v)?;
-            }
-            tbl.raw_set("isdst", false)?;
-            return Ok(LuaValue::Table(tbl));
-        }
-        Ok(LuaValue::String(
-            lua.create_string(osdate::strftime_bytes(t, &fmt))?,
-        ))
-    })?;
+    let (safe_time, full_time, date) = oslib::functions(lua, now)?;
     let denied = lua.create_function(|lua, name: String| -> mlua::Result<()> {
         Err(mlua::Error::runtime(format!(
             "{}{name} is disabled: kubectl-pacto does not let a health script run processes, touch files, read the environment or exit",
@@ -416,38 +363,6 @@ fn host_functions(
         LuaValue::Function(date),
         LuaValue::Function(denied),
     ]))
-}
-
-/// gopher `CheckTable` at the calling script line.
-fn check_table(lua: &Lua, args: &MultiValue, n: usize) -> mlua::Result<Table> {
-    match strlib::arg(args, n) {
-        LuaValue::Table(t) => Ok(t),
-        _ => Err(strlib::type_error(lua, args, n, "table")),
-    }
-}
-
-fn date_fields(t: &Table, strings_too: bool) -> osdate::DateFields {
-    let d = osdate::DateFields::default();
-    let get = |k: &str, def: i64| -> i64 {
-        match t.raw_get::<LuaValue>(k) {
-            Ok(LuaValue::Number(n)) => n as i64,
-            Ok(LuaValue::Integer(n)) => n,
-            Ok(LuaValue::String(s)) if strings_too => s
-                .to_str()
-                .ok()
-                .and_then(|s| s.trim_start().parse::<i64>().ok())
-                .unwrap_or(def),
-            _ => def,
-        }
-    };
-    osdate::DateFields {
-        year: get("year", d.year),
-        month: get("month", d.month),
-        day: get("day", d.day),
-        hour: get("hour", d.hour),
-        min: get("min", d.min),
-        sec: get("sec", d.sec),
-    }
 }
 
 #[cfg(test)]

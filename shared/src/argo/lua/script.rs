@@ -77,9 +77,23 @@ pub(super) fn compile_chunk(
         .into_function()
     {
         Ok(f) => Ok(Ok(f)),
-        Err(mlua::Error::SyntaxError { message, .. }) => Ok(Err(gopher_wording(&message))),
+        Err(mlua::Error::SyntaxError { message, .. }) => Ok(Err(
+            compile_error(&message).unwrap_or_else(|| gopher_wording(&message))
+        )),
         Err(e) => Err(e),
     }
+}
+
+/// The errors gopher-lua's compiler raises (compile.go `raiseCompileError`, `CompileError.Error`:
+/// `compile error near line(L) CHUNK: MESSAGE`) for LuaJIT's report of the same mistake, where
+/// both name the same line: `...` outside a vararg function. `None` for any other text.
+fn compile_error(message: &str) -> Option<String> {
+    const VARARG: &str = "cannot use '...' outside a vararg function";
+    let rest = message.strip_suffix(" near '...'")?.strip_suffix(VARARG)?;
+    let rest = rest.strip_suffix(": ")?;
+    let (chunk, line) = rest.rsplit_once(':')?;
+    let line: u64 = line.parse().ok()?;
+    Some(format!("compile error near line({line}) {chunk}: {VARARG}"))
 }
 
 /// Compiles Lua source to LuaJIT bytecode (with line information) in a scratch state.
@@ -89,7 +103,12 @@ pub(super) fn to_bytecode(source: &str, name: &str) -> Result<Vec<u8>, String> {
         .set_name(name)
         .into_function()
         .map(|f| f.dump(false))
-        .map_err(|e| gopher_wording(&e.to_string()))
+        .map_err(|e| match &e {
+            mlua::Error::SyntaxError { message, .. } => {
+                compile_error(message).unwrap_or_else(|| gopher_wording(&e.to_string()))
+            }
+            _ => gopher_wording(&e.to_string()),
+        })
 }
 
 #[cfg(test)]
