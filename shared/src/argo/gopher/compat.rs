@@ -287,3 +287,80 @@ impl Parser<'_> {
         self.edits.insert(body, OPEN, 0, Text::Owned(text));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The rewrites' text; what the rewritten statements do is checked against gopher-lua's
+    //! results in `lua::script` and tests/lua_gopher_differential.rs.
+    use crate::argo::gopher::testing::{rw, same_lines};
+
+    #[test]
+    fn multiple_assignment_to_locals_is_sequential() {
+        for (src, want) in [
+            (
+                "local a, b = 1, 2 a, b = b, a",
+                "local a, b = 1, 2 do    a = b; b = a; end",
+            ),
+            (
+                "local a, t = 1, {} t.x, a = a, 2",
+                "local a, t = 1, __pacto_tab({}) do    local __pacto_v1 = a; a = 2; t[\"x\"] = a; end",
+            ),
+            (
+                "local a = 1 f().x, a = a, g()",
+                "local a = 1 do local __pacto_c1 = f()  ; local __pacto_v1 = a; local __pacto_v2 = g(); a = __pacto_v2; __pacto_c1[\"x\"] = a; end",
+            ),
+            (
+                "local a, t = 1, {} t[k], a = a + 1, 2",
+                "local a, t = 1, __pacto_tab({}) do local __pacto_c1 = k  ; local __pacto_v1 = __pacto_add((a), (1)); a = 2; t[__pacto_c1] = __pacto_v1; end",
+            ),
+            (
+                "local a, b = 1, 2 a, b = b",
+                "local a, b = 1, 2 do    a = b; b = nil; end",
+            ),
+            ("local a = 1 a, a = 2, 3", "local a = 1 do    a = 2; a = 3; end"),
+        ] {
+            assert_eq!(rw(src), want, "{src}");
+        }
+        // Left alone: no local target, constants only, one target and one value.
+        for src in [
+            "a, b = b, a",
+            "local a, b a, b = 1, 'x'",
+            "local a a = b",
+            "local a, b = 1, 2 local function f() a, b = b, a end",
+        ] {
+            assert_eq!(rw(src), src);
+        }
+        let src = "local a, b = 1, 2\na, b =\nb,\na";
+        same_lines(src, &rw(src));
+    }
+
+    #[test]
+    fn numeric_for_reads_through_the_sandbox() {
+        assert_eq!(
+            rw("for i = 1, n do end"),
+            "for i = __pacto_for(1, (n)), __pacto_forlimit(), __pacto_forstep() do end"
+        );
+        assert_eq!(
+            rw("for i = a, f(), -1 do end"),
+            "for i = __pacto_for(a, f(), (-1)), __pacto_forlimit(), __pacto_forstep() do end"
+        );
+        assert_eq!(
+            rw("for k, v in pairs(t) do end"),
+            "for k, v in pairs(t) do end"
+        );
+    }
+
+    #[test]
+    fn vararg_functions_get_arg() {
+        assert_eq!(
+            rw("local f = function(...) return arg end"),
+            "local f = function(...) local arg = __pacto_arg(...); return arg end"
+        );
+        assert_eq!(
+            rw("function t:m(a, ...) return ... end"),
+            "function t:m(a, ...) local arg; return ... end"
+        );
+        // The main chunk has no `arg`.
+        assert_eq!(rw("return ..."), "return ...");
+    }
+}

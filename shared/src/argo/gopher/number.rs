@@ -194,4 +194,30 @@ mod tests {
         assert_eq!(parse_number(" 5 "), Some(5.0));
         assert_eq!(parse_number("abc"), None);
     }
+
+    /// gopher-lua v1.1.2 vm.go luaModulo (values gopher-lua gave, tests/fixtures/
+    /// lua_gopher_differential.txt).
+    #[test]
+    fn modulo_takes_the_divisors_sign() {
+        assert_eq!(lua_modulo(-10.0, 3.0), 2.0);
+        assert_eq!(lua_modulo(10.0, -3.0), -2.0);
+        assert_eq!(lua_modulo(5.0, f64::INFINITY), 5.0);
+        assert_eq!(lua_modulo(-5.0, f64::INFINITY), f64::INFINITY);
+        assert_eq!(lua_modulo(5.0, f64::NEG_INFINITY), f64::NEG_INFINITY);
+        assert_eq!(lua_modulo(1e17, 3.0), 1.0);
+        assert!(lua_modulo(f64::INFINITY, 2.0).is_nan());
+        assert!(lua_modulo(1.0, 0.0).is_nan());
+    }
+
+    /// baselib.go baseToNumber: Go's ParseInt with the given base, base 0 choosing from the
+    /// prefix, other bases outside 2..36 reading nothing.
+    #[test]
+    fn tonumber_bases() {
+        assert_eq!(tonumber("0x10", Some(0)), Some(16.0));
+        assert_eq!(tonumber("010", Some(0)), Some(8.0));
+        assert_eq!(tonumber("0b11", Some(0)), Some(3.0));
+        assert_eq!(tonumber("10", Some(-1)), None);
+        assert_eq!(tonumber("10", Some(2)), Some(2.0));
+        assert_eq!(tonumber("zz", Some(36)), Some(1295.0));
+    }
 }

@@ -21,19 +21,11 @@ use std::rc::Rc;
 use std::time::Instant;
 
 const PRELUDE: &str = include_str!("prelude.lua");
-const LIBS: &str = include_str!("libs.lua");
 
 /// The prelude's bytecode, compiled on first use.
 fn prelude_bytecode() -> &'static [u8] {
     static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
     BYTECODE.get_or_init(|| to_bytecode(PRELUDE, "=prelude").expect("the prelude compiles"))
-}
-
-/// The bytecode of `libs.lua` (gopher's table, math and coroutine libraries), which the prelude
-/// runs. It carries the prelude's name, so that error positions skip its frames too.
-fn libs_bytecode() -> &'static [u8] {
-    static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    BYTECODE.get_or_init(|| to_bytecode(LIBS, "=prelude").expect("libs.lua compiles"))
 }
 
 /// A prepared LuaJIT state: the prelude has run, the host functions are installed.
@@ -136,7 +128,7 @@ impl Vm {
             },
         )?));
         args.push_back(LuaValue::Function(
-            lua.load(libs_bytecode())
+            lua.load(super::libs::bytecode())
                 .set_mode(mlua::chunk::ChunkMode::Binary)
                 .into_function()?,
         ));

@@ -126,6 +126,81 @@ mod tests {
         assert_eq!(eval_with(src, &json!({}), true).unwrap().message, "9");
     }
 
+    /// What gopher-lua v1.1.2's compiler and VM make of statements LuaJIT runs differently
+    /// (compile.go compileAssignStmt, compileFunctionExpr with CompatVarArg; vm.go
+    /// OP_FORPREP/OP_FORLOOP), as gopher-lua gave them (tests/fixtures/
+    /// lua_gopher_differential.txt).
+    #[test]
+    fn statements_run_as_gopher_compiles_them() {
+        for (body, want) in [
+            ("local a, b = 1, 2 a, b = b, a return a .. b", "22"),
+            (
+                "local a, b, c = 1, 2, 3 a, b, c = b, c, a return a .. b .. c",
+                "232",
+            ),
+            (
+                "local a, b = 1, 2 local t = {} t.x, a = a, b return a .. t.x",
+                "22",
+            ),
+            ("a, b = 1, 2 a, b = b, a return a .. b", "21"),
+            (
+                "local t = {1, 2} t[1], t[2] = t[2], t[1] return t[1] .. t[2]",
+                "21",
+            ),
+            ("local a = 1 a, a = 2, 3 return a", "3"),
+            (
+                "local function f(...) return arg.n .. #arg end return f(1, nil, 3)",
+                "33",
+            ),
+            (
+                "local function f(...) local x = ... return type(arg) end return f(1)",
+                "nil",
+            ),
+            (
+                "local arg = 'outer' local function f(...) return arg end return type(f(1))",
+                "table",
+            ),
+            (
+                "local r = 0 for i = 3, 1, 0 do r = r + 1 if r > 5 then break end end return r",
+                "6",
+            ),
+            (
+                "for i = 1, 3, 0 do return 'zero step' end return 'none'",
+                "none",
+            ),
+            (
+                "local f = loadstring('local a, b = 1, 2 a, b = b, a return a .. b') return f()",
+                "22",
+            ),
+            ("return 1e17 % 3", "1"),
+        ] {
+            let src = format!(
+                "local r = (function() {body} end)() return {{status = 'Healthy', message = tostring(r)}}"
+            );
+            assert_eq!(eval(&src).unwrap().message, want, "{body}");
+        }
+        for (src, want) in [
+            (
+                "for i = 'a', 3 do end",
+                "<string>:1: for statement init must be a number",
+            ),
+            (
+                "for i = 1, 3, {} do end",
+                "<string>:1: for statement step must be a number",
+            ),
+            (
+                "for i = 1, '3' do end",
+                "<string>:1: for statement limit must be a number",
+            ),
+            (
+                "local function f() return ... end",
+                "compile error near line(1) <string>: cannot use '...' outside a vararg function",
+            ),
+        ] {
+            assert_eq!(eval(src).unwrap_err(), want, "{src}");
+        }
+    }
+
     /// gopher-lua's parser message for a syntax error (reference §2.2).
     #[test]
     fn syntax_error_text() {

@@ -10,6 +10,7 @@
 
 use super::pattern::{self, Budget, Match, Pattern, PatternError};
 use super::sandbox::where_;
+use super::strbyte;
 use crate::argo::gopher;
 use mlua::{Function, Lua, LuaString, MultiValue, Table, Value as LuaValue};
 use std::rc::Rc;
@@ -21,7 +22,8 @@ pub(super) struct Bounds {
     pub(super) memory_bytes: Rc<std::cell::Cell<usize>>,
 }
 
-/// Replaces `find`, `match`, `gmatch`, `gfind`, `gsub`, `rep`, `lower` and `upper` in `string`.
+/// Replaces `find`, `match`, `gmatch`, `gfind`, `gsub`, `rep`, `lower` and `upper` in `string`,
+/// and `char`, `byte` and `sub` (`strbyte`).
 pub(super) fn install(lua: &Lua, string: &Table, bounds: Bounds) -> mlua::Result<()> {
     let b = bounds.clone();
     string.raw_set(
@@ -49,18 +51,7 @@ pub(super) fn install(lua: &Lua, string: &Table, bounds: Bounds) -> mlua::Result
         "rep",
         lua.create_function(move |lua, args: MultiValue| str_rep(lua, &args, &b))?,
     )?;
-    string.raw_set(
-        "char",
-        lua.create_function(|lua, args: MultiValue| str_char(lua, &args))?,
-    )?;
-    string.raw_set(
-        "byte",
-        lua.create_function(|lua, args: MultiValue| str_byte(lua, &args))?,
-    )?;
-    string.raw_set(
-        "sub",
-        lua.create_function(|lua, args: MultiValue| str_sub(lua, &args))?,
-    )?;
+    strbyte::install(lua, string)?;
     string.raw_set(
         "lower",
         lua.create_function(|lua, args: MultiValue| {
@@ -76,73 +67,6 @@ pub(super) fn install(lua: &Lua, string: &Table, bounds: Bounds) -> mlua::Result
         })?,
     )?;
     Ok(())
-}
-
-/// gopher stringlib.go `strChar`: each argument is CheckInt (a number, not a numeric string)
-/// and becomes one byte as Go's `uint8` conversion makes it (the low 8 bits: 256 is 0, -1 is
-/// 255).
-fn str_char(lua: &Lua, args: &MultiValue) -> mlua::Result<LuaString> {
-    let mut out = Vec::with_capacity(args.len());
-    for n in 1..=args.len() {
-        out.push(opt_int(lua, args, n, None)? as u8);
-    }
-    lua.create_string(out)
-}
-
-/// gopher `strByte`: CheckString(1), OptInt(2, 1), OptInt(3, -1); with exactly two arguments the
-/// one byte at the start (none outside the string); otherwise the bytes of the clamped range.
-fn str_byte(lua: &Lua, args: &MultiValue) -> mlua::Result<MultiValue> {
-    let s = check_string(lua, args, 1)?;
-    let b = s.as_bytes();
-    let l = b.len() as i64;
-    let mut start = opt_int(lua, args, 2, Some(1))?.saturating_sub(1);
-    let mut end = opt_int(lua, args, 3, Some(-1))?;
-    if start < 0 {
-        start = l.saturating_add(start).saturating_add(1);
-    }
-    if end < 0 {
-        end = l.saturating_add(end).saturating_add(1);
-    }
-    let mut out = MultiValue::new();
-    if args.len() == 2 {
-        if (0..l).contains(&start) {
-            out.push_back(LuaValue::Number(f64::from(b[start as usize])));
-        }
-        return Ok(out);
-    }
-    let start = start.max(0);
-    let end = end.min(l);
-    if end < 0 || end <= start || start >= l {
-        return Ok(out);
-    }
-    for &c in &b[start as usize..end as usize] {
-        out.push_back(LuaValue::Number(f64::from(c)));
-    }
-    Ok(out)
-}
-
-/// gopher `strSub`: CheckString(1), CheckInt(2), OptInt(3, -1), through `luaIndex2StringIndex`.
-fn str_sub(lua: &Lua, args: &MultiValue) -> mlua::Result<LuaString> {
-    let s = check_string(lua, args, 1)?;
-    let b = s.as_bytes();
-    let l = b.len() as i64;
-    let index = |i: i64, start: bool| -> i64 {
-        let mut i = if start && i != 0 { i - 1 } else { i };
-        if i < 0 {
-            i = l.saturating_add(i).saturating_add(1);
-        }
-        i = i.max(0);
-        if !start && i > l {
-            i = l;
-        }
-        i
-    };
-    let start = index(opt_int(lua, args, 2, None)?, true);
-    let end = index(opt_int(lua, args, 3, Some(-1))?, false);
-    if start >= l || end < start {
-        return lua.create_string("");
-    }
-    lua.create_string(&b[start as usize..end as usize])
 }
 
 /// A runtime error at the calling script line, as gopher's `RaiseError` words it.
