@@ -46,8 +46,12 @@ use super::parser::Parser;
 /// * When a rewritten chain or length is the only value of a `return`, it is parenthesised
 ///   (`return #t` becomes `return (LEN((t)))`): LuaJIT would make `return LEN((t))` a tail call,
 ///   after which an error raised in `len_fn` at level 2 could not name the script's line.
-/// * No newline is added or removed. Source without `..` or `#` comes back byte-identical unless
-///   it needs one of the compatibility edits listed in the module documentation.
+/// * Arithmetic is routed the same way (`ARITH_FNS`), table constructors through the function
+///   that keeps gopher's key order (`constructor`), and the statements gopher's compiler treats
+///   differently are rewritten (`compat`: multiple assignment to locals, numeric `for`, the `arg`
+///   of vararg functions).
+/// * No newline is added or removed. Source without any of these comes back byte-identical
+///   unless it needs one of the compatibility edits listed in the module documentation.
 ///
 /// `concat_fn` and `len_fn` are inserted as given; they should be Lua names or dotted names.
 ///
