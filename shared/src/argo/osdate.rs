@@ -51,8 +51,14 @@ pub fn civil(unix: i64) -> (i64, i64, i64, i64, i64, i64, i64) {
 
 /// gopher-lua `strftime`: each `%X` with a mapping to a Go layout is formatted with it (including
 /// its quirks: `%a` prints the literal `mon`, `%x` prints the time `15/04/05`, `%c` is
-/// `02 Jan 06 15:04 MST`); `%w` is the weekday number; any other `%X` is kept verbatim.
+/// `02 Jan 06 15:04 MST`); `%w` is the weekday number; `%%` is `%` (its `flagScanner`); any
+/// other `%X` is kept verbatim, as is a `%` that ends the format.
 pub fn strftime(unix: i64, fmt: &str) -> String {
+    String::from_utf8_lossy(&strftime_bytes(unix, fmt.as_bytes())).into_owned()
+}
+
+/// [`strftime`] of a format that need not be UTF-8: its other bytes are copied as they are.
+pub fn strftime_bytes(unix: i64, fmt: &[u8]) -> Vec<u8> {
     const MONTHS: [&str; 12] = [
         "January",
         "February",
@@ -80,17 +86,18 @@ pub fn strftime(unix: i64, fmt: &str) -> String {
     let month = MONTHS[(mo - 1) as usize];
     let h12 = if h % 12 == 0 { 12 } else { h % 12 };
     let mut out = String::new();
-    let mut chars = fmt.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
+    let mut bytes = fmt.iter().copied();
+    let mut raw: Vec<u8> = Vec::new();
+    while let Some(c) = bytes.next() {
+        if c != b'%' {
+            raw.push(c);
             continue;
         }
-        let Some(f) = chars.next() else {
-            out.push('%');
+        let Some(f) = bytes.next() else {
+            raw.push(b'%');
             break;
         };
-        match f {
+        match f as char {
             'a' => out.push_str("mon"),
             'A' => out.push_str(DAYS[wd as usize]),
             'b' => out.push_str(&month[..3]),
@@ -116,13 +123,13 @@ pub fn strftime(unix: i64, fmt: &str) -> String {
             'z' => out.push_str("+0000"),
             'Z' => out.push_str("UTC"),
             'w' => out.push_str(&wd.to_string()),
-            other => {
-                out.push('%');
-                out.push(other);
-            }
+            '%' => out.push('%'),
+            _ => raw.extend_from_slice(&[b'%', f]),
         }
+        raw.extend_from_slice(out.as_bytes());
+        out.clear();
     }
-    out
+    raw
 }
 
 pub(crate) use crate::k8s::time::{civil_from_days, days_from_civil};
@@ -169,6 +176,7 @@ mod tests {
             strftime(t, "%x|%X|%I %p %P|%y|%z %Z|%w|%F"),
             "13/02/03|13:02:03|01 PM pm|24|+0000 UTC|4|2024-02-29"
         );
-        assert_eq!(strftime(t, "%j %%"), "%j %%");
+        // flagScanner: `%%` is `%`; an unknown flag and a final `%` stay as they are.
+        assert_eq!(strftime(t, "%j %% 100%"), "%j % 100%");
     }
 }

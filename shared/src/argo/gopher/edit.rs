@@ -46,8 +46,12 @@ use super::parser::Parser;
 /// * When a rewritten chain or length is the only value of a `return`, it is parenthesised
 ///   (`return #t` becomes `return (LEN((t)))`): LuaJIT would make `return LEN((t))` a tail call,
 ///   after which an error raised in `len_fn` at level 2 could not name the script's line.
-/// * No newline is added or removed. Source without `..` or `#` comes back byte-identical unless
-///   it needs one of the compatibility edits listed in the module documentation.
+/// * Arithmetic is routed the same way (`ARITH_FNS`), table constructors through the function
+///   that keeps gopher's key order (`constructor`), and the statements gopher's compiler treats
+///   differently are rewritten (`compat`: multiple assignment to locals, numeric `for`, the `arg`
+///   of vararg functions).
+/// * No newline is added or removed. Source without any of these comes back byte-identical
+///   unless it needs one of the compatibility edits listed in the module documentation.
 ///
 /// `concat_fn` and `len_fn` are inserted as given; they should be Lua names or dotted names.
 ///
@@ -58,6 +62,17 @@ use super::parser::Parser;
 /// 200 levels is rejected with [`TOO_MANY_LEVELS`](super::TOO_MANY_LEVELS), which gopher-lua would
 /// accept.
 pub fn rewrite(src: &str, concat_fn: &str, len_fn: &str) -> Result<String, SyntaxError> {
+    let out = rewrite_bytes(src.as_bytes(), concat_fn, len_fn)?;
+    // Only ASCII text is inserted, and only at token boundaries or ASCII bytes of the source are
+    // deleted, so the output of UTF-8 source is UTF-8; the fallback cannot be taken.
+    Ok(String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+/// [`rewrite`] of source that need not be UTF-8 (a chunk a script compiles at run time with
+/// `loadstring`, whose string literals may hold any byte): the bytes of the source are kept as
+/// they are.
+pub fn rewrite_bytes(src: &[u8], concat_fn: &str, len_fn: &str) -> Result<Vec<u8>, SyntaxError> {
     let mut p = Parser::new(src)?;
     if p.chunk().is_err() {
         let fallback = p.error("syntax error");
@@ -66,13 +81,7 @@ pub fn rewrite(src: &str, concat_fn: &str, len_fn: &str) -> Result<String, Synta
     let mut edits = p.edits;
     edits.inserts.append(&mut p.sc.fix_inserts);
     edits.deletes.append(&mut p.sc.fix_deletes);
-    Ok(render(
-        src.as_bytes(),
-        edits,
-        &p.sc.numeral_ends,
-        concat_fn,
-        len_fn,
-    ))
+    Ok(render(src, edits, &p.sc.numeral_ends, concat_fn, len_fn))
 }
 
 /// What an insertion writes.
@@ -136,7 +145,7 @@ fn render(
     numerals: &[(usize, bool)],
     concat_fn: &str,
     len_fn: &str,
-) -> String {
+) -> Vec<u8> {
     edits.inserts.sort_by_key(|i| {
         let order = match i.class {
             CLOSE => (u32::MAX - i.key, i.seq),
@@ -209,9 +218,7 @@ fn render(
             emit(&mut out, &mut glue, &src[pos..pos + 1], false);
         }
     }
-    // Only ASCII text is inserted, and only at token boundaries or ASCII bytes of the source are
-    // deleted, so the output is UTF-8; the fallback cannot be taken.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    out
 }
 
 #[cfg(test)]
@@ -280,7 +287,11 @@ mod tests {
             ("; x = 1;; y = 2", "  x = 1;  y = 2"),
             ("x = {1,,2;}", "x = __pacto_tab({1, 2;})"),
             // Numerals gopher-lua splits or values differently.
-            ("for i=1,10do end", "for i=1,10 do end"),
+            (
+                "for i=1,10do end",
+                "for i=__pacto_for(1,(10)), __pacto_forlimit(), __pacto_forstep()do end",
+            ),
+            ("for i=1,10 .. 0do end", "for i=__pacto_for(1,(CONCAT((10), (0)))), __pacto_forlimit(), __pacto_forstep()do end"),
             ("x = 0010", "x = 8"),
             ("x = 1e", "x = (0/0)"),
             ("x = 0x10", "x = 0x10"),

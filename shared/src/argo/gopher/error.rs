@@ -36,21 +36,29 @@ pub struct SyntaxError {
     pub message: String,
 }
 
-impl fmt::Display for SyntaxError {
-    /// Formats as gopher-lua's `(*parse.Error).Error()` with chunk name `<string>` (the name
-    /// `LState.LoadString` passes), including its three spaces and trailing newline:
-    /// `<string> line:1(column:18) near '=':   syntax error\n`, or `<string> at EOF:   syntax
-    /// error\n` when `line == 0`. Argo CD shows this text as the script's error.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl SyntaxError {
+    /// gopher-lua's `(*parse.Error).Error()` for a chunk named `chunk` (`LState.Load`'s name:
+    /// `<string>` for Argo CD's script, the name a script gives `loadstring`), including its three
+    /// spaces and trailing newline: `CHUNK line:1(column:18) near '=':   syntax error\n`, or
+    /// `CHUNK at EOF:   syntax error\n` when `line == 0`.
+    pub fn text(&self, chunk: &str) -> String {
         if self.line == 0 {
-            writeln!(f, "<string> at EOF:   {}", self.message)
+            format!("{chunk} at EOF:   {}\n", self.message)
         } else {
-            writeln!(
-                f,
-                "<string> line:{}(column:{}) near '{}':   {}",
+            format!(
+                "{chunk} line:{}(column:{}) near '{}':   {}\n",
                 self.line, self.column, self.token, self.message
             )
         }
+    }
+}
+
+impl fmt::Display for SyntaxError {
+    /// [`SyntaxError::text`] with chunk name `<string>` (the name `LState.LoadString` passes):
+    /// `<string> line:1(column:18) near '=':   syntax error\n`. Argo CD shows this text as the
+    /// script's error.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text("<string>"))
     }
 }
 

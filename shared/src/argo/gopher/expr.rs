@@ -4,6 +4,7 @@
 //! and the expression-level edits (a call whose `(` starts on a later line, repeated table
 //! separators).
 
+use super::constructor::Route;
 use super::edit::{Text, CLOSE, OPEN, SEP};
 use super::parser::{PResult, Parser};
 use super::token::T;
@@ -32,6 +33,52 @@ pub(super) struct Exp {
     pub(super) rewritten: bool,
     /// The expression is a numeral, possibly negated: arithmetic on numerals alone is kept.
     pub(super) numeral: bool,
+    /// The expression is one literal token: `nil`, `true`, `false`, a numeral or a string.
+    pub(super) constant: bool,
+    /// The expression is one name token.
+    pub(super) name: bool,
+    /// The expression is `...`.
+    pub(super) dots: bool,
+    /// For `e.name` and `e[k]`, the last index (see [`Index`]).
+    pub(super) index: Option<Index>,
+}
+
+/// The last index of an assignable expression `p.name` or `p[k]`: where the object `p` ends (the
+/// `.` or `[`), the key's span (the name, or the expression `k`), the `]`, and whether `p` is one
+/// name token.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Index {
+    pub(super) at: usize,
+    pub(super) dot: bool,
+    pub(super) key_start: usize,
+    pub(super) key_end: usize,
+    /// The `]` of `p[k]`.
+    pub(super) close: usize,
+    pub(super) object_is_name: bool,
+}
+
+impl Exp {
+    /// An expression with nothing but its span and kind known.
+    pub(super) fn plain(start: usize, end: usize, kind: Kind) -> Exp {
+        Exp {
+            start,
+            end,
+            kind,
+            wrapped: false,
+            parens: 0,
+            rewritten: false,
+            numeral: false,
+            constant: false,
+            name: false,
+            dots: false,
+            index: None,
+        }
+    }
+
+    /// A call or `...` whose every value a list of expressions takes when it comes last.
+    pub(super) fn multi_valued(&self) -> bool {
+        (self.kind == Kind::Call && self.parens == 0) || self.dots
+    }
 }
 
 /// The functions arithmetic is routed through, by operator: `a + b` becomes
@@ -51,29 +98,6 @@ pub const ARITH_FNS: [(u8, &str); 7] = [
 /// A run of one arithmetic operator being parsed: the operator, the operands' `(start, end,
 /// numeral)`, and the operators' positions.
 type ArithRun = (u8, Vec<(usize, usize, bool)>, Vec<usize>);
-
-/// How a table constructor is routed through [`TABLE_FN`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Route {
-    /// A value: `__pacto_tab({...})`.
-    Value,
-    /// Call arguments, `f{...}`: `f(__pacto_tab({...}))`.
-    CallArgs,
-    /// Left as it is.
-    No,
-}
-
-/// The function every table constructor is routed through (the rewrite of
-/// `tableconstructor`, below).
-pub const TABLE_FN: &str = "__pacto_tab";
-/// The function the key expression of every `[k] = v` constructor field is routed through.
-pub const KEY_FN: &str = "__pacto_key";
-/// At most this many keyed fields are named as arguments of [`TABLE_FN`]; more are passed as
-/// one table (LuaJIT takes about 250 values in a call).
-const SPEC_ARGS: usize = 64;
-/// Table constructors nested deeper than this are not routed through [`TABLE_FN`] (the key
-/// order of those tables is LuaJIT's).
-const MAX_ROUTED_TABLES: u32 = 24;
 
 fn arith_fn(op: u8) -> &'static str {
     ARITH_FNS
@@ -119,12 +143,19 @@ pub(super) fn starts_expression(t: T) -> bool {
 
 impl Parser<'_> {
     pub(super) fn expr_list(&mut self) -> PResult<()> {
-        self.expr()?;
+        self.expr_list_spans().map(|_| ())
+    }
+
+    /// `exprlist`, with each expression and the position of each `,` between them.
+    pub(super) fn expr_list_spans(&mut self) -> PResult<(Vec<Exp>, Vec<usize>)> {
+        let mut exps = vec![self.expr()?];
+        let mut commas = Vec::new();
         while self.tok.t == T::Op(b',') {
+            commas.push(self.tok.start);
             self.advance()?;
-            self.expr()?;
+            exps.push(self.expr()?);
         }
-        Ok(())
+        Ok((exps, commas))
     }
 
     pub(super) fn expr(&mut self) -> PResult<Exp> {
@@ -156,13 +187,9 @@ impl Parser<'_> {
                     self.closed_at = operand.end;
                 }
                 Exp {
-                    start,
-                    end: operand.end,
-                    kind: Kind::Other,
-                    wrapped: false,
-                    parens: 0,
                     rewritten: op == T::Op(b'#') || unm,
                     numeral: negated_numeral,
+                    ..Exp::plain(start, operand.end, Kind::Other)
                 }
             }
             _ => self.simple()?,
@@ -194,7 +221,9 @@ impl Parser<'_> {
                 c.1.push((rhs.start, rhs.end, rhs.numeral));
                 c.2.push(op_at);
                 e.end = rhs.end;
-                e.numeral = e.numeral && rhs.numeral;
+                // gopher folds `%` on numerals with its luaModulo, which LuaJIT's folding does
+                // not match (`1e17 % 3`): a `%` is always routed.
+                e.numeral = e.numeral && rhs.numeral && op != b'%';
                 e.rewritten = !e.numeral;
             } else {
                 self.advance()?;
@@ -207,6 +236,10 @@ impl Parser<'_> {
             e.kind = Kind::Other;
             e.wrapped = false;
             e.parens = 0;
+            e.constant = false;
+            e.name = false;
+            e.dots = false;
+            e.index = None;
         }
         self.flush_arith(chain, key);
         self.leave();
@@ -214,12 +247,12 @@ impl Parser<'_> {
     }
 
     /// Records the rewrite of a run of one arithmetic operator, unless every operand is a
-    /// numeral: `a + b + c` becomes `F((a), (b), (c))`.
+    /// numeral and the operator is not `%`: `a + b + c` becomes `F((a), (b), (c))`.
     fn flush_arith(&mut self, chain: Option<ArithRun>, key: u32) {
         let Some((op, operands, ops)) = chain else {
             return;
         };
-        if operands.iter().all(|&(_, _, numeral)| numeral) {
+        if op != b'%' && operands.iter().all(|&(_, _, numeral)| numeral) {
             return;
         }
         // LuaJIT takes at most about 250 values in a call: longer runs nest in groups.
@@ -276,23 +309,25 @@ impl Parser<'_> {
     fn simple(&mut self) -> PResult<Exp> {
         let start = self.tok.start;
         let numeral = self.tok.t == T::Number;
+        let constant = matches!(self.tok.t, T::Nil | T::False | T::True | T::Number | T::Str);
+        let dots = self.tok.t == T::Dots;
+        if dots {
+            self.dots_used();
+        }
         match self.tok.t {
             T::Nil | T::False | T::True | T::Number | T::Str | T::Dots => self.advance()?,
             T::Op(b'{') => self.table(Route::Value)?,
             T::Function => {
                 self.advance()?;
-                self.func_body()?;
+                self.func_body(false)?;
             }
             _ => return self.suffixed(),
         }
         Ok(Exp {
-            start,
-            end: self.prev_end,
-            kind: Kind::Other,
-            wrapped: false,
-            parens: 0,
-            rewritten: false,
             numeral,
+            constant,
+            dots,
+            ..Exp::plain(start, self.prev_end, Kind::Other)
         })
     }
 
@@ -302,6 +337,9 @@ impl Parser<'_> {
         let start = self.tok.start;
         let key = self.depth * 4 + 2;
         let mut parens = 0;
+        let starts_with_name = self.tok.t == T::Name;
+        let mut suffixes = 0u32;
+        let mut index = None;
         let mut kind = match self.tok.t {
             T::Name => {
                 self.advance()?;
@@ -325,17 +363,39 @@ impl Parser<'_> {
         };
         let mut wrapped = false;
         loop {
+            let at = self.tok.start;
+            let object_is_name = starts_with_name && suffixes == 0;
+            suffixes += 1;
+            let last = index.take();
             match self.tok.t {
                 T::Op(b'.') => {
                     self.advance()?;
+                    let key_start = self.tok.start;
                     self.name()?;
                     kind = Kind::Var;
+                    index = Some(Index {
+                        at,
+                        dot: true,
+                        key_start,
+                        key_end: self.prev_end,
+                        close: self.prev_end,
+                        object_is_name,
+                    });
                 }
                 T::Op(b'[') => {
                     self.advance()?;
-                    self.expr()?;
+                    let k = self.expr()?;
+                    let close = self.tok.start;
                     self.expect(T::Op(b']'))?;
                     kind = Kind::Var;
+                    index = Some(Index {
+                        at,
+                        dot: false,
+                        key_start: k.start,
+                        key_end: k.end,
+                        close,
+                        object_is_name,
+                    });
                 }
                 T::Op(b':') => {
                     self.advance()?;
@@ -357,18 +417,20 @@ impl Parser<'_> {
                     self.args(false)?;
                     kind = Kind::Call;
                 }
-                _ => break,
+                _ => {
+                    suffixes -= 1;
+                    index = last;
+                    break;
+                }
             }
             parens = 0;
         }
         Ok(Exp {
-            start,
-            end: self.prev_end,
-            kind,
             wrapped,
             parens,
-            rewritten: false,
-            numeral: false,
+            name: starts_with_name && suffixes == 0,
+            index,
+            ..Exp::plain(start, self.prev_end, kind)
         })
     }
 
@@ -390,129 +452,6 @@ impl Parser<'_> {
             T::Op(b'{') => self.table(Route::CallArgs),
             T::Str => self.advance(),
             _ => self.syntax_error(),
-        }
-    }
-
-    /// `tableconstructor: '{' [fieldlist] '}'`, where `fieldlist` is a field followed by any
-    /// sequence of fields and separators in which every field follows a separator.
-    ///
-    /// The constructor is routed through [`TABLE_FN`] so that the sandbox can keep the order in
-    /// which its keys were first set (gopher-lua iterates a table's hash keys in that order):
-    /// `{a = 1, [k] = 2, 3}` becomes `__pacto_tab({a = 1, [__pacto_key((k))] = 2, 3}, "a", false)`,
-    /// the keyed fields named in source order (`false` standing for the next key recorded by
-    /// [`KEY_FN`]); more than [`SPEC_ARGS`] keyed fields are passed as one table instead. A
-    /// constructor used as call arguments (`f{...}`) gets parentheses: `f(__pacto_tab({...}))`.
-    ///
-    /// Constructors nested more than [`MAX_ROUTED_TABLES`] deep are left as they are: each routed
-    /// level takes a call's registers, and LuaJIT refuses an expression that needs more than
-    /// about 250 ("function or expression too complex"), where gopher-lua has no such limit.
-    fn table(&mut self, route: Route) -> PResult<()> {
-        let route = if self.routed_tables >= MAX_ROUTED_TABLES {
-            Route::No
-        } else {
-            route
-        };
-        self.enter()?;
-        if route != Route::No {
-            self.routed_tables += 1;
-        }
-        let open = self.tok.start;
-        let key = self.depth * 4 - 1;
-        self.expect(T::Op(b'{'))?;
-        let mut spec: Vec<Option<String>> = Vec::new();
-        if self.tok.t != T::Op(b'}') {
-            loop {
-                if let Some(k) = self.field(route != Route::No)? {
-                    spec.push(k);
-                }
-                if !matches!(self.tok.t, T::Op(b',' | b';')) {
-                    break;
-                }
-                self.advance()?;
-                while matches!(self.tok.t, T::Op(b',' | b';')) {
-                    // LuaJIT takes one separator after a field only.
-                    self.blank(self.tok.start);
-                    self.advance()?;
-                }
-                if self.tok.t == T::Op(b'}') {
-                    break;
-                }
-            }
-        }
-        self.expect(T::Op(b'}'))?;
-        if route == Route::No {
-            self.leave();
-            return Ok(());
-        }
-        self.routed_tables -= 1;
-        let call_args = route == Route::CallArgs;
-        let end = self.prev_end;
-        let opener = if call_args {
-            format!("({TABLE_FN}(")
-        } else {
-            format!("{TABLE_FN}(")
-        };
-        self.edits.insert(open, OPEN, key, Text::Owned(opener));
-        let names: Vec<String> = spec
-            .into_iter()
-            .map(|k| match k {
-                Some(name) => format!("\"{name}\""),
-                None => "false".to_string(),
-            })
-            .collect();
-        let mut closer = String::new();
-        if names.len() > SPEC_ARGS {
-            closer.push_str(", {");
-            closer.push_str(&names.join(", "));
-            closer.push('}');
-        } else {
-            for n in &names {
-                closer.push_str(", ");
-                closer.push_str(n);
-            }
-        }
-        closer.push(')');
-        if call_args {
-            closer.push(')');
-        }
-        self.edits.insert(end, CLOSE, key, Text::Owned(closer));
-        self.closed_at = end;
-        self.leave();
-        Ok(())
-    }
-
-    /// `field: Name '=' expr | '[' expr ']' '=' expr | expr`. Returns the key of a keyed field:
-    /// `Some(Some(name))` for `Name = expr`, `Some(None)` for `[expr] = expr` (whose key
-    /// expression is routed through [`KEY_FN`] when `routed`), `None` for a positional field.
-    fn field(&mut self, routed: bool) -> PResult<Option<Option<String>>> {
-        let named = self.tok.t == T::Name && self.peek()? == T::Op(b'=');
-        match self.tok.t {
-            _ if named => {
-                let name = String::from_utf8_lossy(&self.sc.src[self.tok.start..self.tok.end])
-                    .into_owned();
-                self.advance()?;
-                self.advance()?;
-                self.expr()?;
-                Ok(Some(Some(name)))
-            }
-            T::Op(b'[') => {
-                self.advance()?;
-                let key = self.depth * 4 + 1;
-                let k = self.expr()?;
-                if routed {
-                    self.edits
-                        .insert(k.start, OPEN, key, Text::Owned(format!("{KEY_FN}((")));
-                    self.edits.insert(k.end, CLOSE, key, Text::Static("))"));
-                }
-                self.expect(T::Op(b']'))?;
-                self.expect(T::Op(b'='))?;
-                self.expr()?;
-                Ok(Some(None))
-            }
-            _ => {
-                self.expr()?;
-                Ok(None)
-            }
         }
     }
 }
@@ -553,7 +492,7 @@ mod tests {
             ("x = a .. b < c", "x = CONCAT((a), (b)) < c"),
             (
                 "local function f(...) return ... .. 's' end",
-                "local function f(...) return (CONCAT((...), ('s'))) end",
+                "local function f(...) local arg; return (CONCAT((...), ('s'))) end",
             ),
             (
                 "t = {a .. b, k = c .. d, [e .. f] = g}",
@@ -610,46 +549,6 @@ mod tests {
 
     /// Every constructor is routed through the table function, its keyed fields named in
     /// source order (the sandbox's `order.lua` records gopher's key order from them).
-    #[test]
-    fn table_constructors() {
-        let cases = [
-            ("x = {}", "x = __pacto_tab({})"),
-            ("x = {1, 2}", "x = __pacto_tab({1, 2})"),
-            (
-                "x = {b = 1, a = {c = 2}}",
-                "x = __pacto_tab({b = 1, a = __pacto_tab({c = 2}, \"c\")}, \"b\", \"a\")",
-            ),
-            (
-                "x = {[k] = 1, n = 2}",
-                "x = __pacto_tab({[__pacto_key((k))] = 1, n = 2}, false, \"n\")",
-            ),
-            ("f{a = 1}", "f(__pacto_tab({a = 1}, \"a\"))"),
-            ("f {}", "f (__pacto_tab({}))"),
-            // A `{` argument on a later line: the callee is parenthesised, as for `(`.
-            ("x = f\n{}", "x = (f\n)(__pacto_tab({}))"),
-            // ... but a method's cannot be: that constructor is left as it is.
-            ("x = a:m\n{[k] = 1}", "x = a:m\n{[k] = 1}"),
-            // The inserted `)` must not call a parenthesised statement that follows.
-            ("x = {}\n(f)()", "x = __pacto_tab({})\n;(f)()"),
-            ("return{}", "return __pacto_tab({})"),
-        ];
-        for (src, want) in cases {
-            assert_eq!(rw(src), want, "{src}");
-        }
-        // More than 64 keyed fields come as one table.
-        let fields: Vec<String> = (0..65).map(|i| format!("k{i} = {i}")).collect();
-        let src = format!("x = {{{}}}", fields.join(", "));
-        let names: Vec<String> = (0..65).map(|i| format!("\"k{i}\"")).collect();
-        assert_eq!(
-            rw(&src),
-            format!(
-                "x = __pacto_tab({{{}}}, {{{}}})",
-                fields.join(", "),
-                names.join(", ")
-            )
-        );
-    }
-
     #[test]
     fn length_operator() {
         let cases = [

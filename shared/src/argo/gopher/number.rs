@@ -26,7 +26,11 @@ pub fn number_to_string(v: f64) -> String {
 /// `.` is read with Go's `ParseFloat`, anything else with `ParseInt` in `base` (10 by default; a
 /// `0x` prefix switches to 16 only when no base was given). Anything Go rejects, including
 /// `1e2`, `inf` and values outside int64, is `None` (Lua `nil`).
-pub fn tonumber(s: &str, base: Option<u32>) -> Option<f64> {
+///
+/// `base` is the script's base as Go's `int` (truncated); base 0 is `ParseInt`'s own choice of
+/// base from the prefix (`0x`, `0o`, `0b`, a leading `0`), and bases outside 0 and 2..=36 read
+/// nothing.
+pub fn tonumber(s: &str, base: Option<i64>) -> Option<f64> {
     let t = s.trim_matches([' ', '\n', '\t']);
     if t.contains('.') {
         return parse_go_float(t);
@@ -34,10 +38,23 @@ pub fn tonumber(s: &str, base: Option<u32>) -> Option<f64> {
     let (digits, radix) = match base {
         None if t.len() >= 2 && t.as_bytes()[..2].eq_ignore_ascii_case(b"0x") => (&t[2..], 16),
         None => (t, 10),
-        Some(b) if (2..=36).contains(&b) => (t, b),
+        Some(0) => return parse_go_int_base0(t).map(|n| n as f64),
+        Some(b) if (2..=36).contains(&b) => (t, b as u32),
         Some(_) => return None,
     };
     i64::from_str_radix(digits, radix).ok().map(|n| n as f64)
+}
+
+/// gopher-lua `luaModulo` (vm.go), the `%` operator and `math.mod`: Go's `math.Mod` (the
+/// remainder with the sign of the dividend, exact) moved to the sign of the divisor, so `5 % inf`
+/// is 5 and `-5 % inf` is `+Inf` (LuaJIT's `a - floor(a/b)*b` gives NaN for both).
+pub fn lua_modulo(a: f64, b: f64) -> f64 {
+    let v = a % b;
+    if (b > 0.0 && v < 0.0) || (b < 0.0 && v > 0.0) {
+        v + b
+    } else {
+        v
+    }
 }
 
 /// gopher-lua `parseNumber`, the coercion of a string operand in arithmetic: Go
@@ -176,5 +193,31 @@ mod tests {
         assert_eq!(parse_number("1e2"), Some(100.0));
         assert_eq!(parse_number(" 5 "), Some(5.0));
         assert_eq!(parse_number("abc"), None);
+    }
+
+    /// gopher-lua v1.1.2 vm.go luaModulo (values gopher-lua gave, tests/fixtures/
+    /// lua_gopher_differential.txt).
+    #[test]
+    fn modulo_takes_the_divisors_sign() {
+        assert_eq!(lua_modulo(-10.0, 3.0), 2.0);
+        assert_eq!(lua_modulo(10.0, -3.0), -2.0);
+        assert_eq!(lua_modulo(5.0, f64::INFINITY), 5.0);
+        assert_eq!(lua_modulo(-5.0, f64::INFINITY), f64::INFINITY);
+        assert_eq!(lua_modulo(5.0, f64::NEG_INFINITY), f64::NEG_INFINITY);
+        assert_eq!(lua_modulo(1e17, 3.0), 1.0);
+        assert!(lua_modulo(f64::INFINITY, 2.0).is_nan());
+        assert!(lua_modulo(1.0, 0.0).is_nan());
+    }
+
+    /// baselib.go baseToNumber: Go's ParseInt with the given base, base 0 choosing from the
+    /// prefix, other bases outside 2..36 reading nothing.
+    #[test]
+    fn tonumber_bases() {
+        assert_eq!(tonumber("0x10", Some(0)), Some(16.0));
+        assert_eq!(tonumber("010", Some(0)), Some(8.0));
+        assert_eq!(tonumber("0b11", Some(0)), Some(3.0));
+        assert_eq!(tonumber("10", Some(-1)), None);
+        assert_eq!(tonumber("10", Some(2)), Some(2.0));
+        assert_eq!(tonumber("zz", Some(36)), Some(1295.0));
     }
 }

@@ -6,8 +6,9 @@
 
 use super::edit::{Edits, Text, CLOSE, OPEN, SEP};
 use super::error::{lossy, SyntaxError, TOO_MANY_LEVELS};
-use super::expr::{starts_expression, Kind};
+use super::expr::{starts_expression, Exp, Kind};
 use super::scanner::Scanner;
+use super::scope::FuncScope;
 use super::token::{Token, T};
 
 /// Deepest nesting of blocks and expressions accepted (LuaJIT's `LJ_MAX_XLEVEL`); deeper input is
@@ -33,6 +34,8 @@ pub(super) struct Parser<'a> {
     /// How many routed table constructors enclose the current position (see `Parser::table`).
     pub(super) routed_tables: u32,
     pub(super) edits: Edits,
+    /// The functions being parsed, innermost last, with the locals they declare (`scope`).
+    pub(super) funcs: Vec<FuncScope>,
     /// The error that stopped the parse (see [`Stop`]).
     pub(super) failure: Option<SyntaxError>,
 }
@@ -46,8 +49,8 @@ pub(super) struct Stop;
 pub(super) type PResult<T> = Result<T, Stop>;
 
 impl<'a> Parser<'a> {
-    pub(super) fn new(src: &'a str) -> Result<Self, SyntaxError> {
-        let mut sc = Scanner::new(src.as_bytes());
+    pub(super) fn new(src: &'a [u8]) -> Result<Self, SyntaxError> {
+        let mut sc = Scanner::new(src);
         let tok = sc.scan()?;
         Ok(Parser {
             sc,
@@ -61,6 +64,7 @@ impl<'a> Parser<'a> {
             depth: 0,
             routed_tables: 0,
             edits: Edits::default(),
+            funcs: Vec::new(),
             failure: None,
         })
     }
@@ -162,13 +166,22 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn chunk(&mut self) -> PResult<()> {
+        self.open_function();
         self.block()?;
         self.expect(T::Eof)
     }
 
+    /// A block in a scope of its own.
+    fn block(&mut self) -> PResult<()> {
+        self.open_block();
+        self.statements()?;
+        self.close_block();
+        Ok(())
+    }
+
     /// `block: chunk1 [laststat [';']]`, `chunk1: {stat | ';'}`. Stops at any token that cannot
     /// continue it; the caller checks that token.
-    fn block(&mut self) -> PResult<()> {
+    fn statements(&mut self) -> PResult<()> {
         self.enter()?;
         // A statement just ended and no `;` followed it: LuaJIT accepts one `;` here.
         let mut after_stat = false;
@@ -241,10 +254,13 @@ impl<'a> Parser<'a> {
             }
             T::While => self.while_statement(),
             T::Repeat => {
+                // The block's locals are visible in the `until` expression.
                 self.advance()?;
-                self.block()?;
+                self.open_block();
+                self.statements()?;
                 self.expect(T::Until)?;
                 self.expr()?;
+                self.close_block();
                 Ok(())
             }
             T::If => self.if_statement(),
@@ -293,26 +309,35 @@ impl<'a> Parser<'a> {
 
     fn for_statement(&mut self) -> PResult<()> {
         self.advance()?;
+        let mut names = vec![self.tok.text.clone()];
         self.name()?;
         if self.tok.t == T::Op(b'=') {
             self.advance()?;
-            self.expr()?;
+            let init = self.expr()?;
             self.expect(T::Op(b','))?;
-            self.expr()?;
+            let limit = self.expr()?;
+            let mut step = None;
             if self.tok.t == T::Op(b',') {
                 self.advance()?;
-                self.expr()?;
+                step = Some(self.expr()?);
             }
+            self.numeric_for(&init, &limit, step.as_ref());
         } else {
             while self.tok.t == T::Op(b',') {
                 self.advance()?;
+                names.push(self.tok.text.clone());
                 self.name()?;
             }
             self.expect(T::In)?;
             self.expr_list()?;
         }
         self.expect(T::Do)?;
+        self.open_block();
+        for n in &names {
+            self.declare(n);
+        }
         self.block()?;
+        self.close_block();
         self.expect(T::End)
     }
 
@@ -324,28 +349,37 @@ impl<'a> Parser<'a> {
             self.advance()?;
             self.name()?;
         }
+        let mut method = false;
         if self.tok.t == T::Op(b':') {
             self.advance()?;
             self.name()?;
+            method = true;
         }
-        self.func_body()
+        self.func_body(method)
     }
 
     fn local_statement(&mut self) -> PResult<()> {
         self.advance()?;
         if self.tok.t == T::Function {
             self.advance()?;
+            let name = self.tok.text.clone();
             self.name()?;
-            return self.func_body();
+            self.declare(&name);
+            return self.func_body(false);
         }
+        let mut names = vec![self.tok.text.clone()];
         self.name()?;
         while self.tok.t == T::Op(b',') {
             self.advance()?;
+            names.push(self.tok.text.clone());
             self.name()?;
         }
         if self.tok.t == T::Op(b'=') {
             self.advance()?;
             self.expr_list()?;
+        }
+        for n in &names {
+            self.declare(n);
         }
         Ok(())
     }
@@ -357,10 +391,9 @@ impl<'a> Parser<'a> {
         let after_close = self.closed_at == self.prev_end && self.tok.t == T::Op(b'(');
         let mark = self.paren_log.len();
         let e = self.suffixed()?;
-        if after_stat && (e.wrapped || after_close) {
-            // `(` at the start of a statement would continue the previous one in LuaJIT.
-            self.edits.insert(e.start, OPEN, 0, Text::Static(";"));
-        }
+        // `(` at the start of a statement would continue the previous one in LuaJIT: a `;` goes
+        // before it, unless the statement becomes a block of its own (`compat`).
+        let needs_semicolon = after_stat && (e.wrapped || after_close);
         if e.kind == Kind::Call && e.parens > 0 {
             // LuaJIT (like Lua 5.1) rejects `(f())` as a statement; gopher-lua accepts it. The
             // parentheses only truncate results, which a statement discards: blank them.
@@ -374,16 +407,28 @@ impl<'a> Parser<'a> {
         self.paren_log.truncate(mark);
         let t = self.tok.t;
         if e.kind == Kind::Var && (t == T::Op(b'=') || t == T::Op(b',')) {
+            let mut targets: Vec<Exp> = vec![e];
+            let mut commas = Vec::new();
             while self.tok.t == T::Op(b',') {
+                commas.push(self.tok.start);
                 self.advance()?;
                 let v = self.suffixed()?;
                 if v.kind != Kind::Var {
                     return self.syntax_error();
                 }
+                targets.push(v);
             }
+            let eq = self.tok.start;
             self.expect(T::Op(b'='))?;
-            self.expr_list()?;
+            let (exprs, expr_commas) = self.expr_list_spans()?;
+            let block = self.assignment(&targets, &commas, eq, &exprs, &expr_commas);
+            if needs_semicolon && !block {
+                self.edits.insert(e.start, OPEN, 0, Text::Static(";"));
+            }
             return Ok(());
+        }
+        if needs_semicolon {
+            self.edits.insert(e.start, OPEN, 0, Text::Static(";"));
         }
         if e.kind != Kind::Call {
             return Err(self.fail("parse error"));
@@ -391,26 +436,48 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `funcbody: '(' [parlist] ')' block 'end'`.
-    pub(super) fn func_body(&mut self) -> PResult<()> {
+    /// `funcbody: '(' [parlist] ')' block 'end'`; a method (`function a:m()`) has `self`.
+    pub(super) fn func_body(&mut self, method: bool) -> PResult<()> {
         self.expect(T::Op(b'('))?;
+        let mut params = Vec::new();
+        if method {
+            params.push(b"self".to_vec());
+        }
+        let mut vararg = false;
         if self.tok.t != T::Op(b')') {
             if self.tok.t == T::Dots {
                 self.advance()?;
+                vararg = true;
             } else {
+                params.push(self.tok.text.clone());
                 self.name()?;
                 while self.tok.t == T::Op(b',') {
                     self.advance()?;
                     if self.tok.t == T::Dots {
                         self.advance()?;
+                        vararg = true;
                         break;
                     }
+                    params.push(self.tok.text.clone());
                     self.name()?;
                 }
             }
         }
         self.expect(T::Op(b')'))?;
+        let body = self.prev_end;
+        self.open_function();
+        for p in &params {
+            self.declare(p);
+        }
+        if vararg {
+            // gopher's compat `arg` local (see `vararg_arg`).
+            self.declare(b"arg");
+        }
         self.block()?;
+        let scope = self.close_function();
+        if vararg {
+            self.vararg_arg(body, scope.dots_used);
+        }
         self.expect(T::End)
     }
 }
@@ -453,7 +520,7 @@ return a .. b;
 "#;
         let want = r#"local a, b = 1, 2
 local c
-local function f(x, y, ...) return x, y, ... end
+local function f(x, y, ...) local arg; return x, y, ... end
 function g() end
 function t.a.b:c(d) return self end
 a, t.x, t[1] = 1, 2, 3
@@ -464,14 +531,14 @@ do local z = LEN((a)) end
 while a < b do a = __pacto_add((a), (1)) break end
 repeat a = __pacto_sub((a), (1)) until a == 0 or LEN((t)) > 1
 if a then b = 1 elseif c then b = 2 else b = 3 end
-for i = 1, 10, 2 do end
+for i = __pacto_for(1, 10, (2)), __pacto_forlimit(), __pacto_forstep() do end
 for k, v in pairs(t) do goto continue ::continue:: end
 ::top:: goto top
-x = function(...) local n = select('#', ...) return n end
+x = function(...) local arg; local n = select('#', ...) return n end
 x = __pacto_tab({f(), (f()), ...})
 x = a and b or not c
 x = __pacto_unm((__pacto_pow((a), (__pacto_unm((b))))))
-x = 0x1F + 1e-5 * .5 % 3.
+x = __pacto_add((0x1F), (__pacto_mod((1e-5 * .5), (3.))))
 return (CONCAT((a), (b)));
 "#;
         assert_eq!(rw(src), want);

@@ -132,7 +132,8 @@ pub(super) fn lua_error_text(e: &mlua::Error, limits: &Limits) -> String {
 }
 
 /// Rewrites LuaJIT error texts that the prelude's metatables cannot intercept (operations on two
-/// tables) into gopher-lua's wording (vm.go `lessThan`, state.go `callR`).
+/// tables, metatable chains) into gopher-lua's wording (vm.go `lessThan`, state.go `callR`,
+/// `getField`/`setField`).
 pub(super) fn gopher_wording(m: &str) -> String {
     let m = m.split("\nstack traceback:").next().unwrap_or(m);
     let (prefix, body) = match m.find(": ") {
@@ -159,6 +160,10 @@ pub(super) fn gopher_wording(m: &str) -> String {
         format!("attempt to compare {t} with {t}")
     } else if body.starts_with("attempt to call ") {
         "attempt to call a non-function object".to_string()
+    } else if let Some(op) = body.strip_prefix("loop in ") {
+        // An __index/__newindex chain that never ends (gopher state.go getField/setField stop
+        // at MaxTableGetLoop).
+        format!("too many recursions in {op}")
     } else {
         body.to_string()
     };
@@ -254,7 +259,7 @@ mod tests {
             ),
             (
                 "local a = 1\nreturn require('x')",
-                "<string>:2: module x not found:\n\tno field package.preload['x']\n\tkubectl-pacto never loads Lua files from disk",
+                "<string>:2: module x not found:\n\tno field package.preload['x']\n\tstat ./x.lua: no such file or directory\n\tstat /usr/local/share/lua/5.1/x.lua: no such file or directory\n\tstat /usr/local/share/lua/5.1/x/init.lua: no such file or directory, ",
             ),
             (
                 "local function f(n)\n  return 1 + f(n + 1)\nend\nreturn f(1)",
@@ -287,6 +292,90 @@ mod tests {
             ("select(2, pcall(error, 'boom'))", "<string>:1: boom"),
         ] {
             assert_eq!(msg(expr, false), want, "{expr}");
+        }
+    }
+
+    /// The base library's checks as gopher-lua v1.1.2 baselib.go makes them (values recorded with
+    /// gopher-lua in tests/fixtures/lua_gopher_differential.txt): baseIpairs (CheckTable),
+    /// baseSelect (CheckTypes, "invalid string"), baseToNumber/baseGetMetatable/baseToString
+    /// (CheckAny), baseSetMetatable (CheckTypes(2), nil objects, its first argument returned),
+    /// baseAssert (OptString), baseXPCall (CheckFunction both; an error in the handler is the
+    /// error), baseCollectGarbage (no results); and auxlib.go ArgError naming a function a Go
+    /// function called `(anonymous)`, at the script's line.
+    #[test]
+    fn base_library_checks_are_gophers() {
+        for (src, want) in [
+            (
+                "return ipairs()",
+                "<string>:1: bad argument #1 to ipairs (table expected, got nil)",
+            ),
+            (
+                "return select('2', 'a', 'b')",
+                "<string>:1: bad argument #1 to select (invalid string '2')",
+            ),
+            (
+                "return tonumber()",
+                "<string>:1: bad argument #1 to tonumber (value expected)",
+            ),
+            (
+                "return getmetatable()",
+                "<string>:1: bad argument #1 to getmetatable (value expected)",
+            ),
+            (
+                "return setmetatable({}, 1)",
+                "<string>:1: bad argument #2 to setmetatable (nil or table expected, got number)",
+            ),
+            (
+                "return setmetatable(nil, {})",
+                "<string>:1: cannot set metatable to a nil object.",
+            ),
+            (
+                "return assert(false, 42)",
+                "<string>:1: bad argument #2 to assert (string expected, got number)",
+            ),
+            ("assert(false, nil)", "<string>:1: assertion failed!"),
+            (
+                "return xpcall(function() end)",
+                "<string>:1: bad argument #2 to xpcall (function expected, got nil)",
+            ),
+            (
+                "local f = ipairs f(nil)",
+                "<string>:1: bad argument #1 to f (table expected, got nil)",
+            ),
+        ] {
+            assert_eq!(eval(src).unwrap_err(), want, "{src}");
+        }
+        for (expr, want) in [
+            ("tostring(setmetatable(1, {}))", "1"),
+            ("type(setmetatable({}))", "table"),
+            (
+                "tostring(setmetatable({}, {__tostring = 'notfn'})):sub(1, 6)",
+                "table:",
+            ),
+            ("tostring(select('#', collectgarbage('count')))", "0"),
+            (
+                "select(2, pcall(error))",
+                "<string>:1: bad argument #1 to (anonymous) (value expected)",
+            ),
+            (
+                "select(2, pcall(select, 'x'))",
+                "<string>:1: bad argument #1 to (anonymous) (invalid string 'x')",
+            ),
+            (
+                "select(2, pcall(function() return {} < {} end))",
+                "<string>:1: attempt to compare table with table",
+            ),
+            (
+                "select(2, xpcall(function() error('x') end, function(m) error('again') end))",
+                "<string>:1: again",
+            ),
+            (
+                "tostring(select('#', pcall(function() return 1, nil end)))",
+                "3",
+            ),
+            ("tostring(_printregs ~= nil)", "true"),
+        ] {
+            assert_eq!(msg(expr, true), want, "{expr}");
         }
     }
 

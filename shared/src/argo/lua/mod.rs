@@ -13,10 +13,13 @@
 //!   (`<string>:LINE: attempt to index a non-table object(nil) with key 'x'`, `bad argument #1
 //!   to ipairs (table expected, got nil)`, ...), through the source rewriter
 //!   ([`super::gopher::rewrite`]) and `prelude.lua`;
-//! * gopher's `table` library (its `sort` is Go's pdqsort, in `sortlib`) and, in open mode, its
-//!   string functions that differ from LuaJIT's (`strlib`, on gopher's pattern engine in
-//!   `pattern`), its `string.format` (Go's `fmt.Sprintf`, in `fmtlib`), its `channel` library
-//!   (`channel`), and Go's panics in library functions with gopher's traceback (`gopanic`);
+//! * gopher's base library checks and texts (`prelude.lua`), its `table` library (`libs.lua`;
+//!   its `sort` is Go's pdqsort, in `sortlib`), `require` and `loadstring` (chunks compiled at run
+//!   time go through the same rewrite), `os.time`/`os.date` (`oslib`) and, in open mode, its
+//!   `math` and `coroutine` libraries (`libs.lua`), its string functions that differ from
+//!   LuaJIT's (`strlib` and `strbyte`, on gopher's pattern engine in `pattern`), its
+//!   `string.format` (Go's `fmt.Sprintf`, in `fmtlib`), its `channel` library (`channel`), and
+//!   Go's panics in library functions with gopher's traceback (`gopanic`);
 //! * limits: 1 s of wall-clock time (Argo's `context.WithTimeout`), 256 call frames (gopher's
 //!   `CallStackSize`), enforced by the instruction hook (`hook`), and beyond Argo a memory cap
 //!   and bounds on object nesting and run-time chunk size; every library call that could run
@@ -27,8 +30,10 @@
 //! The sandbox is split by concept: `script` compiles a script once, `evaluate` runs an
 //! evaluation under its limits (error texts), `sandbox` prepares the LuaJIT state with the
 //! prelude (`prelude.lua`) and the host functions, `hook` enforces the time and depth limits,
-//! `strlib`/`pattern`/`fmtlib`/`sortlib`/`channel` hold the library functions written in Rust, `convert` moves
-//! values between JSON and Lua, and `result` decodes the script's result into a health status.
+//! `libs` loads the table, math and coroutine libraries of `libs.lua`, `oslib`/`strlib`/`strbyte`/
+//! `pattern`/`fmtlib`/`sortlib`/`channel` hold the library functions written in Rust, `convert`
+//! moves values between JSON and Lua, and `result` decodes the script's result into a health
+//! status.
 
 mod channel;
 mod convert;
@@ -37,12 +42,15 @@ mod fmtlib;
 mod gofmt;
 mod gopanic;
 mod hook;
+mod libs;
 mod order;
+mod oslib;
 mod pattern;
 mod result;
 mod sandbox;
 mod script;
 mod sortlib;
+mod strbyte;
 mod strlib;
 
 pub use evaluate::{execute_health, Evaluation, Limits};

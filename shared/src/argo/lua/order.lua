@@ -172,37 +172,41 @@ local function gnext(t, k)
   s.phase, s.i, s.last = 3, s.nr, nil
   return nil
 end
--- gopher auxlib.go TypeError for CheckTable(1) (a missing argument is nil there), at the
--- script's line.
-local function check_table_arg(fname, t)
-  if type(t) ~= "table" then
-    error("bad argument #1 to " .. fname .. " (table expected, got " .. type(t) .. ")", 3)
-  end
+-- The prelude's error functions (prelude.lua argerror, raise): gopher auxlib.go ArgError/
+-- TypeError and RaiseError at the script's line, the function named as the calling line names
+-- it. Set by `install` before any script runs.
+local argerror, raise = error, error
+local function install(a, r)
+  argerror, raise = a, r
+end
+-- CheckTable(1) for the function that called check_table_arg (a missing argument is nil).
+local function check_table_arg(t)
+  if type(t) ~= "table" then argerror(2, 1, "table expected, got " .. type(t)) end
 end
 local function g_next(t, k)
-  check_table_arg("next", t)
+  check_table_arg(t)
   return gnext(t, k)
 end
 local function pairsaux(t, k)
-  check_table_arg("?", t)
+  if type(t) ~= "table" then
+    raise("bad argument #1 to ? (table expected, got " .. type(t) .. ")")
+  end
   local key, v = gnext(t, k)
   if key == nil then return end
   return key, v
 end
 local function g_pairs(t)
-  check_table_arg("pairs", t)
+  check_table_arg(t)
   return pairsaux, t, nil
 end
 -- gopher baselib.go baseRawSet: CheckTable, CheckAny, CheckAny; no results.
 local function g_rawset(...)
   local t, k, v = ...
   local n = select("#", ...)
-  check_table_arg("rawset", t)
-  if n < 3 then
-    error("bad argument #" .. (n + 1) .. " to rawset (value expected)", 2)
-  end
-  if k == nil then error("table index is nil", 2) end
-  if k ~= k then error("table index is NaN", 2) end
+  check_table_arg(t)
+  if n < 3 then argerror(1, n + 1, "value expected") end
+  if k == nil then raise("table index is nil") end
+  if k ~= k then raise("table index is NaN") end
   rawset0(t, k, v)
   if v ~= nil and getmetatable0(t) == TRACK and not arraykey(k) then record(t, k) end
 end
@@ -215,5 +219,5 @@ end
 
 return {
   tab = gtab, key = gkey, next = g_next, pairs = g_pairs, rawset = g_rawset, track = TRACK,
-  reset = reset,
+  reset = reset, install = install,
 }

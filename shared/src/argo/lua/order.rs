@@ -9,9 +9,9 @@
 //! Not reproduced: tables the script did not build with a constructor (`obj` and the tables in
 //! it, which Argo CD's `decodeValue` fills in Go's random map order anyway, and tables returned
 //! by library functions) keep LuaJIT's order for their non-array keys; so do the keys of a table
-//! whose metatable the script replaced, and of constructors in chunks compiled at run time
-//! (`loadstring`), which the rewriter does not see; a constructor that sets a key to nil and
-//! then to a value (`{a = nil, b = 1, a = 2}`) orders it by its first mention.
+//! whose metatable the script replaced; a constructor that sets a key to nil and then to a value
+//! (`{a = nil, b = 1, a = 2}`) orders it by its first mention. Chunks compiled at run time
+//! (`loadstring`) go through the same rewrite, so their constructors keep gopher's order too.
 
 use super::script::to_bytecode;
 

@@ -12,10 +12,15 @@
 -- safe_time, safe_date (Argo's oslib_safe.go), full_time, full_date (gopher's own os.time and
 -- os.date), denied (raises the error for a function kubectl-pacto never lets a script call),
 -- expired (true once the evaluation is past its wall-clock limit), chunk_cap (the bytes of source
--- a script may compile at run time), order (what order.lua returns: gopher's table key order).
+-- a script may compile at run time), order (what order.lua returns: gopher's table key order),
+-- luamod (gopher's `%`, luaModulo), not_found (what gopher's search of package.path reports
+-- when no file is there), libs_chunk (libs.lua: gopher's table, math and coroutine libraries),
+-- where (`<string>:LINE: ` of the innermost script frame, gopher's `where`), wording (a LuaJIT
+-- error text in gopher's words), compile (a chunk compiled at run time as the script is: through
+-- the source rewriter, with gopher's syntax errors).
 
 local open, numstr, tonum, parsenum, printer, safe_time, safe_date, full_time, full_date, denied,
-  expired, chunk_cap, order = ...
+  expired, chunk_cap, order, where, wording, compile, luamod, not_found, libs_chunk = ...
 
 local type, error, rawget, next, select, tostring0, setmt, getmt =
   type, error, rawget, next, select, tostring, debug.setmetatable, debug.getmetatable
@@ -23,11 +28,41 @@ local concat0, unpack0, tinsert0 = table.concat, unpack, table.insert
 local setfenv0, loadstring0, load0, getmetatable0, setmetatable0, newproxy0 =
   setfenv, loadstring, load, getmetatable, setmetatable, newproxy
 local G = _G
+local getinfo0 = debug.getinfo
 
 -- gopher LValue.String(): numbers in gopher's format, everything else as Lua prints it.
 local function str(v)
   if type(v) == "number" then return numstr(v) end
   return tostring0(v)
+end
+
+-- gopher state.go raiseError (RaiseError): the message at the position of the innermost script
+-- frame, which is what gopher's `where` finds when it skips Go functions; the prelude's
+-- stand-ins for gopher's Go functions and LuaJIT's C functions are skipped the same way.
+local function raise(msg)
+  error(where() .. msg, 0)
+end
+-- gopher auxlib.go ArgError/TypeError: `bad argument #N to NAME (MSG)`, NAME being what the
+-- calling line calls the function (state.go rawFrameFuncName reads it from the call site:
+-- `ipairs`, `insert` for `table.insert`, `f` for a local alias), `?` when the line does not name
+-- it, `(anonymous)` when a Go function (pcall) called it. `lvl` counts the frames from
+-- argerror's caller up to the library function (1: the caller is the library function).
+local function argerror(lvl, n, msg)
+  local info = getinfo0(lvl + 1, "n")
+  local name = info and info.name
+  if name == nil then
+    local caller = getinfo0(lvl + 2, "S")
+    name = (caller == nil or caller.what == "C") and "(anonymous)" or "?"
+  end
+  raise("bad argument #" .. n .. " to " .. name .. " (" .. msg .. ")")
+end
+local function typeerror(lvl, n, want, v)
+  argerror(lvl + 1, n, want .. " expected, got " .. type(v))
+end
+order.install(argerror, raise)
+-- Every result of a call, with their count (trailing nils included).
+local function pack(...)
+  return { n = select("#", ...), ... }
 end
 
 -- The raw metatable's handler for an event, first operand first (gopher state.go metaOp2).
@@ -115,7 +150,7 @@ local arith = {
   sub = function(a, b) return a - b end,
   mul = function(a, b) return a * b end,
   div = function(a, b) return a / b end,
-  mod = function(a, b) return a % b end,
+  mod = luamod,
   pow = function(a, b) return a ^ b end,
 }
 local function base_mt(kind)
@@ -166,13 +201,15 @@ local function make_arith(name, f)
     for i = 1, select("#", ...) do r = op2(r, (select(i, ...))) end
     return r
   end
-  -- Two numbers take the operator itself, compiled inline.
-  local src = "local fold, type, select = ... return function(a, b, ...) "
+  -- Two numbers take the operator itself, compiled inline (`%` is gopher's luaModulo, LuaJIT's
+  -- `a - floor(a/b)*b` differing from it for infinite divisors and large operands).
+  local op = ({ add = "a + b", sub = "a - b", mul = "a * b", div = "a / b", mod = "f(a, b)",
+    pow = "a ^ b" })[name]
+  local src = "local fold, type, select, f = ... return function(a, b, ...) "
     .. "if type(a) == 'number' and type(b) == 'number' and select('#', ...) == 0 then "
-    .. "return a " .. ({ add = "+", sub = "-", mul = "*", div = "/", mod = "%", pow = "^" })[name]
-    .. " b end return fold(a, b, ...) end"
+    .. "return " .. op .. " end return fold(a, b, ...) end"
   local fast = loadstring0(src, "=prelude")
-  return fast(fold, type, select)
+  return fast(fold, type, select, f)
 end
 local g_add, g_sub, g_mul, g_div, g_mod, g_pow =
   make_arith("add", arith.add), make_arith("sub", arith.sub), make_arith("mul", arith.mul),
@@ -196,15 +233,55 @@ setmt(print, base_mt("function"))
 local string_mt = base_mt("string")
 setmt("", string_mt)
 
--- Base library as gopher has it.
+-- The `arg` local of a vararg function (the source rewriter declares it, see gopher compat.rs):
+-- its varargs and their count `n` (gopher state.go initCallFrame, CompatVarArg).
+local function g_arg(...)
+  return order.tab({ n = select("#", ...), ... }, "n")
+end
+-- A numeric for's control values as gopher's OP_FORPREP/OP_FORLOOP take them (gopher compat.rs
+-- rewrites `for i = a, b, c` to `for i = g_for(a, b, c), g_forlimit(), g_forstep()`): numbers
+-- only, checked in the order init, step, limit; a zero step loops for ever when the initial
+-- value is at least the limit, and not at all otherwise.
+local for_limit, for_step = 0, 0
+local function g_for(...)
+  local init, limit, step = ...
+  if select("#", ...) < 3 then step = 1 end
+  if type(init) ~= "number" then raise("for statement init must be a number") end
+  if type(step) ~= "number" then raise("for statement step must be a number") end
+  if type(limit) ~= "number" then raise("for statement limit must be a number") end
+  if step == 0 then
+    step = 0
+    if init >= limit then limit = 1 / 0 else limit = -1 / 0 end
+  end
+  for_limit, for_step = limit, step
+  return init
+end
+local function g_forlimit() return for_limit end
+local function g_forstep() return for_step end
+
+-- Base library as gopher has it (baselib.go).
+-- baseToString: CheckAny; LState.ToStringMeta calls a __tostring that is a function (one
+-- result) and ignores any other value there; numbers in gopher's format.
 local function g_tostring(...)
-  if select("#", ...) == 0 then error("bad argument #1 to tostring (value expected)", 2) end
+  if select("#", ...) == 0 then argerror(1, 1, "value expected") end
   local v = ...
   local mt = getmt(v)
-  if type(v) == "number" and not (mt and rawget(mt, "__tostring")) then return numstr(v) end
+  local h = mt and rawget(mt, "__tostring")
+  if type(h) == "function" then return (h(v)) end
+  if type(v) == "number" then return numstr(v) end
+  if h ~= nil then
+    setmt(v, nil)
+    local s = tostring0(v)
+    setmt(v, mt)
+    return s
+  end
   return tostring0(v)
 end
-local function g_tonumber(v, base)
+-- baseToNumber: the base is OptInt(2, 10) (a number or nil), read before CheckAny(1).
+local function g_tonumber(...)
+  local v, base = ...
+  if base ~= nil and type(base) ~= "number" then typeerror(1, 2, "number", base) end
+  if select("#", ...) == 0 then argerror(1, 1, "value expected") end
   if type(v) == "number" then return v end
   if type(v) == "string" then return tonum(v, base) end
   return nil
@@ -215,17 +292,15 @@ local function g_print(...)
   for i = 1, n do parts[i] = g_tostring((select(i, ...))) end
   printer(concat0(parts, "\t"))
 end
--- gopher LState.TypeError/ArgError texts: "bad argument #1 to concat (table expected, got nil)".
-local function check_table(v, n, fname)
-  if type(v) ~= "table" then
-    error("bad argument #" .. n .. " to " .. fname .. " (table expected, got " .. type(v) .. ")", 3)
-  end
+-- gopher CheckTable and OptInt/CheckInt (numbers only, truncated toward zero as Go's int()), for
+-- the library function that called them.
+local function check_table(v, n)
+  if type(v) ~= "table" then typeerror(2, n, "table", v) end
 end
-local function opt_int(v, n, fname, default)
+local function opt_int(v, n, default)
   if v == nil then return default end
-  if type(v) ~= "number" then
-    error("bad argument #" .. n .. " to " .. fname .. " (number expected, got " .. type(v) .. ")", 3)
-  end
+  if type(v) ~= "number" then typeerror(2, n, "number", v) end
+  if v < 0 then return -((-v) - (-v) % 1) end
   return v - v % 1
 end
 -- gopher baselib.go baseUnpack: values are pushed on the registry of 5120 slots (config.go
@@ -233,10 +308,10 @@ end
 -- script's frames already hold is not known here; the bound counts the unpacked values only.
 local REGISTRY_SLOTS = 5120
 local function g_unpack(t, i, j)
-  check_table(t, 1, "unpack")
-  i = opt_int(i, 2, "unpack", 1)
-  j = opt_int(j, 3, "unpack", tablelen(t))
-  if j - i + 1 > REGISTRY_SLOTS then error("registry overflow", 2) end
+  check_table(t, 1)
+  i = opt_int(i, 2, 1)
+  j = opt_int(j, 3, tablelen(t))
+  if j - i + 1 > REGISTRY_SLOTS then raise("registry overflow") end
   if i > j then return end
   return unpack0(t, i, j)
 end
@@ -245,8 +320,10 @@ end
 local TRACK = order.track
 
 -- gopher has no metatables on non-table values in restricted mode; strings index the string
--- library in open mode.
-local function g_getmetatable(v)
+-- library in open mode. baseGetMetatable: CheckAny.
+local function g_getmetatable(...)
+  if select("#", ...) == 0 then argerror(1, 1, "value expected") end
+  local v = ...
   local t = type(v)
   if t == "table" or t == "userdata" then
     local mt = getmetatable0(v)
@@ -256,92 +333,52 @@ local function g_getmetatable(v)
   if open and t == "string" then return { __index = G.string } end
   return nil
 end
-
--- table library as gopher-lua's tablelib.go and table.go (LTable.Append/Insert/Remove/Len) run
--- it on the array part, whose length is gopher's `#`.
-local tablelib = {
-  sort = table.sort,
-  foreach = table.foreach,
-  foreachi = table.foreachi,
-  setn = table.setn,
-}
-tablelib.getn = function(t)
-  check_table(t, 1, "getn")
-  return tablelen(t)
+-- baseSetMetatable: CheckTypes(2, nil, table), no nil object, no protected metatable, returns
+-- its first argument only. gopher sets the metatable of every value of a type when given a
+-- value that is not a table (LState.SetMetatable, builtinMts): that is accepted and has no
+-- effect here (docs/engines.md, known differences).
+local function g_setmetatable(...)
+  local obj, mt = ...
+  local tm = type(mt)
+  if tm ~= "nil" and tm ~= "table" then argerror(1, 2, "nil or table expected, got " .. tm) end
+  if obj == nil then raise("cannot set metatable to a nil object.") end
+  local old = getmt(obj)
+  if type(old) == "table" and rawget(old, "__metatable") ~= nil then
+    raise("cannot change a protected metatable")
+  end
+  if type(obj) == "table" then setmetatable0(obj, mt) end
+  return obj
 end
-tablelib.maxn = function(t)
-  check_table(t, 1, "maxn")
-  return tablelen(t)
-end
-tablelib.insert = function(t, ...)
-  check_table(t, 1, "insert")
-  local nargs = select("#", ...)
-  if nargs == 0 then error("wrong number of arguments", 2) end
-  if nargs == 1 then
-    local v = ...
-    if v ~= nil then t[tablelen(t) + 1] = v end
-    return
-  end
-  local pos, v = ...
-  pos = opt_int(pos, 2, "insert", nil)
-  if pos == nil then
-    error("bad argument #2 to insert (number expected, got nil)", 2)
-  end
-  local n = tablelen(t)
-  if pos > n or pos <= 0 then
-    t[pos] = v
-    return
-  end
-  for k = n, pos, -1 do t[k + 1] = t[k] end
-  t[pos] = v
-end
-tablelib.remove = function(t, ...)
-  check_table(t, 1, "remove")
-  local pos = -1
-  if select("#", ...) > 0 then
-    pos = opt_int((...), 2, "remove", nil)
-    if pos == nil then error("bad argument #2 to remove (number expected, got nil)", 2) end
-  end
-  local n = tablelen(t)
-  if n == 0 then return nil end
-  local i = pos - 1
-  if i >= n then return nil end
-  if i == n - 1 or i < 0 then
-    local v = t[n]
-    t[n] = nil
-    return v
-  end
-  local v = t[pos]
-  for k = pos, n - 1 do t[k] = t[k + 1] end
-  t[n] = nil
-  return v
-end
--- tableConcat: i and j are clamped to the length; with exactly three arguments an i outside
--- 1..len gives "".
-tablelib.concat = function(t, ...)
-  check_table(t, 1, "concat")
-  local nargs = select("#", ...)
-  local sep, i, j = ...
-  if sep == nil then sep = "" elseif not canstr(sep) then
-    error("bad argument #2 to concat (string expected, got " .. type(sep) .. ")", 2)
-  end
-  local len = tablelen(t)
-  i = opt_int(i, 3, "concat", 1)
-  j = opt_int(j, 4, "concat", len)
-  if nargs == 2 and (i > len or i < 1) then return "" end
-  if i > len then i = len end
-  if i < 1 then i = 1 end
-  if j > len then j = len end
-  if i > j then return "" end
-  local parts = {}
-  for k = i, j do
-    local v = t[k]
-    if not canstr(v) then
-      error("invalid value (" .. type(v) .. ") at index " .. str(k) .. " in table for concat", 2)
+-- baseAssert: a false first value raises OptString(2, "assertion failed!") at the caller's line
+-- (a message that is not a string is a bad argument); otherwise every argument is returned.
+local function g_assert(...)
+  local v, m = ...
+  if not v then
+    if m == nil then m = "assertion failed!" elseif type(m) ~= "string" then
+      typeerror(1, 2, "string", m)
     end
-    parts[#parts + 1] = str(v)
+    raise(m)
   end
-  return concat0(parts, str(sep))
+  return ...
+end
+-- baseIpairs: CheckTable(1), a missing argument being nil.
+local ipairs0 = ipairs
+local function g_ipairs(...)
+  local t = ...
+  if type(t) ~= "table" then typeerror(1, 1, "table", t) end
+  return ipairs0(t)
+end
+-- baseSelect: CheckTypes(1, number, string); a string other than "#" is an invalid string (it
+-- is not read as a number).
+local select0 = select
+local function g_select(n, ...)
+  local t = type(n)
+  if t == "string" then
+    if n ~= "#" then argerror(1, 1, "invalid string '" .. n .. "'") end
+  elseif t ~= "number" then
+    argerror(1, 1, "number or string expected, got " .. t)
+  end
+  return select0(n, ...)
 end
 
 local function copy(t)
@@ -355,13 +392,27 @@ end
 -- text gopher would give it (host_error_text answers nil for any other value).
 local host_error_text = rawget(G, "host_error_text")
 G.host_error_text = nil
+-- LuaJIT's own error texts (its C functions, its VM) are given in gopher's words, and a C
+-- function's argument error raised where no script line called it (pcall(select, 'x')) gets the
+-- script's position and gopher's `(anonymous)`.
 local function caught(e)
-  if type(e) == "userdata" then
+  local t = type(e)
+  if t == "userdata" then
     local text = host_error_text(e)
     if text ~= nil then return text end
+  elseif t == "string" then
+    return wording(e)
   end
   return e
 end
+
+-- gopher's table library, and its math and coroutine libraries for open mode (libs.lua).
+local lib = libs_chunk({
+  raise = raise, argerror = argerror, typeerror = typeerror, check_table = check_table,
+  opt_int = opt_int, tablelen = tablelen, canstr = canstr, str = str, pack = pack,
+  caught = caught, expired = expired, parsenum = parsenum, luamod = luamod,
+})
+local tablelib = lib.table
 
 -- Everything outside the process is refused, even with open libraries.
 local function refuse(name) return function() denied(name) end end
@@ -379,9 +430,9 @@ if open then
   os.setlocale = function() return nil end
   local string = copy(G.string)
   string.gfind = string.gmatch
-  local math = copy(G.math)
-  math.mod = math.fmod
-  math.huge = 1.7976931348623157e308
+  -- stringlib.go strDump.
+  string.dump = function() raise("GopherLua does not support the string.dump") end
+  local math = lib.math()
   -- Of gopher-lua's debug library (debuglib.go) only what cannot reach the host: no
   -- sethook/gethook/getregistry (the time limit, the registry), no get/setupvalue and
   -- get/setlocal (the prelude's closures hold the real loaders and the deadline check), no
@@ -402,39 +453,22 @@ if open then
     G.io[name] = nil
   end
   setmetatable0(G.io, io_mt_real)
-  -- Errors past the deadline cannot be swallowed by a resumed coroutine either.
-  local coroutine = copy(G.coroutine)
-  local resume0 = coroutine.resume
-  coroutine.resume = function(...)
-    local r = { resume0(...) }
-    if r[1] == false then r[2] = caught(r[2]) end
-    if expired() then error("context deadline exceeded", 2) end
-    return unpack0(r, 1, maxn0(r))
-  end
-  coroutine.wrap = function(f)
-    local co = G.coroutine.create(f)
-    return function(...)
-      local r = { coroutine.resume(co, ...) }
-      if not r[1] then error(r[2], 0) end
-      return unpack0(r, 2, maxn0(r))
-    end
-  end
+  local coroutine = lib.coroutine()
   libs = { os = os, string = string, math = math, debug = debug, coroutine = coroutine }
   string_mt.__index = string
+  -- stringlib.go OpenString: the module is the strings' metatable, its own __index.
+  string.__index = string
 end
 local io_mt = { __index = function(_, k) return refuse("io." .. tostring0(k)) end }
 
 -- The base functions every environment starts from.
 local base = {}
-for _, name in next, {
-  "assert", "collectgarbage", "gcinfo", "ipairs", "next",
-  "pairs", "pcall", "rawequal", "rawget", "rawset", "select", "setmetatable", "type",
-  "xpcall", "_VERSION",
-} do
+for _, name in next, { "next", "pairs", "rawequal", "rawget", "rawset", "type", "_VERSION" } do
   base[name] = G[name]
 end
 base.tostring, base.tonumber, base.print, base.unpack = g_tostring, g_tonumber, g_print, g_unpack
-base.getmetatable = g_getmetatable
+base.getmetatable, base.setmetatable, base.assert = g_getmetatable, g_setmetatable, g_assert
+base.ipairs, base.select = g_ipairs, g_select
 base.next, base.pairs, base.rawset = order.next, order.pairs, order.rawset
 -- Argo's limit is a cancelled context that every instruction checks; here the deadline error is
 -- raised again after any protected call, so a script cannot catch it and run on.
@@ -442,7 +476,7 @@ local pcall0, xpcall0, error0 = pcall, xpcall, error
 -- gopher baselib.go basePCall: a value that cannot be called is reported without a position, in
 -- Lua's own words.
 base.pcall = function(...)
-  if select("#", ...) == 0 then error("bad argument #1 to pcall (value expected)", 2) end
+  if select("#", ...) == 0 then argerror(1, 1, "value expected") end
   local f = ...
   if type(f) ~= "function" then
     local mt = getmt(f)
@@ -450,21 +484,25 @@ base.pcall = function(...)
       return false, "attempt to call a " .. type(f) .. " value"
     end
   end
-  local r = { pcall0(...) }
+  local r = pack(pcall0(...))
   if r[1] == false then r[2] = caught(r[2]) end
   if expired() then error("context deadline exceeded", 2) end
-  return unpack0(r, 1, maxn0(r))
+  return unpack0(r, 1, r.n)
 end
+-- baseXPCall: CheckFunction(1), CheckFunction(2); the function is called without arguments;
+-- the handler's one result is the error value, and an error in the handler is the error value
+-- itself.
 base.xpcall = function(...)
   local f, h = ...
-  local r
-  if type(h) == "function" and select("#", ...) == 2 then
-    r = { xpcall0(f, function(e) return h(caught(e)) end) }
-  else
-    r = { xpcall0(...) }
-  end
+  if type(f) ~= "function" then typeerror(1, 1, "function", f) end
+  if type(h) ~= "function" then typeerror(1, 2, "function", h) end
+  local r = pack(xpcall0(f, function(e)
+    local ok, v = pcall0(h, caught(e))
+    if ok then return v end
+    return caught(v)
+  end))
   if expired() then error("context deadline exceeded", 2) end
-  return unpack0(r, 1, maxn0(r))
+  return unpack0(r, 1, r.n)
 end
 -- gopher baselib.go baseError and state.go raiseError/where/GetStack: the value is required
 -- (CheckAny), the level must be a number (OptInt); only a string message gets a position, that of
@@ -473,14 +511,13 @@ end
 -- Here C functions and the prelude's stand-ins for gopher's Go functions are the Go frames;
 -- `run`, below the script's main chunk, is past gopher's stack: the message then starts with
 -- the space of gopher's "%v %v" with an empty position.
-local getinfo0 = debug.getinfo
 local run
 base.error = function(...)
   local nargs = select("#", ...)
-  if nargs == 0 then error0("bad argument #1 to error (value expected)", 2) end
+  if nargs == 0 then argerror(1, 1, "value expected") end
   local msg, level = ...
   if level == nil then level = 1 elseif type(level) ~= "number" then
-    error0("bad argument #2 to error (number expected, got " .. type(level) .. ")", 2)
+    typeerror(1, 2, "number", level)
   end
   level = level - level % 1
   if type(msg) ~= "string" or level <= 0 then error0(msg, 0) end
@@ -497,19 +534,19 @@ base.error = function(...)
 end
 base.dofile, base.loadfile = refuse("dofile"), refuse("loadfile")
 base._GOPHER_LUA_VERSION = "GopherLua 0.1"
+-- baselib.go base_PrintRegs dumps the VM's registers to the process's standard output and
+-- returns nothing; there are no gopher registers to dump here (docs/engines.md).
+base._printregs = function() end
 -- module() registers in the state's own package.loaded, which outlives the evaluation.
 base.module = refuse("module")
 -- newproxy(true) is the one way to a finalizer, which Lua runs when the state closes, outside
 -- any limit.
 base.newproxy = refuse("newproxy")
--- The collector's settings belong to the state, not to one evaluation: only "count", "collect"
--- and "step" are honoured; the others do nothing.
+-- baseCollectGarbage runs Go's collector whatever the arguments and returns nothing; the
+-- collector's settings belong to the state, not to one evaluation, so no option changes them.
 local collectgarbage0 = collectgarbage
-base.collectgarbage = function(opt, arg)
-  if opt == nil or opt == "collect" or opt == "count" or opt == "step" then
-    return collectgarbage0(opt, arg)
-  end
-  return 0
+base.collectgarbage = function()
+  collectgarbage0("collect")
 end
 
 -- gopher channellib.go (open mode): the host's channel library (G.channel) goes to every
@@ -519,7 +556,7 @@ if open and G.channel ~= nil then
   local chan_mt = getmt(G.channel.make())
   local type0 = type
   base.type = function(...)
-    if select("#", ...) == 0 then error("bad argument #1 to type (value expected)", 2) end
+    if select("#", ...) == 0 then argerror(1, 1, "value expected") end
     local t = type0(...)
     if t == "userdata" and getmt((...)) == chan_mt then return "channel" end
     return t
@@ -540,14 +577,8 @@ if not open then
 end
 local getfenv0, thread_env = getfenv, G
 
--- Chunks refused as gopher-lua refuses them: it has no binary chunk loader, and LuaJIT trusts
--- its bytecode.
-local function text_only(src)
-  if type(src) == "string" and src >= "\27" and src < "\28" then
-    return nil, "binary chunks are not accepted"
-  end
-  return src
-end
+-- What package.loaded holds for a module whose loader is running (loadlib.go loopdetection).
+local LOADING = newproxy0(false)
 
 -- The globals of one evaluation.
 local function new_env()
@@ -558,8 +589,12 @@ local function new_env()
   -- Argo reopens package after the other libraries (lua.go): loaded holds _G and table only,
   -- and require finds no other library, in both modes.
   local loaded = { _G = env, table = env.table }
+  -- loadlib.go OpenPackage and config.go: gopher's default path (Argo's controller sets no
+  -- LUA_PATH); the loaders are the preload loader and the Lua file loader, which here reads no
+  -- file (see require).
   local package = {
-    preload = preload, loaded = loaded, loaders = {}, path = "", cpath = "",
+    preload = preload, loaded = loaded, loaders = {}, cpath = "",
+    path = "./?.lua;/usr/local/share/lua/5.1/?.lua;/usr/local/share/lua/5.1/?/init.lua",
     config = "/\n;\n?\n!\n-\n", loadlib = refuse("package.loadlib"),
     seeall = function(m) return setmetatable0(m, { __index = env }) end,
   }
@@ -568,49 +603,91 @@ local function new_env()
     env[name] = copy(lib)
   end
   if open then env.io = setmetatable0({}, io_mt) end
-  -- gopher-lua loadlib.go loRequire: "module %s not found:" and the places searched.
+  -- gopher-lua loadlib.go loRequire: the name is CheckString (a number in gopher's format);
+  -- a module already loaded (a true value) is returned, one still loading is a loop; else the
+  -- loaders: package.preload's function, then the Lua files of package.path, which here are
+  -- never read: the search fails the way it fails on Argo's controller, which has none of them
+  -- ("stat ./x.lua: no such file or directory" for each place, loFindFile). A loader's result,
+  -- or what it left in package.loaded, or true, is the module.
   env.require = function(name)
-    if type(name) ~= "string" then
-      error("bad argument #1 to require (string expected, got " .. type(name) .. ")", 2)
+    if type(name) == "number" then name = numstr(name) elseif type(name) ~= "string" then
+      typeerror(1, 1, "string", name)
     end
     local v = loaded[name]
-    if v ~= nil then return v end
-    local loader = preload[name]
+    if v then
+      if v == LOADING then raise("loop or previous error loading module: " .. name) end
+      return v
+    end
+    local pkg = env.package
+    local pre = type(pkg) == "table" and pkg.preload
+    if type(pre) ~= "table" then raise("package.preload must be a table") end
+    local loader = pre[name]
     if loader == nil then
-      error("module " .. name .. " not found:\n\tno field package.preload['" .. name
-        .. "']\n\tkubectl-pacto never loads Lua files from disk", 2)
+      local path = pkg.path
+      if type(path) == "number" then path = numstr(path) end
+      if type(path) ~= "string" then raise("package.path must be a string") end
+      raise("module " .. name .. " not found:\n\tno field package.preload['" .. name .. "']\n\t"
+        .. not_found(name, path) .. ", ")
     end
-    v = loader(name)
-    if v == nil then v = true end
-    loaded[name] = v
-    return v
+    loaded[name] = LOADING
+    local ret = loader(name)
+    local now = loaded[name]
+    if ret ~= nil and now == LOADING then
+      loaded[name] = ret
+      return ret
+    elseif now == LOADING then
+      loaded[name] = true
+      return true
+    end
+    return now
   end
-  -- Chunks compiled by the script see the script's globals, not the state's.
+  -- gopher baselib.go loadaux: a chunk compiled at run time goes through the rewrite the
+  -- script went through (compile), and sees the script's globals, not the state's. Compiling is
+  -- one library call the time limit cannot interrupt: its size is bounded.
+  local function load_chunk(src, name)
+    if #src > chunk_cap() then
+      raise("loadstring: a chunk of " .. #src .. " bytes is over kubectl-pacto's limit of "
+        .. chunk_cap() .. " bytes (Limits::max_chunk_bytes)")
+    end
+    local maker, e = compile(src, name)
+    if maker == nil then return nil, e end
+    local f = maker(gconcat, glen, g_add, g_sub, g_mul, g_div, g_mod, g_pow, g_unm, order.tab,
+      order.key, g_arg, g_for, g_forlimit, g_forstep)
+    setfenv0(f, env)
+    return f
+  end
+  -- baseLoadString: CheckString(1) (a number in gopher's format), OptString(2, "<string>"); the
+  -- chunk's positions use the name as it is.
   env.loadstring = function(src, name)
-    local ok, e = text_only(src)
-    if not ok then return nil, e end
-    -- Compiling is one library call the time limit cannot interrupt: its size is bounded.
-    if type(src) == "string" and #src > chunk_cap() then
-      error("loadstring: a chunk of " .. #src .. " bytes is over kubectl-pacto's limit of "
-        .. chunk_cap() .. " bytes (Limits::max_chunk_bytes)", 2)
+    if type(src) == "number" then src = numstr(src) elseif type(src) ~= "string" then
+      typeerror(1, 1, "string", src)
     end
-    -- gopher baselib.go baseLoadString: the chunk is named "<string>" unless a name is given,
-    -- and errors show that name as it is.
-    if name == nil then name = "<string>" end
-    local f
-    f, e = loadstring0(src, "=" .. tostring0(name))
-    if f then setfenv0(f, env) end
-    return f, e
+    if name == nil then name = "<string>" elseif type(name) ~= "string" then
+      typeerror(1, 2, "string", name)
+    end
+    return load_chunk(src, name)
   end
+  -- baseLoad: CheckFunction(1), OptString(2, "?"); the reader's pieces (strings or numbers) up
+  -- to nil or "", anything else ending the load with "reader function must return a string".
   env.load = function(fn, name)
-    if type(fn) ~= "function" then return env.loadstring(fn, name) end
-    local parts = {}
+    if type(fn) ~= "function" then typeerror(1, 1, "function", fn) end
+    if name == nil then name = "?" elseif type(name) ~= "string" then
+      typeerror(1, 2, "string", name)
+    end
+    local parts, size = {}, 0
     while true do
       local piece = fn()
+      if type(piece) == "number" then piece = numstr(piece) end
       if piece == nil or piece == "" then break end
+      if type(piece) ~= "string" then return nil, "reader function must return a string" end
+      size = size + #piece
+      if size > chunk_cap() then
+        raise("load: a chunk of more than " .. chunk_cap()
+          .. " bytes is over kubectl-pacto's limit (Limits::max_chunk_bytes)")
+      end
       parts[#parts + 1] = piece
     end
-    return env.loadstring(concat0(parts), name)
+    return load_chunk(concat0(parts), name)
   end
   -- The state's globals are never handed out: where Lua would answer with them, the script's
   -- own globals stand in (gopher-lua has one global table per state, which is this one here).
@@ -653,7 +730,7 @@ function run(chunk, obj)
   setfenv0(chunk, env)
   order.reset()
   return last_of(chunk(gconcat, glen, g_add, g_sub, g_mul, g_div, g_mod, g_pow, g_unm, order.tab,
-    order.key))
+    order.key, g_arg, g_for, g_forlimit, g_forstep))
 end
 
 return run

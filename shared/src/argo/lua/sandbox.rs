@@ -6,13 +6,13 @@
 //! and call-depth limits, and the per-evaluation run of a script in fresh globals.
 
 use super::convert::{to_lua, to_result};
-use super::evaluate::{lua_error_text, Evaluation, Limits};
+use super::evaluate::{gopher_wording, lua_error_text, Evaluation, Limits};
 use super::result::{decode_result, LuaResult};
-use super::script::{to_bytecode, Script};
+use super::script::{compile_chunk, to_bytecode, Script};
 use super::sortlib;
 use super::strlib::{self, Bounds};
-use super::{channel, fmtlib, gopanic, hook};
-use crate::argo::{gopher, osdate};
+use super::{channel, fmtlib, gopanic, hook, oslib};
+use crate::argo::gopher;
 use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue};
 use serde_json::Value;
 use std::cell::RefCell;
@@ -96,6 +96,42 @@ impl Vm {
             .set_mode(mlua::chunk::ChunkMode::Binary)
             .call(())?;
         args.push_back(LuaValue::Table(order));
+        args.push_back(LuaValue::Function(
+            lua.create_function(|lua, ()| Ok(where_(lua)))?,
+        ));
+        args.push_back(LuaValue::Function(lua.create_function(
+            |lua, m: LuaValue| match &m {
+                LuaValue::String(s) => match s.to_str() {
+                    Ok(text) => Ok(LuaValue::String(
+                        lua.create_string(caught_wording(lua, &text))?,
+                    )),
+                    Err(_) => Ok(m),
+                },
+                _ => Ok(m),
+            },
+        )?));
+        args.push_back(LuaValue::Function(lua.create_function(
+            |lua, (src, name): (mlua::LuaString, mlua::LuaString)| {
+                let name = name.to_string_lossy();
+                Ok(match compile_chunk(lua, &src.as_bytes(), &name)? {
+                    Ok(f) => (Some(f), None),
+                    Err(e) => (None, Some(e)),
+                })
+            },
+        )?));
+        args.push_back(LuaValue::Function(lua.create_function(
+            |_, (a, b): (f64, f64)| Ok(gopher::lua_modulo(a, b)),
+        )?));
+        args.push_back(LuaValue::Function(lua.create_function(
+            |_, (name, path): (mlua::LuaString, mlua::LuaString)| {
+                Ok(not_found(&name.to_string_lossy(), &path.to_string_lossy()))
+            },
+        )?));
+        args.push_back(LuaValue::Function(
+            lua.load(super::libs::bytecode())
+                .set_mode(mlua::chunk::ChunkMode::Binary)
+                .into_function()?,
+        ));
         let run: Function = lua
             .load(prelude_bytecode())
             .set_mode(mlua::chunk::ChunkMode::Binary)
@@ -197,6 +233,37 @@ fn caught_error_text(v: &LuaValue) -> Option<String> {
     }
 }
 
+/// gopher-lua loadlib.go `loFindFile` when no file exists: for each `;`-separated pattern of
+/// `package.path`, `?` replaced by the module name with its dots as `/`, Go's `os.Stat` error
+/// (`stat ./x.lua: no such file or directory`), joined by `\n\t`. No file is looked for: the
+/// search fails as it fails on Argo CD's controller, which has no Lua files on its path.
+fn not_found(name: &str, path: &str) -> String {
+    let file = name.replace('.', "/");
+    path.split(';')
+        .map(|pattern| {
+            format!(
+                "stat {}: no such file or directory",
+                pattern.replace('?', &file)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n\t")
+}
+
+/// A LuaJIT error text a script's `pcall` catches, as gopher would have given it: in gopher's
+/// words ([`gopher_wording`]); an argument error of a C function that no script line called
+/// (`pcall(select, 'x')`, which LuaJIT reports without a position and names `?`) names the
+/// function `(anonymous)` and takes the position of the innermost script frame, as gopher's
+/// `ArgError` does for a Go function called by a Go function.
+fn caught_wording(lua: &Lua, m: &str) -> String {
+    let w = gopher_wording(m);
+    if w.starts_with("bad argument #") {
+        let w = w.replacen(" to ? (", " to (anonymous) (", 1);
+        return format!("{}{w}", where_(lua));
+    }
+    w
+}
+
 /// `<string>:LINE: ` of the innermost script frame, as gopher's `where(1)` prints it.
 pub(super) fn where_(lua: &Lua) -> String {
     where_from(lua, 0)
@@ -236,10 +303,15 @@ fn host_functions(
     printed: Rc<RefCell<Vec<String>>>,
 ) -> mlua::Result<MultiValue> {
     let numstr = lua.create_function(|_, n: f64| Ok(gopher::number_to_string(n)))?;
-    let tonum = lua.create_function(|_, (s, base): (String, Option<f64>)| {
-        Ok(gopher::tonumber(&s, base.map(|b| b as u32)))
+    // Strings that are not UTF-8 are no numbers.
+    let tonum = lua.create_function(|_, (s, base): (mlua::LuaString, Option<f64>)| {
+        Ok(s.to_str()
+            .ok()
+            .and_then(|s| gopher::tonumber(&s, base.map(strlib::go_int))))
     })?;
-    let parsenum = lua.create_function(|_, s: String| Ok(gopher::parse_number(&s)))?;
+    let parsenum = lua.create_function(|_, s: mlua::LuaString| {
+        Ok(s.to_str().ok().and_then(|s| gopher::parse_number(&s)))
+    })?;
     // What print writes is kept for the caller, up to 64 KiB per evaluation: it lives outside
     // the Lua state and its memory cap.
     let printer = lua.create_function(move |_, line: mlua::LuaString| {
@@ -264,48 +336,7 @@ fn host_functions(
         }
         Ok(())
     })?;
-    // argo-cd oslib_safe.go: fields read only when they are numbers.
-    let now2 = now.clone();
-    let now3 = now.clone();
-    let safe_time = lua.create_function(move |_, t: Option<Table>| {
-        Ok(match t {
-            None => now2.get(),
-            Some(t) => osdate::unix_from_fields(date_fields(&t, false)),
-        })
-    })?;
-    // gopher-lua oslib.go: numeric strings are read too.
-    let full_time = lua.create_function(move |_, t: Option<Table>| {
-        Ok(match t {
-            None => now3.get(),
-            Some(t) => osdate::unix_from_fields(date_fields(&t, true)),
-        })
-    })?;
-    let date = lua.create_function(move |lua, (fmt, t): (Option<String>, Option<f64>)| {
-        let fmt = fmt.unwrap_or_else(|| "%c".to_string());
-        let fmt = fmt.trim_start_matches('!');
-        let t = t.map(|t| t as i64).unwrap_or(now.get());
-        if fmt.starts_with("*t") {
-            let (y, mo, d, h, mi, s, wd) = osdate::civil(t);
-            let tbl = lua.create_table()?;
-            for (k, v) in [
-                ("year", y),
-                ("month", mo),
-                ("day", d),
-                ("hour", h),
-                ("min", mi),
-                ("sec", s),
-                ("wday", wd + 1),
-                ("yday", 0),
-            ] {
-                tbl.raw_set(k, v)?;
-            }
-            tbl.raw_set("isdst", false)?;
-            return Ok(LuaValue::Table(tbl));
-        }
-        Ok(LuaValue::String(
-            lua.create_string(osdate::strftime(t, fmt))?,
-        ))
-    })?;
+    let (safe_time, full_time, date) = oslib::functions(lua, now)?;
     let denied = lua.create_function(|lua, name: String| -> mlua::Result<()> {
         Err(mlua::Error::runtime(format!(
             "{}{name} is disabled: kubectl-pacto does not let a health script run processes, touch files, read the environment or exit",
@@ -324,30 +355,6 @@ fn host_functions(
         LuaValue::Function(date),
         LuaValue::Function(denied),
     ]))
-}
-
-fn date_fields(t: &Table, strings_too: bool) -> osdate::DateFields {
-    let d = osdate::DateFields::default();
-    let get = |k: &str, def: i64| -> i64 {
-        match t.raw_get::<LuaValue>(k) {
-            Ok(LuaValue::Number(n)) => n as i64,
-            Ok(LuaValue::Integer(n)) => n,
-            Ok(LuaValue::String(s)) if strings_too => s
-                .to_str()
-                .ok()
-                .and_then(|s| s.trim_start().parse::<i64>().ok())
-                .unwrap_or(def),
-            _ => def,
-        }
-    };
-    osdate::DateFields {
-        year: get("year", d.year),
-        month: get("month", d.month),
-        day: get("day", d.day),
-        hour: get("hour", d.hour),
-        min: get("min", d.min),
-        sec: get("sec", d.sec),
-    }
 }
 
 #[cfg(test)]
@@ -556,7 +563,7 @@ mod tests {
     #[test]
     fn reused_state_keeps_evaluations_apart() {
         let probe = Script::compile(
-            "return {status = 'Healthy', message = tostring(table.insert ~= nil) .. tostring(x) .. tostring(getmetatable('')) .. tostring(collectgarbage('count') > 0)}",
+            "return {status = 'Healthy', message = tostring(table.insert ~= nil) .. tostring(x) .. tostring(getmetatable('')) .. tostring(select('#', collectgarbage('count')) == 0)}",
         )
         .unwrap();
         let run = |src: &str| {
@@ -623,9 +630,11 @@ mod tests {
                     "open={open} {src}: {e}"
                 );
             }
+            // gopher-lua has no binary chunk loader: its parser meets the escape byte (the text
+            // gopher-lua v1.1.2 gives for this chunk).
             let e = run("local f, err = loadstring('\\27LJ\\2junk') return {status = 'Healthy', message = tostring(f) .. ' ' .. tostring(err)}", open).unwrap();
             assert_eq!(
-                e.message, "nil binary chunks are not accepted",
+                e.message, "nil <string> line:1(column:1) near '\u{1b}':   Invalid token\n",
                 "open={open}"
             );
         }

@@ -25,21 +25,75 @@ impl Script {
     pub fn compile(src: &str) -> Result<Script, String> {
         let rewritten = gopher::rewrite(src, CONCAT_FN, LEN_FN).map_err(|e| e.to_string())?;
         // Same line: line numbers of the script are kept.
-        let keep = gopher::KEEP_FN;
-        // The prelude's `run` passes the arithmetic functions in ARITH_FNS order, then the table
-        // constructor's and key's functions.
-        let arith: Vec<&str> = gopher::ARITH_FNS.iter().map(|(_, name)| *name).collect();
-        let arith = arith.join(", ");
-        let (tab, key) = (gopher::TABLE_FN, gopher::KEY_FN);
-        let source = format!(
-            "local {CONCAT_FN}, {LEN_FN}, {arith}, {tab}, {key} = ...; local function {keep}(...) return ... end; {rewritten}"
-        );
+        let source = format!("{}{rewritten}", header());
         static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Ok(Script {
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             bytecode: to_bytecode(&source, "=<string>")?.into(),
         })
     }
+}
+
+/// The header every compiled chunk starts with: the functions the rewritten source calls, which
+/// the prelude passes in (`run` for the script, `loadstring` for a chunk built at run time), in
+/// `gopher::ARITH_FNS` order after `..` and `#`, then the table constructor's and key's, the
+/// vararg `arg` builder and the numeric `for`'s three.
+fn header() -> String {
+    let keep = gopher::KEEP_FN;
+    let arith: Vec<&str> = gopher::ARITH_FNS.iter().map(|(_, name)| *name).collect();
+    let arith = arith.join(", ");
+    let (tab, key, arg) = (gopher::TABLE_FN, gopher::KEY_FN, gopher::ARG_FN);
+    let fors = gopher::FOR_FNS.join(", ");
+    format!(
+        "local {CONCAT_FN}, {LEN_FN}, {arith}, {tab}, {key}, {arg}, {fors} = ...; local function {keep}(...) return ... end; "
+    )
+}
+
+/// Compiles a chunk a script builds at run time (gopher baselib.go `baseLoadString`/`baseLoad`,
+/// which compile it as the script itself is compiled): through the same rewrite as
+/// [`Script::compile`], so that `..`, `#`, arithmetic and table key order behave in it as in the
+/// script, and with gopher's syntax error text for the chunk's name (`name line:1(column:8)
+/// near '+':   syntax error\n`). Returns a function that takes the header's functions and
+/// returns the chunk's function, or the error text; the chunk's positions read `name:LINE:`.
+pub(super) fn compile_chunk(
+    lua: &Lua,
+    src: &[u8],
+    name: &str,
+) -> mlua::Result<Result<mlua::Function, String>> {
+    let rewritten = match gopher::rewrite_bytes(src, CONCAT_FN, LEN_FN) {
+        Ok(r) => r,
+        Err(e) => return Ok(Err(e.text(name))),
+    };
+    // Same line: line numbers of the chunk are kept; the chunk's own varargs are the inner
+    // function's.
+    let mut source = header().into_bytes();
+    source.extend_from_slice(b"return function(...) ");
+    source.extend_from_slice(&rewritten);
+    source.extend_from_slice(b"\nend");
+    match lua
+        .load(&source[..])
+        .set_name(format!("={name}"))
+        .set_mode(mlua::chunk::ChunkMode::Text)
+        .into_function()
+    {
+        Ok(f) => Ok(Ok(f)),
+        Err(mlua::Error::SyntaxError { message, .. }) => Ok(Err(
+            compile_error(&message).unwrap_or_else(|| gopher_wording(&message))
+        )),
+        Err(e) => Err(e),
+    }
+}
+
+/// The errors gopher-lua's compiler raises (compile.go `raiseCompileError`, `CompileError.Error`:
+/// `compile error near line(L) CHUNK: MESSAGE`) for LuaJIT's report of the same mistake, where
+/// both name the same line: `...` outside a vararg function. `None` for any other text.
+fn compile_error(message: &str) -> Option<String> {
+    const VARARG: &str = "cannot use '...' outside a vararg function";
+    let rest = message.strip_suffix(" near '...'")?.strip_suffix(VARARG)?;
+    let rest = rest.strip_suffix(": ")?;
+    let (chunk, line) = rest.rsplit_once(':')?;
+    let line: u64 = line.parse().ok()?;
+    Some(format!("compile error near line({line}) {chunk}: {VARARG}"))
 }
 
 /// Compiles Lua source to LuaJIT bytecode (with line information) in a scratch state.
@@ -49,7 +103,12 @@ pub(super) fn to_bytecode(source: &str, name: &str) -> Result<Vec<u8>, String> {
         .set_name(name)
         .into_function()
         .map(|f| f.dump(false))
-        .map_err(|e| gopher_wording(&e.to_string()))
+        .map_err(|e| match &e {
+            mlua::Error::SyntaxError { message, .. } => {
+                compile_error(message).unwrap_or_else(|| gopher_wording(&e.to_string()))
+            }
+            _ => gopher_wording(&e.to_string()),
+        })
 }
 
 #[cfg(test)]
@@ -65,6 +124,81 @@ mod tests {
     fn goto_continue() {
         let src = "local n = 0 for i = 1, 5 do if i % 2 == 0 then goto continue end n = n + i ::continue:: end return {status = 'Healthy', message = tostring(n)}";
         assert_eq!(eval_with(src, &json!({}), true).unwrap().message, "9");
+    }
+
+    /// What gopher-lua v1.1.2's compiler and VM make of statements LuaJIT runs differently
+    /// (compile.go compileAssignStmt, compileFunctionExpr with CompatVarArg; vm.go
+    /// OP_FORPREP/OP_FORLOOP), as gopher-lua gave them (tests/fixtures/
+    /// lua_gopher_differential.txt).
+    #[test]
+    fn statements_run_as_gopher_compiles_them() {
+        for (body, want) in [
+            ("local a, b = 1, 2 a, b = b, a return a .. b", "22"),
+            (
+                "local a, b, c = 1, 2, 3 a, b, c = b, c, a return a .. b .. c",
+                "232",
+            ),
+            (
+                "local a, b = 1, 2 local t = {} t.x, a = a, b return a .. t.x",
+                "22",
+            ),
+            ("a, b = 1, 2 a, b = b, a return a .. b", "21"),
+            (
+                "local t = {1, 2} t[1], t[2] = t[2], t[1] return t[1] .. t[2]",
+                "21",
+            ),
+            ("local a = 1 a, a = 2, 3 return a", "3"),
+            (
+                "local function f(...) return arg.n .. #arg end return f(1, nil, 3)",
+                "33",
+            ),
+            (
+                "local function f(...) local x = ... return type(arg) end return f(1)",
+                "nil",
+            ),
+            (
+                "local arg = 'outer' local function f(...) return arg end return type(f(1))",
+                "table",
+            ),
+            (
+                "local r = 0 for i = 3, 1, 0 do r = r + 1 if r > 5 then break end end return r",
+                "6",
+            ),
+            (
+                "for i = 1, 3, 0 do return 'zero step' end return 'none'",
+                "none",
+            ),
+            (
+                "local f = loadstring('local a, b = 1, 2 a, b = b, a return a .. b') return f()",
+                "22",
+            ),
+            ("return 1e17 % 3", "1"),
+        ] {
+            let src = format!(
+                "local r = (function() {body} end)() return {{status = 'Healthy', message = tostring(r)}}"
+            );
+            assert_eq!(eval(&src).unwrap().message, want, "{body}");
+        }
+        for (src, want) in [
+            (
+                "for i = 'a', 3 do end",
+                "<string>:1: for statement init must be a number",
+            ),
+            (
+                "for i = 1, 3, {} do end",
+                "<string>:1: for statement step must be a number",
+            ),
+            (
+                "for i = 1, '3' do end",
+                "<string>:1: for statement limit must be a number",
+            ),
+            (
+                "local function f() return ... end",
+                "compile error near line(1) <string>: cannot use '...' outside a vararg function",
+            ),
+        ] {
+            assert_eq!(eval(src).unwrap_err(), want, "{src}");
+        }
     }
 
     /// gopher-lua's parser message for a syntax error (reference §2.2).

@@ -10,6 +10,7 @@
 
 use super::pattern::{self, Budget, Match, Pattern, PatternError};
 use super::sandbox::where_;
+use super::strbyte;
 use crate::argo::gopher;
 use mlua::{Function, Lua, LuaString, MultiValue, Table, Value as LuaValue};
 use std::rc::Rc;
@@ -21,7 +22,8 @@ pub(super) struct Bounds {
     pub(super) memory_bytes: Rc<std::cell::Cell<usize>>,
 }
 
-/// Replaces `find`, `match`, `gmatch`, `gfind`, `gsub`, `rep`, `lower` and `upper` in `string`.
+/// Replaces `find`, `match`, `gmatch`, `gfind`, `gsub`, `rep`, `lower` and `upper` in `string`,
+/// and `char`, `byte` and `sub` (`strbyte`).
 pub(super) fn install(lua: &Lua, string: &Table, bounds: Bounds) -> mlua::Result<()> {
     let b = bounds.clone();
     string.raw_set(
@@ -49,6 +51,7 @@ pub(super) fn install(lua: &Lua, string: &Table, bounds: Bounds) -> mlua::Result
         "rep",
         lua.create_function(move |lua, args: MultiValue| str_rep(lua, &args, &b))?,
     )?;
+    strbyte::install(lua, string)?;
     string.raw_set(
         "lower",
         lua.create_function(|lua, args: MultiValue| {
@@ -74,9 +77,18 @@ pub(super) fn raise(lua: &Lua, msg: &str) -> mlua::Error {
 /// The name the calling line gives the running library function (gopher `rawFrameFuncName`
 /// reads it from the call site too).
 pub(super) fn fname(lua: &Lua) -> String {
-    lua.inspect_stack(0, |d| d.names().name.map(|n| n.into_owned()))
+    if let Some(name) = lua
+        .inspect_stack(0, |d| d.names().name.map(|n| n.into_owned()))
         .flatten()
-        .unwrap_or_else(|| "?".into())
+    {
+        return name;
+    }
+    // A function a Go function called (pcall) has no call site: gopher names it `(anonymous)`;
+    // a call site that does not name it gives `?`.
+    let from_c = lua
+        .inspect_stack(1, |d| d.source().what == "C")
+        .unwrap_or(true);
+    if from_c { "(anonymous)" } else { "?" }.into()
 }
 
 pub(super) fn type_name(v: &LuaValue) -> &'static str {
@@ -147,8 +159,8 @@ pub(super) fn truthy(v: &LuaValue) -> bool {
     !matches!(v, LuaValue::Nil | LuaValue::Boolean(false))
 }
 
-/// gopher `LVAsString`: strings as they are, numbers in gopher's format, anything else as its
-/// `String()` (`table: 0x...`).
+/// gopher `LValue.String()`: strings as they are, numbers in gopher's format, anything else as
+/// `table: 0x...`, `true`, `nil`.
 pub(super) fn as_string(v: &LuaValue) -> Vec<u8> {
     match v {
         LuaValue::String(s) => s.as_bytes().to_vec(),
@@ -157,6 +169,15 @@ pub(super) fn as_string(v: &LuaValue) -> Vec<u8> {
         LuaValue::Boolean(b) => b.to_string().into_bytes(),
         LuaValue::Nil => b"nil".to_vec(),
         other => format!("{}: {:p}", type_name(other), other.to_pointer()).into_bytes(),
+    }
+}
+
+/// gopher `LVAsString` (value.go): strings as they are, numbers in gopher's format, anything
+/// else the empty string.
+fn lv_as_string(v: &LuaValue) -> Vec<u8> {
+    match v {
+        LuaValue::String(_) | LuaValue::Number(_) | LuaValue::Integer(_) => as_string(v),
+        _ => Vec::new(),
     }
 }
 
@@ -433,7 +454,7 @@ fn str_gsub(lua: &Lua, args: &MultiValue, bounds: &Bounds) -> mlua::Result<Multi
                 } else {
                     t.get(lua.create_string(slice(&src, m.at(idx), m.at(idx + 1)))?)?
                 };
-                truthy(&v).then(|| as_string(&v))
+                truthy(&v).then(|| lv_as_string(&v))
             }
             LuaValue::Function(f) => {
                 let fargs = if m.len() > 2 {
@@ -454,7 +475,7 @@ fn str_gsub(lua: &Lua, args: &MultiValue, bounds: &Bounds) -> mlua::Result<Multi
                     )])
                 };
                 let v: LuaValue = Function::call(f, fargs)?;
-                truthy(&v).then(|| as_string(&v))
+                truthy(&v).then(|| lv_as_string(&v))
             }
             _ => None,
         };
