@@ -497,6 +497,54 @@ fn blank_lines_read_as_the_parser_reads_them() {
     assert_eq!(agree(&doc), Some(json!({"a": 1, "b": want, "c": ["z"]})));
 }
 
+/// Characters YAML does not count as white space (no-break, ideographic and zero-width spaces,
+/// private-use and unassigned code points, the last plane's) at the edges of keys, plain and
+/// block scalars and flow entries: whichever way the block reader goes, it agrees with the
+/// parser, and these are content to both.
+#[test]
+fn unicode_spaces_read_as_the_parser_reads_them() {
+    let chars = [
+        '\u{a0}',
+        '\u{1680}',
+        '\u{2003}',
+        '\u{202f}',
+        '\u{3000}',
+        '\u{180e}',
+        '\u{200b}',
+        '\u{2060}',
+        '\u{ad}',
+        '\u{e000}',
+        '\u{fffd}',
+        '\u{378}',
+        '\u{10ffff}',
+    ];
+    let mut accepted = 0;
+    for c in chars {
+        let docs = [
+            format!("k: x{c}\n"),
+            format!("k: {c}x\n"),
+            format!("{c}k: v\n"),
+            format!("k{c}: v\n"),
+            format!("- {c}\n"),
+            format!("k: x{c}# c\n"),
+            format!("k: |\n  x{c}\n"),
+            format!("k: |\n  {c}\n  x\n"),
+            format!("k: >\n  x\n  {c}y\n"),
+            format!("k: [x{c}, {c}y]\n"),
+            format!("k: {{x{c}: y}}\n"),
+            format!("k: yes{c}\n"),
+            format!("k: 1{c}\n"),
+        ];
+        for doc in docs {
+            accepted += usize::from(agree(&doc).is_some());
+        }
+    }
+    assert!(accepted >= 13 * 12, "{accepted} accepted");
+    // A plain scalar keeps them, where the parser trims only spaces and tabs.
+    assert_eq!(agree("k: x\u{3000}\n"), Some(json!({"k": "x\u{3000}"})));
+    assert_eq!(agree("k: 1\u{a0}\n"), Some(json!({"k": "1\u{a0}"})));
+}
+
 /// A small deterministic generator (xorshift) of nested mappings, sequences and scalars written
 /// in block style; every document is read both ways and nearly all are accepted.
 #[test]
