@@ -459,6 +459,92 @@ fn long_comment_runs_are_the_parsers() {
     assert_eq!(agree(&spaced), Some(json!({"a": 1, "b": 2})));
 }
 
+/// The parser refuses a document whose comments exceed 64 MiB (serde-saphyr's
+/// `max_total_comment_bytes`); the block reader leaves documents with more than half of that to
+/// it, so that the user sees the parser's refusal, not a value. Found with a 70 MB trailing
+/// comment, which the block reader read.
+#[test]
+fn comments_beyond_the_parsers_bound_are_the_parsers() {
+    let with_comment = |bytes: usize| {
+        format!(
+            "a: 1 # {}
+b: 2
+",
+            "x".repeat(bytes)
+        )
+    };
+    let huge = with_comment(65 << 20);
+    assert_eq!(block::parse(&huge), None);
+    let err = parse_chunk(&chunk(&huge)).unwrap_err();
+    assert_eq!(err, "refused: its comments exceed 64 MiB (a fixed bound)");
+    // Comment text is counted wherever it is: own lines, after values, in block scalars.
+    assert_eq!(block::parse(&with_comment(32 << 20)), None);
+    let lines = format!(
+        "a: 1\n{}",
+        format!("# {}\nk: v # c\n", "x".repeat(1 << 20)).repeat(33)
+    );
+    assert_eq!(block::parse(&lines), None);
+    assert_eq!(agree(&with_comment(1 << 20)), Some(json!({"a": 1, "b": 2})));
+}
+
+/// Blank lines cost the block reader nothing per line (it once listed every line, 24 bytes
+/// for each blank line of one byte); their reading is the parser's.
+#[test]
+fn blank_lines_read_as_the_parser_reads_them() {
+    let blank = "\n".repeat(100_000);
+    let doc = format!("a: 1\n{blank}b: |+\n  x\n{blank}  y\n{blank}c:\n{blank}- z\n");
+    let want = format!("x\n{blank}y\n{blank}");
+    assert_eq!(agree(&doc), Some(json!({"a": 1, "b": want, "c": ["z"]})));
+}
+
+/// Characters YAML does not count as white space (no-break, ideographic and zero-width spaces,
+/// private-use and unassigned code points, the last plane's) at the edges of keys, plain and
+/// block scalars and flow entries: whichever way the block reader goes, it agrees with the
+/// parser, and these are content to both.
+#[test]
+fn unicode_spaces_read_as_the_parser_reads_them() {
+    let chars = [
+        '\u{a0}',
+        '\u{1680}',
+        '\u{2003}',
+        '\u{202f}',
+        '\u{3000}',
+        '\u{180e}',
+        '\u{200b}',
+        '\u{2060}',
+        '\u{ad}',
+        '\u{e000}',
+        '\u{fffd}',
+        '\u{378}',
+        '\u{10ffff}',
+    ];
+    let mut accepted = 0;
+    for c in chars {
+        let docs = [
+            format!("k: x{c}\n"),
+            format!("k: {c}x\n"),
+            format!("{c}k: v\n"),
+            format!("k{c}: v\n"),
+            format!("- {c}\n"),
+            format!("k: x{c}# c\n"),
+            format!("k: |\n  x{c}\n"),
+            format!("k: |\n  {c}\n  x\n"),
+            format!("k: >\n  x\n  {c}y\n"),
+            format!("k: [x{c}, {c}y]\n"),
+            format!("k: {{x{c}: y}}\n"),
+            format!("k: yes{c}\n"),
+            format!("k: 1{c}\n"),
+        ];
+        for doc in docs {
+            accepted += usize::from(agree(&doc).is_some());
+        }
+    }
+    assert!(accepted >= 13 * 12, "{accepted} accepted");
+    // A plain scalar keeps them, where the parser trims only spaces and tabs.
+    assert_eq!(agree("k: x\u{3000}\n"), Some(json!({"k": "x\u{3000}"})));
+    assert_eq!(agree("k: 1\u{a0}\n"), Some(json!({"k": "1\u{a0}"})));
+}
+
 /// A small deterministic generator (xorshift) of nested mappings, sequences and scalars written
 /// in block style; every document is read both ways and nearly all are accepted.
 #[test]

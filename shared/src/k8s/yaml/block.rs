@@ -27,9 +27,12 @@
 //! up; a repeated key (go-yaml v2 keeps the last value; the document parser's reading is left
 //! to it); a block scalar with an indentation indicator, without content, or ending the text
 //! without a line break; nesting deeper than [`MAX_NESTING`]; long runs of comment lines
-//! (`MAX_COMMENT_RUN`); and each scalar spelling `scalar.rs` declines.
+//! (`MAX_COMMENT_RUN`) and more comment text than `MAX_COMMENT_BYTES`; and each scalar
+//! spelling `scalar.rs` declines.
 //!
-//! Pure: no I/O; the work is linear in the document's length.
+//! Pure: no I/O; the work is linear in the document's length, and the memory it takes beyond
+//! the value it returns does not grow with the document (lines are found as they are read,
+//! never listed: a list of them took 24 bytes for each blank line of one byte).
 
 use super::flow;
 use super::scalar::{
@@ -48,26 +51,52 @@ pub const MAX_NESTING: usize = 128;
 /// left to it, whatever the tokens around the comments.
 const MAX_COMMENT_RUN: usize = 16;
 
+/// How many bytes of comments (from a `#` at the start of a line's content or after a space to
+/// the line's end, counted wherever they are, block scalars included) make this reader decline
+/// a document: the parser refuses a document whose comments exceed 64 MiB (serde-saphyr's
+/// `Budget::max_total_comment_bytes`); half of that is left to it.
+const MAX_COMMENT_BYTES: usize = 32 << 20;
+
 /// One line of the text: its byte range without the line break, and its leading spaces.
+#[derive(Clone, Copy)]
 struct Line {
     start: usize,
     end: usize,
     indent: usize,
 }
 
+/// The line that starts at byte `start` of `text`, None at the end of the text.
+fn line_at(text: &str, start: usize) -> Option<Line> {
+    let rest = text.get(start..).filter(|r| !r.is_empty())?;
+    let len = rest.find('\n').unwrap_or(rest.len());
+    let indent = rest.bytes().take_while(|&c| c == b' ').count();
+    Some(Line {
+        start,
+        end: start + len,
+        indent,
+    })
+}
+
+/// The line after `l`.
+fn line_after(text: &str, l: Line) -> Option<Line> {
+    line_at(text, l.end + 1)
+}
+
 /// The value of one document written in block style, or None when this reader does not accept
 /// it (see the module's documentation). An empty document is declined too.
 pub fn parse(text: &str) -> Option<Value> {
-    let lines = split_lines(text)?;
+    if !readable_text(text) {
+        return None;
+    }
+    let line = line_at(text, 0);
     let mut p = Reader {
         text,
-        col: lines.first().map_or(0, |l| l.indent),
-        lines,
-        i: 0,
+        col: line.map_or(0, |l| l.indent),
+        line,
         terminated: text.ends_with('\n'),
     };
-    if p.lines.first().is_some_and(|l| l.indent == 0) {
-        let first = p.rest();
+    if let Some(l) = line.filter(|l| l.indent == 0) {
+        let first = p.rest(l);
         if let Some(after) = first.strip_prefix("---") {
             let after_marker = after.trim_start_matches(' ');
             let comment = after_marker.starts_with('#') && after_marker.len() < after.len();
@@ -82,15 +111,15 @@ pub fn parse(text: &str) -> Option<Value> {
     p.current().is_none().then_some(value)
 }
 
-/// Splits the text into lines, declining it when a character is outside YAML's printable set
-/// (§5.1) or a line break YAML 1.1 knows and 1.2 does not (§5.4: NEL, LS, PS), a tab or a
-/// carriage return, a byte-order mark, a directive (`%`), a document end marker, a document
-/// start marker after the first line, or [`MAX_COMMENT_RUN`] comment lines in a row.
-fn split_lines(text: &str) -> Option<Vec<Line>> {
+/// Whether the text is one this reader may read, line by line: false when a character is
+/// outside YAML's printable set (§5.1) or a line break YAML 1.1 knows and 1.2 does not (§5.4:
+/// NEL, LS, PS), a tab or a carriage return, a byte-order mark, a directive (`%`), a document
+/// end marker, a document start marker after the first line, [`MAX_COMMENT_RUN`] comment lines
+/// in a row, or more than [`MAX_COMMENT_BYTES`] of comments.
+fn readable_text(text: &str) -> bool {
     let b = text.as_bytes();
-    let mut lines = Vec::with_capacity(b.len() / 24 + 1);
     let mut non_ascii = false;
-    let mut comments = 0;
+    let (mut comments, mut comment_bytes) = (0, 0);
     let mut start = 0;
     while start < b.len() {
         let mut i = start;
@@ -98,34 +127,39 @@ fn split_lines(text: &str) -> Option<Vec<Line>> {
             i += 1;
         }
         let indent = i - start;
+        let mut comment = None;
         while i < b.len() && b[i] != b'\n' {
             let c = b[i];
             if c < 0x20 || c == 0x7f {
-                return None;
+                return false;
+            }
+            if c == b'#' && comment.is_none() && (i == start + indent || b[i - 1] == b' ') {
+                comment = Some(i);
             }
             non_ascii |= c >= 0x80;
             i += 1;
         }
         let line = &b[start..i];
-        let first_start = lines.is_empty() && line.starts_with(b"---");
+        let first_start = start == 0 && line.starts_with(b"---");
         if line.first() == Some(&b'%') || (is_marker(line) && !first_start) {
-            return None;
+            return false;
         }
         match line.get(indent) {
             Some(b'#') => {
                 comments += 1;
                 if comments >= MAX_COMMENT_RUN {
-                    return None;
+                    return false;
                 }
             }
             Some(_) => comments = 0,
             None => {}
         }
-        lines.push(Line {
-            start,
-            end: i,
-            indent,
-        });
+        if let Some(at) = comment {
+            comment_bytes += i - at;
+            if comment_bytes > MAX_COMMENT_BYTES {
+                return false;
+            }
+        }
         start = i + 1;
     }
     let unusual = |c: char| {
@@ -134,10 +168,7 @@ fn split_lines(text: &str) -> Option<Vec<Line>> {
             '\u{80}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
         )
     };
-    if non_ascii && text.chars().any(unusual) {
-        return None;
-    }
-    Some(lines)
+    !(non_ascii && text.chars().any(unusual))
 }
 
 /// `---` or `...` at the start of a line, alone or before a space (§9.1.2, §9.1.3).
@@ -245,34 +276,39 @@ enum Chomp {
     Keep,
 }
 
-/// The reader's position: line `i`, whose content starts at column `col` (its indentation, or
-/// further in after a compact `- `).
+/// The reader's position: `line` (None past the last), whose content starts at column `col` (its
+/// indentation, or further in after a compact `- `).
 struct Reader<'a> {
     text: &'a str,
-    lines: Vec<Line>,
-    i: usize,
+    line: Option<Line>,
     col: usize,
     /// Whether the text ends with a line break.
     terminated: bool,
 }
 
 impl<'a> Reader<'a> {
-    fn rest(&self) -> &'a str {
-        let l = &self.lines[self.i];
+    /// The content of `l`, the current line, from `col`.
+    fn rest(&self, l: Line) -> &'a str {
         &self.text[l.start + self.col..l.end]
     }
 
-    fn next_line(&mut self) {
-        self.i += 1;
-        if let Some(l) = self.lines.get(self.i) {
+    fn go_to(&mut self, line: Option<Line>) {
+        self.line = line;
+        if let Some(l) = line {
             self.col = l.indent;
+        }
+    }
+
+    fn next_line(&mut self) {
+        if let Some(l) = self.line {
+            self.go_to(line_after(self.text, l));
         }
     }
 
     /// The next line with content (blank and comment lines skipped): its column and content.
     fn current(&mut self) -> Option<(usize, &'a str)> {
-        while self.i < self.lines.len() {
-            let rest = self.rest();
+        while let Some(l) = self.line {
+            let rest = self.rest(l);
             if !(rest.is_empty() || rest.starts_with('#')) {
                 return Some((self.col, rest));
             }
@@ -283,7 +319,8 @@ impl<'a> Reader<'a> {
 
     /// A block mapping or sequence whose first line is the current one, at column `ind`.
     fn collection(&mut self, ind: usize, depth: usize) -> Option<Value> {
-        if is_entry(self.rest()) {
+        let (_, rest) = self.current()?;
+        if is_entry(rest) {
             self.sequence(ind, depth)
         } else {
             self.mapping(ind, depth)
@@ -378,11 +415,17 @@ impl<'a> Reader<'a> {
         if !ends_cleanly(&header[len..]) {
             return None;
         }
+        let text = self.text;
         let blank = |l: &Line| l.indent == l.end - l.start;
-        let first = self.i + 1;
-        let content = first + self.lines[first..].iter().take_while(|l| blank(l)).count();
-        let m = self.lines.get(content)?.indent;
-        let leading = self.lines[first..content].iter().map(|l| l.indent).max();
+        let first = line_after(text, self.line?);
+        // The leading blank lines, then the first line with content, whose indentation is the
+        // scalar's.
+        let (mut content, mut leading) = (first, None);
+        while let Some(l) = content.filter(blank) {
+            leading = leading.max(Some(l.indent));
+            content = line_after(text, l);
+        }
+        let m = content?.indent;
         if m <= owner || leading.is_some_and(|spaces| spaces > m) {
             return None;
         }
@@ -390,8 +433,8 @@ impl<'a> Reader<'a> {
         let mut empties = 0;
         let mut any = false;
         let mut k = first;
-        while let Some(l) = self.lines.get(k) {
-            if blank(l) {
+        while let Some(l) = k {
+            if blank(&l) {
                 if l.indent > m {
                     return None;
                 }
@@ -417,9 +460,9 @@ impl<'a> Reader<'a> {
             } else {
                 break;
             }
-            k += 1;
+            k = line_after(text, l);
         }
-        if k == self.lines.len() && !self.terminated {
+        if k.is_none() && !self.terminated {
             return None;
         }
         match chomp {
@@ -427,10 +470,7 @@ impl<'a> Reader<'a> {
             Chomp::Clip => out.push('\n'),
             Chomp::Keep => out.extend(std::iter::repeat_n('\n', empties + 1)),
         }
-        self.i = k;
-        if let Some(l) = self.lines.get(k) {
-            self.col = l.indent;
-        }
+        self.go_to(k);
         Some(Value::String(out))
     }
 }
