@@ -38,11 +38,27 @@ TRACK.__newindex = function(t, k, v)
   rawset0(t, k, v)
   if v ~= nil and not arraykey(k) then record(t, k) end
 end
--- The dynamic keys (`[k] = v`) of the constructors being built, innermost last.
-local pending, npending = {}, 0
+-- The dynamic keys (`[k] = v`) of the constructors being built, innermost last, with their count
+-- in `n`: one stack per coroutine (open mode has coroutines; `coroutine.running` is nil on the
+-- main thread in Lua 5.1), so that a constructor suspended by a yield keeps its keys.
+local running0 = coroutine and coroutine.running
+local main_stack = { n = 0 }
+local STACKS = setmetatable({}, { __mode = "k" })
+local function stack()
+  local co = running0 and running0()
+  if co == nil then return main_stack end
+  local p = STACKS[co]
+  if p == nil then
+    p = { n = 0 }
+    STACKS[co] = p
+  end
+  return p
+end
 local function gkey(k)
-  npending = npending + 1
-  pending[npending] = k
+  local p = stack()
+  local n = p.n + 1
+  p.n = n
+  p[n] = k
   return k
 end
 -- `__pacto_tab(t, ...)`: the constructor's keyed fields in source order, a name for `name = v`,
@@ -57,6 +73,8 @@ local function gtab(t, ...)
   for i = 1, n do
     if spec[i] == false then dynamic = dynamic + 1 end
   end
+  local p = stack()
+  local npending = p.n
   local base_ = npending - dynamic
   if base_ < 0 then base_ = 0 end
   local d = base_
@@ -64,16 +82,27 @@ local function gtab(t, ...)
     local k = spec[i]
     if k == false then
       d = d + 1
-      k = pending[d]
+      k = p[d]
     end
     if k ~= nil and k == k and not arraykey(k) and rawget(t, k) ~= nil then record(t, k) end
   end
-  for i = base_ + 1, npending do pending[i] = nil end
-  npending = base_
+  for i = base_ + 1, npending do p[i] = nil end
+  p.n = base_
   return t
 end
--- One traversal's view of a table: its array keys in ascending order and the keys that are
--- neither array keys nor recorded, in LuaJIT's order; `phase`/`i`/`last` say where the last
+-- Where the current coroutine's pending keys stand, and going back there: a protected call that
+-- fails drops the keys of the constructors its error interrupted (prelude.lua pcall, xpcall).
+local function mark()
+  return stack().n
+end
+local function restore(m)
+  local p = stack()
+  for i = m + 1, p.n do p[i] = nil end
+  if p.n > m then p.n = m end
+end
+-- One traversal's view of a table: its array keys in ascending order (`top` the highest, past
+-- which keys appended since are found by probing) and the keys that are neither array keys nor
+-- recorded, in LuaJIT's order; `phase`/`i`/`last` say where the last
 -- `next` stopped, so that a loop costs one pass.
 local ITER = setmetatable({}, { __mode = "k" })
 local function snapshot(t)
@@ -92,7 +121,8 @@ local function snapshot(t)
     end
   end
   if not sorted then sort0(ints) end
-  local s = { ints = ints, ni = ni, rest = rest, nr = nr, phase = 1, i = 0 }
+  local s = { ints = ints, ni = ni, rest = rest, nr = nr, phase = 1, i = 0, top = prev }
+  if not sorted then s.top = ints[ni] end
   ITER[t] = s
   return s
 end
@@ -105,6 +135,7 @@ local function position(s, t, k)
       if v == k then return 1, mid end
       if v < k then lo = mid + 1 else hi = mid - 1 end
     end
+    if k > s.top then s.top = k end
     return 1, lo - 1
   end
   local o = ORDER[t]
@@ -138,6 +169,16 @@ local function gnext(t, k)
       local key = ints[i]
       local v = rawget(t, key)
       if v ~= nil then
+        s.phase, s.i, s.last = 1, i, key
+        return key, v
+      end
+    end
+    -- gopher's array part is walked live: items appended during the traversal are visited.
+    local key = s.top + 1
+    if key < MAX_ARRAY_INDEX then
+      local v = rawget(t, key)
+      if v ~= nil then
+        s.top = key
         s.phase, s.i, s.last = 1, i, key
         return key, v
       end
@@ -213,11 +254,11 @@ end
 
 -- A new evaluation: constructors an error interrupted in the last one left their keys.
 local function reset()
-  for i = 1, npending do pending[i] = nil end
-  npending = 0
+  for i = 1, main_stack.n do main_stack[i] = nil end
+  main_stack.n = 0
 end
 
 return {
   tab = gtab, key = gkey, next = g_next, pairs = g_pairs, rawset = g_rawset, track = TRACK,
-  reset = reset, install = install,
+  reset = reset, install = install, mark = mark, restore = restore,
 }

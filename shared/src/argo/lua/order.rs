@@ -31,7 +31,8 @@ mod tests {
     //! `RawSetH` append any other key to `keys` when it is first set to a non-nil value, and
     //! setting it to nil leaves it there ("TODO tb.keys and tb.k2i should also be removed");
     //! `Next` walks the array part skipping nils, then `keys` skipping nil values.
-    use crate::argo::lua::testing::{eval, msg};
+    use crate::argo::lua::testing::{eval, eval_with, msg};
+    use serde_json::json;
 
     /// The keys and values `pairs` visits, as `k=v ` pairs.
     fn walk(setup: &str) -> String {
@@ -133,6 +134,47 @@ mod tests {
                 "local t = {open}1{close} local r = '' for k in pairs(t) do r = r .. k end return {{status = 'Healthy', message = r}}"
             );
             assert_eq!(eval(&src).unwrap().message, "zk1y", "depth {depth}");
+        }
+    }
+
+    /// Keys of constructors an error interrupted are dropped by the protected call that caught
+    /// it, a coroutine's constructors keep their own keys across a yield, array items appended
+    /// during a traversal are visited (gopher walks its array part live), and clearing the
+    /// metatable of a constructor's table keeps its order. Expected values: gopher-lua v1.1.2.
+    #[test]
+    fn pending_keys_traversal_and_metatables_as_gopher() {
+        let cases = [
+            (
+                "local o = {kind = 'K', status = {phase = 'P'}} local t = {['Healthy'] = pcall(function() return {[o.kind] = o.status.phase, [o.x.y] = 1} end), ['Degraded'] = true} return (next(t))",
+                "Healthy",
+            ),
+            (
+                "local x = {x = 1} local ok = xpcall(function() return {[x.x] = {[x.y.z] = 1}} end, function(e) return e end) local u = {[1 .. ''] = 1, b = 2} local r = '' for k in pairs(u) do r = r .. k end return r",
+                "1b",
+            ),
+            (
+                "local co = coroutine.wrap(function() return {['Healthy'] = coroutine.yield(), ['Degraded'] = true} end) co() local u = {['x'] = co(1)} return (next(u.x))",
+                "Healthy",
+            ),
+            (
+                "local t = {1, 2} local n = 0 for k in pairs(t) do n = n + 1 if k == 1 then t[3] = 3 end end return n",
+                "3",
+            ),
+            (
+                "local t = {} local r = '' for i = 1, 3 do t[i] = i end for k in pairs(t) do if k < 6 then t[k + 3] = k end r = r .. k end return r",
+                "12345678",
+            ),
+            (
+                "local t = setmetatable({}, nil) t.b = 1 t.a = 2 t.c = 3 t.d = 4 t.e = 5 local r = '' for k in pairs(t) do r = r .. k end return r",
+                "bacde",
+            ),
+        ];
+        for (body, want) in cases {
+            let src = format!(
+                "local r = (function() {body} end)() return {{status = 'Healthy', message = tostring(r)}}"
+            );
+            let got = eval_with(&src, &json!({}), true).unwrap_or_else(|e| panic!("{body}: {e}"));
+            assert_eq!(got.message, want, "{body}");
         }
     }
 

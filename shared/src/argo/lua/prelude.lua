@@ -346,7 +346,8 @@ local function g_setmetatable(...)
   if type(old) == "table" and rawget(old, "__metatable") ~= nil then
     raise("cannot change a protected metatable")
   end
-  if type(obj) == "table" then setmetatable0(obj, mt) end
+  -- Clearing a metatable the script cannot see keeps the key order's (order.lua).
+  if type(obj) == "table" and not (mt == nil and old == TRACK) then setmetatable0(obj, mt) end
   return obj
 end
 -- baseAssert: a false first value raises OptString(2, "assertion failed!") at the caller's line
@@ -484,8 +485,12 @@ base.pcall = function(...)
       return false, "attempt to call a " .. type(f) .. " value"
     end
   end
+  local m = order.mark()
   local r = pack(pcall0(...))
-  if r[1] == false then r[2] = caught(r[2]) end
+  if r[1] == false then
+    r[2] = caught(r[2])
+    order.restore(m)
+  end
   if expired() then error("context deadline exceeded", 2) end
   return unpack0(r, 1, r.n)
 end
@@ -496,11 +501,13 @@ base.xpcall = function(...)
   local f, h = ...
   if type(f) ~= "function" then typeerror(1, 1, "function", f) end
   if type(h) ~= "function" then typeerror(1, 2, "function", h) end
+  local m = order.mark()
   local r = pack(xpcall0(f, function(e)
     local ok, v = pcall0(h, caught(e))
     if ok then return v end
     return caught(v)
   end))
+  if r[1] == false then order.restore(m) end
   if expired() then error("context deadline exceeded", 2) end
   return unpack0(r, 1, r.n)
 end
