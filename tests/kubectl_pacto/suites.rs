@@ -193,6 +193,33 @@ fn the_suite_directory_itself_can_be_given() {
     );
 }
 
+/// argo-cd `util/lua/health_test.go` `TestLuaHealthScript` finds the script with
+/// `vm.GetHealthScript(obj)`, by the input object's own group and kind: a suite in a directory
+/// named for another kind finds no script there and fails, whichever root is given.
+#[test]
+fn a_suite_in_a_directory_for_another_kind_fails() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = write_suite(root.path());
+    let wrong = root.path().join("example.org/Widget");
+    std::fs::create_dir_all(wrong.parent().unwrap()).unwrap();
+    std::fs::rename(&dir, &wrong).unwrap();
+    for given in [root.path().to_path_buf(), wrong.clone()] {
+        let r = run(&mut pacto(&["health", "test", s(&given)]));
+        r.assert_code(1).assert_no_panic();
+        assert_eq!(
+            r.stdout.lines().last(),
+            Some("0 passed, 3 failed"),
+            "{}",
+            r.stdout
+        );
+        assert!(
+            r.stdout.contains("no health script for example.com/Widget"),
+            "{}",
+            r.stdout
+        );
+    }
+}
+
 #[test]
 fn a_directory_without_suites_is_an_error() {
     let root = tempfile::tempdir().unwrap();

@@ -2,7 +2,9 @@
 //! `tests: [{healthStatus: {status, message}, inputPath}]`, run as argo-cd
 //! `util/lua/health_test.go` `TestLuaHealthScript` runs them: the script is looked up by the
 //! input object's own GVK among the built-in scripts of the tree (so wildcard directories resolve
-//! as they do in Argo), run with open libraries through `ExecuteHealthLua` (no deletion
+//! as they do in Argo; a suite given on its own is found through its directory's own
+//! `<group>/<Kind>` path, and one whose directory names another kind finds no script and fails),
+//! run with open libraries through `ExecuteHealthLua` (no deletion
 //! short-circuit), and status and message compared exactly (a missing message is "").
 
 use super::health::{ArgoHealth, BuiltinScripts};
@@ -100,9 +102,9 @@ pub fn run_tree(root: &Path, now_unix: i64) -> SuiteRun {
                 message,
             }),
             Ok(cases) => {
-                let beside = crate::k8s::read::read_text(&dir.join("health.lua"));
+                let own = own_script(&dir);
                 for (input, expected) in cases {
-                    let got = run_case(&engine, &input, beside.as_ref().ok());
+                    let got = run_case(&engine, &input, &own);
                     run.cases.push(CaseResult {
                         input,
                         expected,
@@ -115,10 +117,36 @@ pub fn run_tree(root: &Path, now_unix: i64) -> SuiteRun {
     run
 }
 
+/// The suite's own script as a one-entry tree keyed by its directory's path
+/// (`<group>/<Kind>`, `_` a wildcard): it judges an object the tree has no script for only if
+/// the object's group and kind would find it there, so a suite run on its own directory works and
+/// a suite in a directory named for another kind fails, as Argo CD's test would find no script.
+fn own_script(dir: &Path) -> BuiltinScripts {
+    let mut own = BuiltinScripts::default();
+    let name = |p: Option<&Path>| {
+        p.and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let (Some(kind), Some(group)) = (name(Some(dir)), name(dir.parent())) else {
+        return own;
+    };
+    let script = dir.join("health.lua");
+    let Ok(text) = crate::k8s::read::read_text(&script) else {
+        return own;
+    };
+    let rel = format!("{group}/{kind}");
+    if rel.contains('_') {
+        own.wildcards.push((rel, script, text));
+    } else {
+        own.exact.insert(rel, (script, text));
+    }
+    own
+}
+
 fn run_case(
     engine: &ArgoHealth,
     input: &Path,
-    beside: Option<&String>,
+    own: &BuiltinScripts,
 ) -> Result<HealthStatus, String> {
     // sigs.k8s.io/yaml reads the first document of a file.
     let obj = crate::object::read_documents(input)
@@ -128,11 +156,15 @@ fn run_case(
         .next()
         .ok_or_else(|| format!("{}: no object", input.display()))?;
     let gvk = crate::k8s::gvk_of(&obj);
+    let key = gvk.group_kind();
     let script = match engine.health_script(&gvk) {
         Some((s, _, _)) => s,
-        None => beside
-            .map(String::as_str)
-            .ok_or_else(|| format!("no health.lua for {}", gvk.group_kind()))?,
+        None => own
+            .find(&format!("{}/{}", gvk.group, gvk.kind)).map(|(_, text)| text).ok_or_else(|| {
+            format!(
+                "no health script for {key}: Argo CD looks it up by the object's own group and kind ({key}/health.lua), and the suite's directory is for another"
+            )
+        })?,
     };
     engine.run_script(script, &obj, true).0
 }
