@@ -147,7 +147,18 @@ local function position(s, t, k)
   -- Next: a key gopher cannot place (k2i answers 0) continues after the first of `keys`.
   return 2, 1
 end
--- gopher LTable.Next over the recorded order: the key after `k` and its value, or nil.
+-- The first key of `list[i + 1 .. n]` that holds a value in `t`: its index, the key and the value.
+local function scan(t, list, i, n)
+  while i < n do
+    i = i + 1
+    local key = list[i]
+    local v = rawget(t, key)
+    if v ~= nil then return i, key, v end
+  end
+  return nil
+end
+-- gopher LTable.Next over the recorded order: the key after `k` and its value, or nil. Phase 1
+-- is the array part, 2 the recorded keys, 3 the keys recorded nowhere.
 local function gnext(t, k)
   local s, phase, i
   if k == nil then
@@ -162,53 +173,34 @@ local function gnext(t, k)
       phase, i = position(s, t, k)
     end
   end
+  local key, v
   if phase == 1 then
-    local ints = s.ints
-    while i < s.ni do
-      i = i + 1
-      local key = ints[i]
-      local v = rawget(t, key)
-      if v ~= nil then
-        s.phase, s.i, s.last = 1, i, key
-        return key, v
-      end
+    i, key, v = scan(t, s.ints, i, s.ni)
+    if i == nil then
+      -- gopher's array part is walked live: items appended during the traversal are visited.
+      i, key = s.ni, s.top + 1
+      v = key < MAX_ARRAY_INDEX and rawget(t, key) or nil
+      if v ~= nil then s.top = key end
     end
-    -- gopher's array part is walked live: items appended during the traversal are visited.
-    local key = s.top + 1
-    if key < MAX_ARRAY_INDEX then
-      local v = rawget(t, key)
-      if v ~= nil then
-        s.top = key
-        s.phase, s.i, s.last = 1, i, key
-        return key, v
-      end
+    if v ~= nil then
+      s.phase, s.i, s.last = 1, i, key
+      return key, v
     end
     phase, i = 2, 0
   end
   if phase == 2 then
     local o = ORDER[t]
-    if o ~= nil then
-      while i < o.n do
-        i = i + 1
-        local key = o[i]
-        local v = rawget(t, key)
-        if v ~= nil then
-          s.phase, s.i, s.last = 2, i, key
-          return key, v
-        end
-      end
-    end
-    phase, i = 3, 0
-  end
-  local rest = s.rest
-  while i < s.nr do
-    i = i + 1
-    local key = rest[i]
-    local v = rawget(t, key)
+    if o ~= nil then i, key, v = scan(t, o, i, o.n) end
     if v ~= nil then
-      s.phase, s.i, s.last = 3, i, key
+      s.phase, s.i, s.last = 2, i, key
       return key, v
     end
+    i = 0
+  end
+  i, key, v = scan(t, s.rest, i, s.nr)
+  if v ~= nil then
+    s.phase, s.i, s.last = 3, i, key
+    return key, v
   end
   s.phase, s.i, s.last = 3, s.nr, nil
   return nil
