@@ -289,7 +289,7 @@ impl Cluster {
         let via = config
             .proxy_url
             .as_ref()
-            .map(|p| format!(" through the proxy {}", p.to_string().trim_end_matches('/')));
+            .map(|p| format!(" through the proxy {}", without_credentials(p)));
         if let Some(t) = timeout {
             // The transport's own timers add the duration to an Instant: keep them in range
             // (the overall limit below has no such bound).
@@ -298,11 +298,7 @@ impl Cluster {
             config.reset_reader_on_write = true;
             config.connect_timeout = Some(config.connect_timeout.map_or(t, |c| c.min(t)));
         }
-        let server = config
-            .cluster_url
-            .to_string()
-            .trim_end_matches('/')
-            .to_string();
+        let server = without_credentials(&config.cluster_url);
         let default_namespace = config.default_namespace.clone();
         // Audit logs name the tool: kube-rs sends no User-Agent of its own.
         config.headers.push((
@@ -348,6 +344,22 @@ impl Cluster {
     }
 }
 
+/// A URL as messages show it: without the user information a server or proxy URL may carry
+/// (`https://user:password@host` is shown `https://host`, as kubectl names a server by its host),
+/// and without a trailing `/`.
+fn without_credentials(uri: &http::Uri) -> String {
+    let text = uri.to_string();
+    let shown = match (uri.authority(), text.find("://")) {
+        (Some(a), Some(at)) if a.as_str().contains('@') => {
+            let host = a.as_str().rsplit('@').next().unwrap_or("");
+            let rest = &text[at + 3 + a.as_str().len()..];
+            format!("{}{host}{rest}", &text[..at + 3])
+        }
+        _ => text,
+    };
+    shown.trim_end_matches('/').to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,5 +384,19 @@ mod tests {
                 .to_string(),
             "k: context \"prod\" not found in the kubeconfig"
         );
+    }
+
+    /// Credentials in a server or proxy URL never reach a message.
+    #[test]
+    fn urls_are_shown_without_credentials() {
+        for (url, shown) in [
+            ("https://user:secret@10.0.0.1:6443", "https://10.0.0.1:6443"),
+            ("http://u:p@proxy:3128/", "http://proxy:3128"),
+            ("https://10.0.0.1:6443/", "https://10.0.0.1:6443"),
+            ("https://token@host/prefix", "https://host/prefix"),
+        ] {
+            let uri: http::Uri = url.parse().unwrap();
+            assert_eq!(without_credentials(&uri), shown, "{url}");
+        }
     }
 }
