@@ -1,53 +1,14 @@
 //! Small re-implementations of the Go library behaviour the built-in checks depend on: `%q`
-//! quoting (`strconv.Quote`), `encoding/json` number and string encoding, `time.Parse` with the
+//! quoting (`strconv.Quote`, from the Lua engine's Go formatting), `encoding/json` number and string encoding, `time.Parse` with the
 //! RFC 3339 layout (used by `metav1.Time.UnmarshalJSON`), `resource.ParseQuantity`
 //! (`k8s.io/apimachinery/pkg/api/resource/quantity.go`) and `base64.StdEncoding.Decode`.
 //! Only validity and error texts matter here: no value is ever computed from a time or a quantity.
 
 use serde_json::Value;
 
-/// `fmt.Sprintf("%q", s)` (`strconv.Quote`). Printability follows Go's `unicode.IsPrint`
-/// approximately: controls, separators other than ASCII space, and the common format characters
-/// are escaped; every other character is printed as is.
+/// `fmt.Sprintf("%q", s)` (`strconv.Quote`), as the Lua engine's `string.format("%q")` writes it.
 pub(super) fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if is_print(c) => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn is_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    let u = c as u32;
-    // Format characters (category Cf), private use, noncharacters: not printable in Go.
-    !matches!(u,
-        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E | 0x200B..=0x200F | 0x2028..=0x202E
-        | 0x2060..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB | 0xE000..=0xF8FF | 0xFFFE | 0xFFFF
-        | 0xE0001 | 0xE0020..=0xE007F | 0xF0000..)
+    String::from_utf8_lossy(&crate::argo::lua::go_quote(s.as_bytes())).into_owned()
 }
 
 /// How `encoding/json` marshals a float64: shortest representation, `%e`-style (with an explicit

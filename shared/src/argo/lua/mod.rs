@@ -57,6 +57,11 @@ pub use evaluate::{execute_health, Evaluation, Limits};
 pub use result::{decode_result, LuaResult};
 pub use script::Script;
 
+/// Go's `strconv.Quote` of a byte string (its `%q`), for the built-in checks' messages.
+pub(crate) fn go_quote(s: &[u8]) -> Vec<u8> {
+    gofmt::quote(s, false)
+}
+
 /// Helpers of the sandbox's tests.
 #[cfg(test)]
 mod testing {
