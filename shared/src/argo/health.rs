@@ -306,8 +306,8 @@ mod tests {
         assert_eq!(v.error.as_deref(), Some("<string>:1: never runs"));
     }
 
-    /// lua.go GetHealthScript: exact key beats a wildcard; `*/*` does not reach core kinds,
-    /// `*` does (reference §3.2).
+    /// lua.go GetHealthScript: exact key beats a wildcard; `*/*` does not reach core kinds, `*`
+    /// does (argo-cd `util/glob/glob.go` over the `group/Kind` key of `GetConfigMapKey`).
     #[test]
     fn lookup_order() {
         let a = config(json!({

@@ -164,8 +164,8 @@ mod tests {
         assert_eq!(civil(0), (1970, 1, 1, 0, 0, 0, 4));
     }
 
-    /// Layouts: gopher-lua utils.go cDateFlagToGo; the `%a` → `mon` and `%x` → time quirks are
-    /// the measured behaviour in shared/reference/argo-cd-health.md §1.2.
+    /// Layouts: gopher-lua utils.go cDateFlagToGo; the `%a` → `mon` and `%x` → time quirks are the
+    /// measured behaviour of argo-cd `util/lua/oslib_safe.go` (the same map).
     #[test]
     fn strftime_with_gopher_layouts() {
         let t = 1_709_208_000 + 3_600 + 2 * 60 + 3; // 2024-02-29 13:02:03 UTC, a Thursday

@@ -1,9 +1,10 @@
-//! The objects Pacto delivery reads from a cluster (shared/DESIGN.md, "Delivery names the seed
-//! leaves open"): Stages, Operations and Approvals (`delivery.pacto.trianalab.io/v1alpha1`),
-//! Flux OCIRepositories (`source.toolkit.fluxcd.io/v1`) and Kustomizations
-//! (`kustomize.toolkit.fluxcd.io/v1`), Argo CD Applications (`argoproj.io/v1alpha1`). Each kind
-//! costs one list call, and each group version one discovery, whatever the number of objects.
-//! What the objects mean is not known here: they come back as the API server sent them.
+//! The objects Pacto delivery reads from a cluster (docs/design.md, "Pacto delivery: the settled
+//! names"): Stages, Operations and Approvals (`delivery.pacto.trianalab.io/v1alpha1`), Flux
+//! OCIRepositories (`source.toolkit.fluxcd.io/v1`) and Kustomizations
+//! (`kustomize.toolkit.fluxcd.io/v1`), Argo CD Applications (`argoproj.io/v1alpha1`). Each kind is
+//! listed in pages of `--chunk-size` objects (500 by default: one call per 500 objects), and each
+//! group version costs one discovery, whatever the number of objects. What the objects mean is not
+//! known here: they come back as the API server sent them.
 
 use super::{Cluster, ClusterError, Scope};
 use serde_json::Value;
@@ -39,8 +40,9 @@ pub struct DeliveryObjects {
 }
 
 impl Cluster {
-    /// Reads what `query` asks for: one discovery per group version, then one list per kind.
-    /// A kind that is not installed, or cannot be read, does not stop the others.
+    /// Reads what `query` asks for: one discovery per group version, then one paged list per kind
+    /// ([`Cluster::list`]). A kind that is not installed, or cannot be read, does not stop the
+    /// others.
     pub async fn delivery_objects(&self, query: &DeliveryQuery<'_>) -> DeliveryObjects {
         let mut wanted: Vec<((&str, &str, &str), Scope<'_>)> = Vec::new();
         let delivery = [

@@ -3,8 +3,9 @@
 
 use serde::Serialize;
 
-/// What a failing rule found: the reason (the condition's reason word from seed 001), the
-/// object and field that decided it, what is wrong, and the change that fixes it.
+/// What a failing rule found: the reason (the condition's reason word from the Pacto document
+/// "Delivery reference: setup and gates"), the object and field that decided it, what is wrong, and
+/// the change that fixes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Failure {
     /// `Ready` or `Mediated`.
@@ -68,7 +69,7 @@ pub struct Rule {
 }
 
 /// A condition from its rules: True with `true_reason` when no rule failed; else False with the
-/// reason of the first failure in `order` (seed 001's order) and a message naming every
+/// reason of the first failure in `order` (the document's order) and a message naming every
 /// failure; Unknown when a rule could not be decided and none failed.
 pub fn from_failures(
     type_: &'static str,
@@ -116,8 +117,8 @@ pub fn from_failures(
     }
 }
 
-/// What a Stage's reconcile computes: both conditions, every failure (in the seed's reason
-/// order), and every rule with its verdict.
+/// What a Stage's reconcile computes: both conditions, every failure (in the reason order of
+/// "Delivery reference: setup and gates"), and every rule with its verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Computed {
     pub ready: Condition,

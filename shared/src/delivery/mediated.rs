@@ -1,21 +1,21 @@
-//! `Mediated`: does the Stage's pointer alone decide what runs? (seed 001, "What the pointer
-//! guarantees"). True when exactly one applier applies the apply OCIRepository, both carry the
-//! `delivery.pacto.trianalab.io/apply-ref` label naming the Stage, the OCIRepository sets no
-//! `spec.ignore`, and the applier cannot change what the version holds: a Flux Kustomization
-//! sets a `serviceAccountName` and none of images, patches, components, postBuild, namePrefix,
-//! nameSuffix, kubeConfig, suspend or decryption; an Argo CD Application has one source and sets
-//! no Kustomize images, patches or components, Helm parameters, values or value files, or
-//! plugin. Appliers (shared/DESIGN.md): the Kustomizations whose `spec.sourceRef` is the apply
-//! OCIRepository, and the Applications labelled for the Stage whose destination namespace is
-//! the Stage's.
+//! `Mediated`: does the Stage's pointer alone decide what runs? ("Delivery reference: setup and
+//! gates", section "What the pointer guarantees"). True when exactly one applier applies the apply
+//! OCIRepository, both carry the `delivery.pacto.trianalab.io/apply-ref` label naming the Stage,
+//! the OCIRepository sets no `spec.ignore`, and the applier cannot change what the version holds: a
+//! Flux Kustomization sets a `serviceAccountName` and none of images, patches, components,
+//! postBuild, namePrefix, nameSuffix, kubeConfig, suspend or decryption; an Argo CD Application has
+//! one source and sets no Kustomize images, patches or components, Helm parameters, values or value
+//! files, or plugin. Appliers (docs/design.md, "Pacto delivery: the settled names"): the
+//! Kustomizations whose `spec.sourceRef` is the apply OCIRepository, and the Applications labelled
+//! for the Stage whose destination namespace is the Stage's.
 
 use super::condition::{Failure, Rule};
 use super::view::{ApplicationView, KustomizationView, StageView};
 use super::world::World;
 use super::APPLY_REF_LABEL;
 
-/// The reasons of `Mediated=False`, in the order seed 001 lists them; the first failing one is
-/// the condition's reason.
+/// The reasons of `Mediated=False`, in the order "Delivery reference: setup and gates" lists them;
+/// the first failing one is the condition's reason.
 pub const ORDER: [&str; 7] = [
     "ApplyRefUnguarded",
     "NoApplier",

@@ -1,13 +1,13 @@
-//! Pacto delivery (`delivery.pacto.trianalab.io/v1alpha1`, seed 001 "Delivery reference: setup
-//! and gates"): typed views of Stages, Operations and Approvals and of the objects a Stage
-//! depends on ([`view`]); whether its pointer alone decides what runs ([`mediated`], the
-//! `Mediated` condition) and whether it can promote ([`ready`], the `Ready` condition, with the
-//! keyless identity rule of [`oidc`]); the conditions as a reconcile would write them
-//! ([`condition`]); and what an Operation's phase and verdicts mean ([`operation`]). Pure: the
-//! objects come in, conditions and explanations go out; no I/O, no clock.
+//! Pacto delivery (`delivery.pacto.trianalab.io/v1alpha1`, the Pacto document "Delivery reference:
+//! setup and gates"): typed views of Stages, Operations and Approvals and of the objects a Stage
+//! depends on ([`view`]); whether its pointer alone decides what runs ([`mediated`], the `Mediated`
+//! condition) and whether it can promote ([`ready`], the `Ready` condition, with the keyless
+//! identity rule of [`oidc`]); the conditions as a reconcile would write them ([`condition`]); and
+//! what an Operation's phase and verdicts mean ([`operation`]). Pure: the objects come in,
+//! conditions and explanations go out; no I/O, no clock.
 //!
-//! Names the seed leaves open are settled in shared/DESIGN.md ("Delivery names the seed leaves
-//! open") and listed in the README.
+//! Names the document leaves open are settled in docs/design.md ("Pacto delivery: the settled
+//! names") and listed in the README.
 
 pub mod condition;
 pub mod explain;
@@ -26,8 +26,9 @@ mod tests;
 pub const GROUP: &str = "delivery.pacto.trianalab.io";
 /// The delivery API version (alpha).
 pub const VERSION: &str = "v1alpha1";
-/// The label that ties an apply OCIRepository and its applier to the one Stage that applies
-/// through them: `delivery.pacto.trianalab.io/apply-ref=<stage name>` (seed 001).
+/// The label that ties an apply OCIRepository and its applier to the one Stage that applies through
+/// them: `delivery.pacto.trianalab.io/apply-ref=<stage name>` ("Delivery reference: setup and
+/// gates", "Set up a Stage").
 pub const APPLY_REF_LABEL: &str = "delivery.pacto.trianalab.io/apply-ref";
 
 pub use condition::{Computed, Condition, Failure};

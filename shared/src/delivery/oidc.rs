@@ -1,7 +1,7 @@
-//! Whether a keyless `spec.verify.matchOIDCIdentity` entry names someone (seed 001, "Set up a
-//! Stage"): Flux reads the issuer and the subject as regular expressions, so each must be
-//! anchored (`^…$`) and must not match an identity nobody has — `.*`, or a subject left open at
-//! the end, counts as no identity at all.
+//! Whether a keyless `spec.verify.matchOIDCIdentity` entry names someone ("Delivery reference:
+//! setup and gates", section "Set up a Stage"): Flux reads the issuer and the subject as regular
+//! expressions, so each must be anchored (`^…$`) and must not match an identity nobody has — `.*`,
+//! or a subject left open at the end, counts as no identity at all.
 
 /// Why an issuer or subject pattern names no one, or None when it is anchored and closed.
 ///
@@ -115,8 +115,8 @@ fn trailing_wildcard(body: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
-    /// Seed 001: anchored and closed identities pass; `.*`, unanchored patterns and a subject
-    /// open at the end name no one (pacto-domain §3.10).
+    /// "Delivery reference: setup and gates", "Set up a Stage": anchored and closed identities
+    /// pass; `.*`, unanchored patterns and a subject open at the end name no one.
     #[test]
     fn anchoring_table() {
         let closed = [

@@ -1,5 +1,6 @@
-//! What an Operation's phase and verdicts mean (seed 001, "How a change moves"): its place on the
-//! promoter's state machine, each gate's verdict in the seed's words, and who may act next.
+//! What an Operation's phase and verdicts mean ("Delivery reference: setup and gates", section "How
+//! a change moves"): its place on the promoter's state machine, each gate's verdict in the
+//! document's words, and who may act next.
 //!
 //! ```text
 //! Pending -(gates pass)-> lock -> Running -(Flux applied it)-> Verifying -(Pass)-> Succeeded
@@ -10,7 +11,7 @@
 use super::view::{ApprovalView, OperationView};
 use serde::Serialize;
 
-/// The six built-in operation types (seed 001: "Only six built-in operation types exist").
+/// The six built-in operation types ("Delivery reference: setup and gates", "How a change moves").
 pub const TYPES: [&str; 6] = [
     "promote", "rollback", "override", "freeze", "unfreeze", "autonomy",
 ];
@@ -158,8 +159,8 @@ pub fn place(op: &OperationView, approval_always: Option<bool>, approved: bool) 
     }
 }
 
-/// What a gate's verdict means, in seed 001's words. Gates this tool does not know are named as
-/// such.
+/// What a gate's verdict means, in the words of "Delivery reference: setup and gates". Gates this
+/// tool does not know are named as such.
 pub fn gate_meaning(gate: &str, result: &str) -> String {
     let rule = match gate {
         "pacto.published" => "checks that the version was published (its digest among the Stage's status.published, a signature Flux verified); anything else is refused as NotPublished",
@@ -180,10 +181,10 @@ pub fn gate_meaning(gate: &str, result: &str) -> String {
     format!("{verdict} — {rule}")
 }
 
-/// The after-check of seed 001 on a Pacto's verdict: `Pass` for Compliant and Warning, `Fail`
-/// for NonCompliant and Invalid, `Unknown` for anything else (Reference, Unknown, NotEvaluated,
-/// no verdict) and whenever `status.evaluatedRevision` does not name this version
-/// (`revision_matches` false).
+/// The after-check of "Delivery reference: setup and gates" on a Pacto's verdict: `Pass` for
+/// Compliant and Warning, `Fail` for NonCompliant and Invalid, `Unknown` for anything else
+/// (Reference, Unknown, NotEvaluated, no verdict) and whenever `status.evaluatedRevision` does not
+/// name this version (`revision_matches` false).
 pub fn after_check(contract_status: Option<&str>, revision_matches: bool) -> &'static str {
     if !revision_matches {
         return "Unknown";
@@ -228,7 +229,7 @@ mod tests {
         }))
     }
 
-    /// Seed 001's state machine: who moves each phase on.
+    /// The state machine of "Delivery reference: setup and gates": who moves each phase on.
     #[test]
     fn who_may_act_in_each_phase() {
         let cases = [
@@ -283,9 +284,9 @@ mod tests {
             .contains("spec.type \"deploy\" is not one of the six operation types"));
     }
 
-    /// Seed 001 (and pacto-domain §2.1): Compliant and Warning pass, NonCompliant and Invalid
-    /// fail, anything else — Reference included — is Unknown; a stale evaluatedRevision is
-    /// Unknown whatever the verdict.
+    /// "Delivery reference: setup and gates", "How a change moves": Compliant and Warning pass,
+    /// NonCompliant and Invalid fail, anything else — Reference included — is Unknown; a stale
+    /// evaluatedRevision is Unknown whatever the verdict.
     #[test]
     fn after_check_table() {
         let cases = [

@@ -1,15 +1,15 @@
-//! `Ready`: can the Stage promote? (seed 001, "Set up a Stage" and "What only break-glass may
-//! change"). It cannot when its candidates are unverified (`CandidateUnverified`: the candidate
-//! OCIRepository has no `spec.verify`, or neither a `secretRef` nor a `matchOIDCIdentity`, or an
-//! identity that names no one), cannot be found (`CandidateNotFound`), are not configured
-//! (`NoCandidateSource`), or come from an upstream Stage whose offers cannot be trusted
-//! (`UpstreamUntrusted`); or when the apply OCIRepository lacks the label naming this Stage, so
-//! the promoter may not write its digest (`ApplierUnlabelled`).
+//! `Ready`: can the Stage promote? ("Delivery reference: setup and gates", sections "Set up a
+//! Stage" and "What only break-glass may change"). It cannot when its candidates are unverified
+//! (`CandidateUnverified`: the candidate OCIRepository has no `spec.verify`, or neither a
+//! `secretRef` nor a `matchOIDCIdentity`, or an identity that names no one), cannot be found
+//! (`CandidateNotFound`), are not configured (`NoCandidateSource`), or come from an upstream Stage
+//! whose offers cannot be trusted (`UpstreamUntrusted`); or when the apply OCIRepository lacks the
+//! label naming this Stage, so the promoter may not write its digest (`ApplierUnlabelled`).
 //!
-//! `UpstreamUntrusted` is decided by the seed's rule that "a downstream Stage takes only what its
-//! upstream lists in status.offered: versions that passed the published gate and were verified
-//! there": an upstream that serves another service, that is this Stage itself or leads back to
-//! it, or that cannot verify its own candidates offers nothing this Stage can trust.
+//! `UpstreamUntrusted` is decided by the document's rule that "a downstream Stage takes only what
+//! its upstream lists in status.offered: versions that passed the published gate and were verified
+//! there": an upstream that serves another service, that is this Stage itself or leads back to it,
+//! or that cannot verify its own candidates offers nothing this Stage can trust.
 
 use super::condition::{Failure, Rule};
 use super::mediated::label_field;
@@ -18,9 +18,9 @@ use super::view::{NamespacedName, StageView};
 use super::world::World;
 use super::APPLY_REF_LABEL;
 
-/// The reasons of `Ready=False`, in the order seed 001 gives them ("Ready False with the reason
-/// CandidateUnverified, CandidateNotFound, NoCandidateSource or UpstreamUntrusted", then
-/// ApplierUnlabelled); the first failing one is the condition's reason.
+/// The reasons of `Ready=False`, in the order "Delivery reference: setup and gates" gives them
+/// ("Ready False with the reason CandidateUnverified, CandidateNotFound, NoCandidateSource or
+/// UpstreamUntrusted", then ApplierUnlabelled); the first failing one is the condition's reason.
 pub const ORDER: [&str; 5] = [
     "CandidateUnverified",
     "CandidateNotFound",

@@ -1,5 +1,5 @@
-//! The reason table of `testdata/cases.yaml` (seed 001), each case run through the real
-//! computation and the explanation.
+//! The reason table of `testdata/cases.yaml` ("Delivery reference: setup and gates"), each case run
+//! through the real computation and the explanation.
 
 use super::explain::{stage_json, stage_rows};
 use super::view::{Listed, Snapshot, StageView};

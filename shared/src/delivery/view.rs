@@ -1,10 +1,10 @@
 //! Typed, read-only views of the objects delivery reads, with the field names settled in
-//! shared/DESIGN.md: Stage, Operation and Approval (`delivery.pacto.trianalab.io/v1alpha1`), the
-//! Flux OCIRepository (`source.toolkit.fluxcd.io`) and Kustomization
-//! (`kustomize.toolkit.fluxcd.io`), and the Argo CD Application (`argoproj.io`). Reading never
-//! fails: a field of the wrong type reads as absent and is named in the view's `problems`
-//! (`spec.applyRef.name: expected a string, found a number`), so that a verdict can say which
-//! field is at fault.
+//! docs/design.md ("Pacto delivery: the settled names"): Stage, Operation and Approval
+//! (`delivery.pacto.trianalab.io/v1alpha1`), the Flux OCIRepository (`source.toolkit.fluxcd.io`)
+//! and Kustomization (`kustomize.toolkit.fluxcd.io`), and the Argo CD Application (`argoproj.io`).
+//! Reading never fails: a field of the wrong type reads as absent and is named in the view's
+//! `problems` (`spec.applyRef.name: expected a string, found a number`), so that a verdict can say
+//! which field is at fault.
 
 use serde_json::Value;
 
@@ -419,8 +419,9 @@ impl OciRepositoryView {
     }
 }
 
-/// The fields of a Kustomization that, when set, let something other than the pointer decide
-/// what runs (seed 001, "What the pointer guarantees"), in the seed's order.
+/// The fields of a Kustomization that, when set, let something other than the pointer decide what
+/// runs ("Delivery reference: setup and gates", "What the pointer guarantees"), in the document's
+/// order.
 pub const KUSTOMIZATION_OVERRIDES: [&str; 9] = [
     "images",
     "patches",
@@ -492,9 +493,9 @@ pub struct ApplicationView {
     pub problems: Vec<String>,
 }
 
-/// Fields of an Application source that override what the pointer holds (seed 001: "Kustomize
-/// images, patches or components, Helm parameters, values or value files, or plugin"; Helm's
-/// `valuesObject` is the map form of values).
+/// Fields of an Application source that override what the pointer holds ("Delivery reference: setup
+/// and gates", "What the pointer guarantees": "Kustomize images, patches or components, Helm
+/// parameters, values or value files, or plugin"; Helm's `valuesObject` is the map form of values).
 pub const APPLICATION_OVERRIDES: [&str; 8] = [
     "kustomize.images",
     "kustomize.patches",

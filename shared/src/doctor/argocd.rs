@@ -1,6 +1,6 @@
-//! Checks of an Argo CD configuration (argocd-cm `resource.customizations*`), following how
-//! argo-cd `util/settings/settings.go` reads the keys and `util/lua/lua.go` looks them up and
-//! runs them; IDs from shared/reference/pacto-domain.md §2.5 (A01–A12, C01).
+//! Checks of an Argo CD configuration (argocd-cm `resource.customizations*`), following how argo-cd
+//! `util/settings/settings.go` reads the keys and `util/lua/lua.go` looks them up and runs them;
+//! IDs as docs/doctor.md lists them (A01–A12, C01).
 
 use super::near::near_miss;
 use super::probes::{self, Must, Probe};
@@ -10,18 +10,19 @@ use crate::argo::settings::{self, Overrides};
 use crate::pacto::gate::{argo_gate, Gate};
 use serde_json::Value;
 
-/// The argocd-cm key of the Pacto health customization (seed 000).
+/// The argocd-cm key of the Pacto health customization ("GitOps promotion gates", "Argo CD").
 pub const PACTO_KEY: &str = "resource.customizations.health.pacto.trianalab.io_Pacto";
-/// The argocd-cm key of the CoderTemplateTest health customization (seed 004).
+/// The argocd-cm key of the CoderTemplateTest health customization ("Gate template promotion with
+/// GitOps", "Install the Argo CD health check").
 pub const CTT_KEY: &str = "resource.customizations.health.coder.com_CoderTemplateTest";
 const LEGACY_KEY: &str = "resource.customizations";
 
-/// A01 (pacto-domain §2.5): a custom health script whose key matches none of the objects
-/// given. Argo CD looks a script up by the object's exact `group/Kind` (`GetConfigMapKey`), and
-/// ignores a key that matches nothing without a word, so such a key is most often a typo of the
-/// group or kind (argo-cd #14043: `app_Deployment` for `apps_Deployment`). Wildcard keys and
-/// entries without a health script are not judged. `group_kinds` are the objects' keys in
-/// Argo's `group/Kind` form (`Kind` alone for the core group).
+/// A01: a custom health script whose key matches none of the objects given. Argo CD looks a script
+/// up by the object's exact `group/Kind` (`GetConfigMapKey`), and ignores a key that matches
+/// nothing without a word, so such a key is most often a typo of the group or kind (argo-cd #14043:
+/// `app_Deployment` for `apps_Deployment`). Wildcard keys and entries without a health script are
+/// not judged. `group_kinds` are the objects' keys in Argo's `group/Kind` form (`Kind` alone for
+/// the core group).
 pub fn unused_health_keys(overrides: &Overrides, group_kinds: &[String]) -> Vec<Finding> {
     overrides
         .by_key
@@ -283,10 +284,10 @@ fn judge(engine: &ArgoHealth, p: &Probe) -> Option<(Must, String, bool, bool, bo
     ))
 }
 
-/// The checks that run the configured scripts, as Argo CD would, on the probes of seed 000 and
-/// seed 004: a script that errors on a fresh object (A06), passes a stale generation (A05) or a
-/// verdict it does not know (A04), fails open or never passes (A07), and where the Warning knob
-/// sits (A10). `now_unix` is the clock of `os.time`.
+/// The checks that run the configured scripts, as Argo CD would, on the probes of "GitOps promotion
+/// gates" and "Gate template promotion with GitOps": a script that errors on a fresh object (A06),
+/// passes a stale generation (A05) or a verdict it does not know (A04), fails open or never passes
+/// (A07), and where the Warning knob sits (A10). `now_unix` is the clock of `os.time`.
 pub fn evaluated(cm: &ArgoCm, now_unix: i64) -> Vec<Finding> {
     let Ok(overrides) = &cm.overrides else {
         return Vec::new();
@@ -378,8 +379,8 @@ pub fn evaluated(cm: &ArgoCm, now_unix: i64) -> Vec<Finding> {
 }
 
 /// A08: the application controller started before the Pacto key was last written, so it runs
-/// without it until a restart (seed 000: "The restart is not optional"). Times are Unix
-/// seconds.
+/// without it until a restart ("GitOps promotion gates", "Argo CD": the restart is not optional).
+/// Times are Unix seconds.
 pub fn restart_needed(
     cm: &ArgoCm,
     key_written: i64,

@@ -1,6 +1,6 @@
-//! Checks of delivery Stages: every failing rule of `Ready` and `Mediated`
-//! ([`crate::delivery`], seed 001) as a finding, near misses of the apply-ref label, and an apply
-//! OCIRepository that does not verify like its candidates ("give it the same spec.verify").
+//! Checks of delivery Stages: every failing rule of `Ready` and `Mediated` ([`crate::delivery`],
+//! "Delivery reference: setup and gates") as a finding, near misses of the apply-ref label, and an
+//! apply OCIRepository that does not verify like its candidates ("give it the same spec.verify").
 
 use super::near::near_miss;
 use super::{Finding, Severity};
@@ -9,7 +9,7 @@ use crate::delivery::{compute, World, APPLY_REF_LABEL};
 use serde_json::Value;
 
 /// The IDs of delivery findings: S01 Ready, S02 Mediated, S03 a label near miss, S04 verify
-/// differences. (The checklist of pacto-domain §2.5 has no delivery section; these are ours.)
+/// differences. (The S checks are this tool's own; docs/doctor.md lists them.)
 pub fn checks(world: &World, labelled: &[Value]) -> Vec<Finding> {
     let mut out = Vec::new();
     for stage in &world.stages {
@@ -61,8 +61,8 @@ pub fn checks(world: &World, labelled: &[Value]) -> Vec<Finding> {
     out
 }
 
-/// S04: the apply OCIRepository's spec.verify differs from the candidate repository's (seed 001:
-/// "give it the same spec.verify").
+/// S04: the apply OCIRepository's spec.verify differs from the candidate repository's ("Delivery
+/// reference: setup and gates", "Set up a Stage": give it the same spec.verify).
 fn verify_difference(stage: &StageView, world: &World) -> Option<Finding> {
     let cand = stage.candidate_repository.as_ref()?;
     let candidate = world.repository(&cand.namespace, &cand.name).ok()??;

@@ -1,7 +1,6 @@
 //! Checks of Flux gates: a Kustomization's (or HelmRelease's) `healthCheckExprs`, `wait` and
 //! `timeout`, read as kustomize-controller reads them and evaluated with the engine of
-//! [`crate::flux`] (fluxcd/pkg `runtime/cel`); IDs from shared/reference/pacto-domain.md §2.5
-//! (F01–F13, C01–C02).
+//! [`crate::flux`] (fluxcd/pkg `runtime/cel`); IDs as docs/doctor.md lists them (F01–F13, C01–C02).
 
 use super::near::near_miss;
 use super::probes::{self, Must};

@@ -1,9 +1,9 @@
 //! Configuration checks: is a gate configured, or does it only look configured? Each check has a
-//! stable ID (the checklist of shared/reference/pacto-domain.md §2.5: F.. Flux, A.. Argo CD,
-//! O.. operator and object, C.. CoderTemplateTest; S.. delivery Stages, ours), a severity, the
-//! object it is about, the evidence that decided it and the fix. Beyond reading, some checks run
-//! the configured gates with this crate's engines on probe objects ([`probes`]). Pure: objects,
-//! cluster facts and the clock come in, findings go out.
+//! stable ID (docs/doctor.md lists them: F.. Flux, A.. Argo CD, O.. operator and object, C..
+//! CoderTemplateTest, S.. delivery Stages), a severity, the object it is about, the evidence that
+//! decided it and the fix. Beyond reading, some checks run the configured gates with this crate's
+//! engines on probe objects ([`probes`]). Pure: objects, cluster facts and the clock come in,
+//! findings go out.
 
 pub mod argocd;
 pub mod delivery;

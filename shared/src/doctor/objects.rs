@@ -1,5 +1,5 @@
-//! Checks of the gated objects themselves: Pactos (O01–O07 of shared/reference/pacto-domain.md
-//! §2.5, read with [`crate::pacto::view`]) and CoderTemplateTests (C03).
+//! Checks of the gated objects themselves: Pactos (O01–O07 of docs/doctor.md, read with
+//! [`crate::pacto::view`]) and CoderTemplateTests (C03).
 
 use super::{Finding, Severity};
 use crate::pacto::verdict::{self, Freshness, KNOWN_VERDICTS};
@@ -69,7 +69,8 @@ pub fn pacto(obj: &Value, now: Timestamp, live: bool) -> Vec<Finding> {
 }
 
 /// C03: a CoderTemplateTest with `spec.ttlSecondsAfterFinished` under GitOps is deleted after it
-/// finishes and recreated by the GitOps tool: a new workspace for ever (seed 004 reference).
+/// finishes and recreated by the GitOps tool: a new workspace for ever ("Gate template promotion
+/// with GitOps", "One test per version").
 pub fn coder_template_test(obj: &Value) -> Vec<Finding> {
     let ns = obj
         .pointer("/metadata/namespace")

@@ -1,7 +1,8 @@
-//! The objects a gate is tried on when a check evaluates it: a Pacto in every state seed 000's
-//! table names (no status, no verdict yet, a stale generation, every contractStatus, a value
-//! added later) and a CoderTemplateTest in every phase of seed 004's table, each with the
-//! outcome a gate must give (pass, hold or fail the next rollout step).
+//! The objects a gate is tried on when a check evaluates it: a Pacto in every state the table of
+//! "GitOps promotion gates" names (no status, no verdict yet, a stale generation, every
+//! contractStatus, a value added later) and a CoderTemplateTest in every phase of the table of
+//! "Gate template promotion with GitOps", each with the outcome a gate must give (pass, hold or
+//! fail the next rollout step).
 
 use serde_json::{json, Value};
 
@@ -11,7 +12,8 @@ pub enum Must {
     Pass,
     Hold,
     Fail,
-    /// Either pass or fail: the Warning knob decides (seed 000: "That is the whole knob").
+    /// Either pass or fail: the Warning knob decides ("GitOps promotion gates", "Flux": Warning's
+    /// place is the whole knob).
     Knob,
 }
 
@@ -41,7 +43,7 @@ fn verdict(v: &str) -> Value {
            "findings": [{"code": "WORKLOAD_MISMATCH", "severity": "error", "message": "probe"}]})
 }
 
-/// Pacto probes (seed 000's table; pacto-domain §2.1).
+/// Pacto probes (the verdicts of "GitOps promotion gates", and a value added later).
 pub fn pactos() -> Vec<Probe> {
     vec![
         Probe {
@@ -124,7 +126,7 @@ fn ctt(status: Option<Value>) -> Value {
     o
 }
 
-/// CoderTemplateTest probes (seed 004's phase table).
+/// CoderTemplateTest probes (the phase table of "Gate template promotion with GitOps").
 pub fn coder_template_tests() -> Vec<Probe> {
     let ready = json!([{"type": "Ready", "status": "True", "reason": "Succeeded"}]);
     vec![

@@ -125,8 +125,8 @@ fn parse_go_float(t: &str) -> Option<f64> {
 mod tests {
     use super::*;
 
-    /// Expected strings: shared/reference/argo-cd-health.md §6 table "Number → string",
-    /// measured on gopher-lua v1.1.2.
+    /// Expected strings: gopher-lua v1.1.2 `value.go` (`LNumber.String`: a whole float as an int64,
+    /// else Go's shortest `%v`), measured on gopher-lua v1.1.2.
     #[test]
     fn numbers_print_as_gopher_lua_prints_them() {
         let cases: [(f64, &str); 16] = [
@@ -159,7 +159,8 @@ mod tests {
         assert_eq!(number_to_string(123456.789e3), "123456789");
     }
 
-    /// Expected values: reference §6 "Coercion / conversion" (gopher `baseToNumber`).
+    /// Expected values: gopher-lua v1.1.2 `baselib.go` (`baseToNumber`: Go's ParseInt and
+    /// ParseFloat, no exponent without a dot).
     #[test]
     fn tonumber_follows_go_parse_rules() {
         assert_eq!(tonumber("1e2", None), None);
@@ -182,7 +183,7 @@ mod tests {
         assert_eq!(tonumber("日本", None), None);
     }
 
-    /// Expected values: reference §6 (gopher `parseNumber` uses Go ParseInt base 0).
+    /// Expected values: gopher-lua v1.1.2 `utils.go` (`parseNumber` uses Go ParseInt base 0).
     #[test]
     fn arithmetic_coercion_reads_go_literals() {
         assert_eq!(parse_number("010"), Some(8.0));

@@ -260,14 +260,14 @@ fn lua_string(k: &LuaValue) -> String {
 
 #[cfg(test)]
 mod tests {
-    //! Every expected value here comes from shared/reference/argo-cd-health.md, which records
-    //! argo-cd `util/lua/lua.go` and gopher-lua v1.1.2 behaviour measured on Argo's own VM setup;
-    //! the section is named on each test.
+    //! Every expected value here comes from argo-cd `util/lua/lua.go` (at 37ee0097) and gopher-lua
+    //! v1.1.2, measured on Argo's own VM setup; each test names the upstream function it follows
+    //! (docs/upstream.md, "Argo CD health").
     use crate::argo::lua::testing::eval_with;
     use serde_json::json;
 
-    /// §2.1: numbers are floats, nulls in arrays dropped, null map values absent, {} and []
-    /// both empty tables.
+    /// argo-cd `decodeValue`: numbers are floats, nulls in arrays dropped, null map values absent,
+    /// {} and [] both empty tables.
     #[test]
     fn object_conversion() {
         let obj = json!({"a": [1, null, 3], "m": {"x": null, "y": 2}, "e": {}, "l": [], "big": 9007199254740993_i64, "f": 1.5});

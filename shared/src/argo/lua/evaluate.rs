@@ -172,15 +172,15 @@ pub(super) fn gopher_wording(m: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    //! Every expected value here comes from shared/reference/argo-cd-health.md, which records
-    //! argo-cd `util/lua/lua.go` and gopher-lua v1.1.2 behaviour measured on Argo's own VM setup;
-    //! the section is named on each test.
+    //! Every expected value here comes from argo-cd `util/lua/lua.go` (at 37ee0097) and gopher-lua
+    //! v1.1.2, measured on Argo's own VM setup; each test names the upstream function it follows
+    //! (docs/upstream.md, "Argo CD health" and "gopher-lua").
     use super::*;
     use crate::argo::lua::testing::{eval, msg};
     use serde_json::json;
     use std::time::Instant;
 
-    /// §6 error texts, chunk name `<string>`.
+    /// gopher-lua v1.1.2 `vm.go` error texts, chunk name `<string>` (argo-cd `runLua`).
     #[test]
     fn runtime_error_texts_are_gophers() {
         for (src, want) in [
@@ -231,7 +231,7 @@ mod tests {
     /// `TypeError`/`ArgError` (no quotes, "got nil"), baselib.go `baseError` (CheckAny, and
     /// `where(level - 1)` from error's own frame: levels 1 and 2 both name the error call's line),
     /// `basePCall` (a non-callable value, no position), `baseUnpack` (the 5120-slot registry,
-    /// reference §1.1), tablelib.go (`CheckTable`, "wrong number of arguments"), vm.go
+    /// `config.go` RegistrySize), tablelib.go (`CheckTable`, "wrong number of arguments"), vm.go
     /// OP_TAILCALL (a returned call keeps the caller's line) and state.go `pushCallFrame` (stack
     /// overflow raised at the line of the recursive call).
     #[test]
@@ -379,7 +379,8 @@ mod tests {
         }
     }
 
-    /// §1.1: 1 s wall-clock limit (`<string>:N: context deadline exceeded`), 256 call frames.
+    /// argo-cd `runLua`: 1 s wall-clock limit (`<string>:N: context deadline exceeded`); gopher-lua
+    /// `config.go`: 256 call frames.
     #[test]
     fn limits() {
         let limits = Limits {

@@ -605,8 +605,8 @@ pub(super) fn find(
 
 #[cfg(test)]
 mod tests {
-    //! Expected values follow gopher-lua v1.1.2 `pm/pm.go` (parser, compiler and machine) and
-    //! the reference (shared/reference/argo-cd-health.md §6 "Patterns").
+    //! Expected values follow gopher-lua v1.1.2 `pm/pm.go` (parser, compiler and machine) and its
+    //! error texts, measured on gopher-lua v1.1.2.
     use super::*;
 
     fn all(p: &str, s: &str) -> Result<Vec<Vec<(usize, bool)>>, PatternError> {

@@ -60,14 +60,15 @@ pub fn decode_result(v: LuaResult) -> Result<HealthStatus, String> {
 
 #[cfg(test)]
 mod tests {
-    //! Every expected value here comes from shared/reference/argo-cd-health.md, which records
-    //! argo-cd `util/lua/lua.go` and gopher-lua v1.1.2 behaviour measured on Argo's own VM setup;
-    //! the section is named on each test.
+    //! Every expected value here comes from argo-cd `util/lua/lua.go` (at 37ee0097) and gopher-lua
+    //! v1.1.2, measured on Argo's own VM setup; each test names the upstream function it follows
+    //! (docs/upstream.md, "Argo CD health").
     use super::*;
     use crate::argo::lua::testing::eval;
 
-    /// §2.2: the last return value; nil or {} → empty; a non-table → error; field names
-    /// case-insensitive; a wrong-typed field → empty; an invalid code → Unknown.
+    /// argo-cd `ExecuteHealthLua`: the last return value; nil or {} → empty; a non-table → error;
+    /// field names case-insensitive; a wrong-typed field → empty; an invalid code → Unknown
+    /// (`isValidHealthStatusCode`).
     #[test]
     fn result_rules() {
         let empty = HealthStatus::new("", "");

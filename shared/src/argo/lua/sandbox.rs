@@ -359,15 +359,15 @@ fn host_functions(
 
 #[cfg(test)]
 mod tests {
-    //! Every expected value here comes from shared/reference/argo-cd-health.md, which records
-    //! argo-cd `util/lua/lua.go` and gopher-lua v1.1.2 behaviour measured on Argo's own VM setup;
-    //! the section is named on each test.
+    //! Every expected value here comes from argo-cd `util/lua/lua.go` (at 37ee0097) and gopher-lua
+    //! v1.1.2, measured on Argo's own VM setup; each test names the upstream file or function it
+    //! follows (docs/upstream.md, "Argo CD health" and "gopher-lua").
     use crate::argo::lua::testing::{eval, eval_with, msg};
     use crate::argo::lua::{execute_health, Limits, Script};
     use serde_json::json;
     use std::time::Duration;
 
-    /// §6 "Number → string": tostring and `..` format numbers as gopher's LNumber.String.
+    /// gopher-lua `value.go`: tostring and `..` format numbers as gopher's LNumber.String.
     #[test]
     fn numbers_in_tostring_and_concat() {
         for (expr, want) in [
@@ -386,9 +386,9 @@ mod tests {
         }
     }
 
-    /// §6 "Coercion / conversion": arithmetic reads strings with gopher's parseNumber (Go
-    /// ParseInt with base prefixes, then ParseFloat); vm.go objectArith (a table's handler first)
-    /// and OP_UNM (`__unm undefined`).
+    /// gopher-lua `utils.go`: arithmetic reads strings with gopher's parseNumber (Go ParseInt with
+    /// base prefixes, then ParseFloat); vm.go objectArith (a table's handler first) and OP_UNM
+    /// (`__unm undefined`).
     #[test]
     fn arithmetic_on_strings_as_gopher() {
         for (expr, want) in [
@@ -439,7 +439,7 @@ mod tests {
         assert_eq!(eval(&sum).unwrap().message, "5001");
     }
 
-    /// §6 "`#` and tables": gopher's Len is the highest non-nil index of the array part.
+    /// gopher-lua `table.go`: gopher's Len is the highest non-nil index of the array part.
     #[test]
     fn length_of_tables_with_holes() {
         for (expr, want) in [
@@ -455,7 +455,7 @@ mod tests {
         ] {
             assert_eq!(msg(expr, false), want, "{expr}");
         }
-        // #20108 (§8): n[2] set only → gopher's concat hits the nil at index 1.
+        // argoproj/argo-cd#20108: n[2] set only → gopher's concat hits the nil at index 1.
         let e = eval(
             "local n = {} n[2] = 'B' return {status = 'Degraded', message = table.concat(n, ', ')}",
         )
@@ -466,7 +466,8 @@ mod tests {
         );
     }
 
-    /// §1.2 table: what restricted and open states see.
+    /// argo-cd `runLua` (and gopher-lua `auxlib.go` `RegisterModule`, which leaves the `table`
+    /// module Argo's safe os is registered under as it was): what restricted and open states see.
     #[test]
     fn restricted_and_open_libraries() {
         let visible = "local names = {} for _, n in ipairs({'string', 'math', 'os', 'io', 'debug', 'coroutine', 'table', 'package', 'require', 'tostring', 'pairs', 'unpack', 'loadstring', 'setfenv'}) do if _G[n] ~= nil then table.insert(names, n) end end return table.concat(names, ',')";
@@ -522,7 +523,8 @@ mod tests {
         );
     }
 
-    /// §1.2: safe os.time reads only number fields, os.date formats with gopher's layouts.
+    /// argo-cd `util/lua/oslib_safe.go`: safe os.time reads only number fields, os.date formats
+    /// with gopher's layouts.
     #[test]
     fn safe_os_module() {
         assert_eq!(msg("tostring(require('os').time())", false), "1709208000");

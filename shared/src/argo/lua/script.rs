@@ -113,13 +113,14 @@ pub(super) fn to_bytecode(source: &str, name: &str) -> Result<Vec<u8>, String> {
 
 #[cfg(test)]
 mod tests {
-    //! Every expected value here comes from shared/reference/argo-cd-health.md, which records
-    //! argo-cd `util/lua/lua.go` and gopher-lua v1.1.2 behaviour measured on Argo's own VM setup;
-    //! the section is named on each test.
+    //! Every expected value here comes from argo-cd `util/lua/lua.go` (at 37ee0097) and gopher-lua
+    //! v1.1.2, measured on Argo's own VM setup; each test names the upstream file it follows
+    //! (docs/upstream.md, "Argo CD health" and "gopher-lua").
     use crate::argo::lua::testing::{eval, eval_with};
     use serde_json::json;
 
-    /// §1.1: `goto` parses and runs (9 built-in scripts need it).
+    /// gopher-lua `parse/parser.go.y`: `goto` parses and runs (9 scripts of argo-cd's
+    /// `resource_customizations/` need it).
     #[test]
     fn goto_continue() {
         let src = "local n = 0 for i = 1, 5 do if i % 2 == 0 then goto continue end n = n + i ::continue:: end return {status = 'Healthy', message = tostring(n)}";
@@ -201,7 +202,8 @@ mod tests {
         }
     }
 
-    /// gopher-lua's parser message for a syntax error (reference §2.2).
+    /// gopher-lua's parser message for a syntax error (`parse/lexer.go`, as argo-cd's
+    /// `ExecuteHealthLua` returns it).
     #[test]
     fn syntax_error_text() {
         let e = eval("return {status = = 1}").unwrap_err();

@@ -586,8 +586,8 @@ fn simple_case(c: char, upper: bool) -> char {
 
 #[cfg(test)]
 mod tests {
-    //! Expected values follow gopher-lua v1.1.2 `stringlib.go` and `pm/pm.go`, and the
-    //! reference (shared/reference/argo-cd-health.md §6 "string library differences").
+    //! Expected values follow gopher-lua v1.1.2 `stringlib.go` and `pm/pm.go` (with Go's `fmt` and
+    //! `strings` underneath), measured on gopher-lua v1.1.2.
     use crate::argo::lua::testing::{eval_with, msg};
     use serde_json::json;
 
@@ -629,7 +629,7 @@ mod tests {
             // strRep: Go strings.Repeat, no separator.
             ("string.rep('ab', 3, ',')", "ababab"),
             ("string.rep('x', -1)", ""),
-            // Go strings.ToLower/ToUpper are Unicode-aware (§6: 'ÄB' → 'äb').
+            // Go strings.ToLower/ToUpper are Unicode-aware (gopher `strLower`: 'ÄB' → 'äb').
             ("string.lower('ÄB')", "äb"),
             ("string.upper('straße')", "STRAßE"),
             ("('ÉCOLE'):lower()", "école"),
