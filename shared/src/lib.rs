@@ -1,5 +1,6 @@
 //! pacto-gates: evaluate Argo CD and Flux health gates on Kubernetes objects, offline, the way the
-//! controllers do. See `shared/DESIGN.md` of the project for the architecture.
+//! controllers do. See docs/design.md of the repository for the architecture, and docs/upstream.md
+//! for the upstream file that decides each behaviour.
 
 pub mod argo;
 pub mod cluster;

@@ -1,9 +1,9 @@
-//! The library's modules import one way (shared/DESIGN.md, "Imports run one way"):
-//! k8s → object → {argo, flux} → pacto → delivery → {doctor, snippets, reconcile} → render, with
-//! `cluster` beside `object`, knowing only how to talk to an API server. (Doctor and reconcile
-//! read Stages through `delivery`, so it sits a tier below them.) This test reads every
-//! source file's code (comments stripped) and fails on any `crate::X` path that points to a
-//! module of the same tier (other than itself) or a higher one.
+//! The library's modules import one way (docs/design.md, "Principles"; docs/layout.md): k8s →
+//! object → {argo, flux} → pacto → delivery → {doctor, snippets, reconcile} → render, with
+//! `cluster` beside `object`, knowing only how to talk to an API server. (Doctor and reconcile read
+//! Stages through `delivery`, so it sits a tier below them.) This test reads every source file's
+//! code (comments stripped) and fails on any `crate::X` path that points to a module of the same
+//! tier (other than itself) or a higher one.
 
 use std::path::{Path, PathBuf};
 

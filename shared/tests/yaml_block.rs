@@ -54,7 +54,8 @@ fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
                 yaml_files(&p, out);
             }
         } else if name.ends_with(".yaml") || name.ends_with(".yml") {
-            // libFuzzer's own corpus files are not the repository's: only its seeds are.
+            // libFuzzer's own corpus files are not the repository's: only its committed seed-*
+            // inputs are.
             let in_corpus = p.components().any(|c| c.as_os_str() == "corpus");
             if !in_corpus || name.starts_with("seed-") {
                 out.push(p);

@@ -4,8 +4,9 @@
 //! engine of [`crate::argo`]. Flux: the `healthCheckExprs` of every Kustomization whose inventory
 //! holds the object (kustomize-controller `status.inventory.entries[].id`,
 //! `<namespace>_<name>_<group>_<kind>`, fluxcd/cli-utils `object.ObjMetadata.String`), evaluated by
-//! [`crate::flux`]. When neither can be read, the recommended gate of [`super::recommended`]
-//! (seed 000 and seed 004 semantics), compiled into the binary.
+//! [`crate::flux`]. When neither can be read, the recommended gate of [`super::recommended`] (the
+//! gates of "GitOps promotion gates" and "Gate template promotion with GitOps"), compiled into the
+//! binary.
 
 use crate::argo::health::{ArgoHealth, ArgoVerdict};
 use crate::argo::settings::{self, Overrides};
@@ -285,9 +286,10 @@ pub struct FluxDecision {
     pub waits: bool,
     /// Has a `healthCheckExprs` entry for the object's kind.
     pub has_expression: bool,
-    /// Flux never reads the object's verdict: a Pacto without a `healthCheckExprs` entry is
-    /// judged by kstatus, which ignores contractStatus (it only waits for an unobserved
-    /// generation) and otherwise reads it Current (seed 000). Such a Current counts as no gate.
+    /// Flux never reads the object's verdict: a Pacto without a `healthCheckExprs` entry is judged
+    /// by kstatus, which ignores contractStatus (it only waits for an unobserved generation) and
+    /// otherwise reads it Current ("GitOps promotion gates", "Flux"). Such a Current counts as no
+    /// gate.
     pub verdict_blind: bool,
     /// kustomize-controller's effective timeout (`GetTimeout`), as Go prints a duration.
     pub timeout: String,
@@ -517,7 +519,8 @@ mod tests {
 
     /// `overall`: the stricter side decides; a side that gates nothing does not count. With the
     /// recommended Argo CD gate and no Flux gate (an empty FluxGate), the Argo side alone decides:
-    /// Compliant passes, NonCompliant fails, no status holds (pacto-domain section 5).
+    /// Compliant passes, NonCompliant fails, no status holds (the script of "GitOps promotion
+    /// gates").
     #[test]
     fn overall_is_the_stricter_side_and_none_does_not_count() {
         let argo = ArgoGate::recommended("test", false, 0);

@@ -1,8 +1,9 @@
-//! The recommended gates, defined once: the Argo CD health scripts for Pacto (seed 000) and
-//! CoderTemplateTest (seed 004) and the Flux `healthCheckExprs` entries with the Kustomization
-//! settings they need (`recommended/flux.yaml`). The gate used when a cluster's own cannot be
-//! read ([`super::gate`]), `kubectl pacto snippet`, and the files under `examples/` all come
-//! from here; a test keeps the examples equal to what `snippet` prints.
+//! The recommended gates, defined once: the Argo CD health scripts for Pacto ("GitOps promotion
+//! gates") and CoderTemplateTest ("Gate template promotion with GitOps") and the Flux
+//! `healthCheckExprs` entries with the Kustomization settings they need (`recommended/flux.yaml`).
+//! The gate used when a cluster's own cannot be read ([`super::gate`]), `kubectl pacto snippet`,
+//! and the files under `examples/` all come from here; a test keeps the examples equal to what
+//! `snippet` prints.
 
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -14,9 +15,10 @@ pub const CODER_TEMPLATE_TEST_LUA: &str = include_str!("recommended/codertemplat
 /// The recommended Flux entries and settings (YAML).
 pub const FLUX_YAML: &str = include_str!("recommended/flux.yaml");
 
-/// The argocd-cm key of the Pacto health customization (seed 000).
+/// The argocd-cm key of the Pacto health customization ("GitOps promotion gates", "Argo CD").
 pub const PACTO_ARGO_KEY: &str = "resource.customizations.health.pacto.trianalab.io_Pacto";
-/// The argocd-cm key of the CoderTemplateTest health customization (seed 004).
+/// The argocd-cm key of the CoderTemplateTest health customization ("Gate template promotion with
+/// GitOps", "Install the Argo CD health check").
 pub const CODER_TEMPLATE_TEST_ARGO_KEY: &str =
     "resource.customizations.health.coder.com_CoderTemplateTest";
 

@@ -1,10 +1,12 @@
 //! What a Pacto's verdict means, whether it is fresh, and when it will change. Pure: the clock is
 //! an argument.
 //!
-//! Sources: TrianaLab/pacto `api/v1alpha1/conditions.go` and `docs/generated/runtime-observations.md`
-//! (contractStatus values and precedence), `docs/gitops.md` (observedGeneration is the Pacto's
-//! generation), `docs/generated/operator-configuration.md` (stabilization window, default 2m0s), and
-//! seed 000 ("absence: stabilization window + one requeue interval").
+//! Sources (TrianaLab/pacto, under `integrations/kubernetes/`): `api/v1alpha1/conditions.go` and
+//! `docs/generated/runtime-observations.md` (contractStatus values and precedence),
+//! `docs/gitops.md` (observedGeneration is the Pacto's generation),
+//! `docs/generated/operator-configuration.md` (stabilization window, default 2m0s); and the Pacto
+//! document "GitOps promotion gates", "Timing" (an absence: stabilization window + one requeue
+//! interval).
 
 use super::view::PactoView;
 use jiff::{SignedDuration, Timestamp};
@@ -14,8 +16,8 @@ use jiff::{SignedDuration, Timestamp};
 pub const DEFAULT_STABILIZATION_WINDOW_SECONDS: i64 = 120;
 
 /// How many check intervals may pass without a reconcile before the operator counts as not
-/// reconciling (a Pacto requeues every `checkIntervalSeconds`). A heuristic of this tool
-/// (pacto-domain §2.3 proposes it), not a rule of the operator.
+/// reconciling (a Pacto requeues every `checkIntervalSeconds`). A heuristic of this tool (Flux and
+/// Argo CD have no clock to gate on it), not a rule of the operator.
 pub const LATE_AFTER_INTERVALS: i64 = 2;
 
 /// The contractStatus values the current CRD allows, in the operator's words.
@@ -132,8 +134,8 @@ pub fn condition_is_stale(c: &super::view::Condition, generation: Option<i64>) -
     matches!((c.observed_generation, generation), (Some(o), Some(g)) if o < g)
 }
 
-/// The finding code an absence turns into once its window is over (seed 000's timing table,
-/// pacto `pkg/finding/codes.go` RuntimeDrift family).
+/// The finding code an absence turns into once its window is over (the timing table of "GitOps
+/// promotion gates", TrianaLab/pacto `pkg/finding/codes.go` RuntimeDrift family).
 pub fn absence_code(window_kind: &str) -> Option<&'static str> {
     match window_kind {
         "interface" => Some("INTERFACE_ABSENT"),
@@ -144,9 +146,9 @@ pub fn absence_code(window_kind: &str) -> Option<&'static str> {
     }
 }
 
-/// When a negative streak turns into a confirmed violation if nothing changes: the window ends
-/// at `firstObservedNegativeAt + stabilization window`, and the confirming reconcile comes at
-/// most one `checkIntervalSeconds` later (seed 000: "window + one requeue").
+/// When a negative streak turns into a confirmed violation if nothing changes: the window ends at
+/// `firstObservedNegativeAt + stabilization window`, and the confirming reconcile comes at most one
+/// `checkIntervalSeconds` later ("GitOps promotion gates", "Timing": window + one requeue).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Escalation {
     /// The window's kind: interface, dependency, configuration or capability.

@@ -430,8 +430,9 @@ impl PactoView {
         self.conditions.iter().find(|c| c.type_ == type_)
     }
 
-    /// Legacy checks that are not True, in condition order (what made the verdict: the legacy
-    /// rule counts every non-True condition, reference pacto-domain §1.6b).
+    /// Legacy checks that are not True, in condition order (what made the verdict: the legacy rule
+    /// counts every non-True condition: TrianaLab/pacto-operator
+    /// `internal/controller/pacto_controller.go`).
     pub fn legacy_failing_checks(&self) -> Vec<&Condition> {
         self.conditions
             .iter()

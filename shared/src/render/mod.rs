@@ -225,10 +225,10 @@ pub struct HealthItem<'a> {
     pub flux: Option<&'a FluxVerdict>,
 }
 
-/// The `HealthReport` document of shared/DESIGN.md: `{"kind":"HealthReport","items":[{"ref":
-/// {apiVersion,kind,namespace,name},"argo":{status,message,source,error},"flux":null}]}`, one
-/// item per object in input order. An object Argo has no health check for has `status: null`
-/// and `source: "none"`.
+/// The `HealthReport` document (docs/design.md, "The command line"): `{"kind":"HealthReport",
+/// "items":[{"ref":{apiVersion,kind,namespace,name},"argo":{status,message,source,error},
+/// "flux":null}]}`, one item per object in input order. An object Argo has no health check for
+/// has `status: null` and `source: "none"`.
 pub fn health_report(items: &[HealthItem]) -> Value {
     let items: Vec<Value> = items
         .iter()

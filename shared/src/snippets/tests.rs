@@ -1,7 +1,8 @@
 //! Every snippet, parsed back as Argo CD and Flux would read it and run by this crate's engines,
-//! reproduces the mapping tables of seed 000 (Pacto) and seed 004 (CoderTemplateTest) row by row
-//! (`pacto/testdata/gate_decisions.yaml`, `pacto/testdata/ctt_decisions.yaml`); the files under
-//! `examples/` are the snippets' output byte for byte.
+//! reproduces the mapping tables of "GitOps promotion gates" (Pacto) and "Gate template promotion
+//! with GitOps" (CoderTemplateTest) row by row (`pacto/testdata/gate_decisions.yaml`,
+//! `pacto/testdata/ctt_decisions.yaml`); the files under `examples/` are the snippets' output byte
+//! for byte.
 
 use super::*;
 use crate::argo::health::ArgoHealth;

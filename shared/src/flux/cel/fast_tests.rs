@@ -1,10 +1,11 @@
 //! The fast evaluator (`fast.rs`) against the cel-rust path, and against cel-go's semantics.
 //!
 //! The differential table runs every expression of examples/, the expressions of Flux's
-//! documentation and of the reference notes (`shared/reference/flux-health.md`), and edge cases
-//! of the subset (error absorption by `&&`/`||`, `has()`, int/double/string equality, maps and
-//! lists), over objects with and without the fields they read: wherever the fast evaluator
-//! answers, its answer must be the cel-rust path's.
+//! documentation and of its tests (fluxcd/pkg `runtime/cel/status_evaluator_test.go`, the
+//! fluxcd/website CEL health check cheatsheet), and edge cases of the subset (error absorption by
+//! `&&`/`||`, `has()`, int/double/string equality, maps and lists), over objects with and without
+//! the fields they read: wherever the fast evaluator answers, its answer must be the cel-rust
+//! path's.
 
 use super::*;
 use serde_json::json;
@@ -16,7 +17,7 @@ const EXPRESSIONS: &[&str] = &[
     "!has(status.observedGeneration) || status.observedGeneration != metadata.generation || !has(status.phase) || status.phase == 'Pending' || status.phase == 'Running'",
     "status.phase == 'Failed'",
     "status.phase == 'Succeeded' && status.conditions.exists(c, c.type == 'Ready' && c.status == 'True')",
-    // Flux's CEL health check cheatsheet and the reference notes
+    // Flux's CEL health check cheatsheet and fluxcd/pkg runtime/cel's own tests
     "status.conditions.filter(e, e.type == 'Ready').all(e, e.status == 'True')",
     "status.conditions.filter(e, e.type == 'Ready').all(e, e.status == 'False')",
     "status.conditions.filter(e, e.type=='Ready').all(e, e.status=='False')",

@@ -1,8 +1,9 @@
 //! When the verdict will change in the `explain` report: the first or next evaluation, the
 //! observation windows that turn Unknown into NonCompliant (stabilization window plus one check
 //! interval, [`verdict::escalations`]; TrianaLab/pacto
-//! `docs/generated/operator-configuration.md` and seed 000), and the message a holding Flux wait
-//! ends with (kustomize-controller's timeout and fail-fast texts, [`crate::flux::wait`]).
+//! `integrations/kubernetes/docs/generated/operator-configuration.md` and "GitOps promotion gates",
+//! "Timing"), and the message a holding Flux wait ends with (kustomize-controller's timeout and
+//! fail-fast texts, [`crate::flux::wait`]).
 
 use super::{seconds, Options, Rows, Tone};
 use crate::pacto::gate::{Decision, Outcome};

@@ -1,6 +1,7 @@
-//! The decision table of `testdata/gate_decisions.yaml` (seed 000, pacto-domain §2.1–2.2,
-//! gitops-engine and fluxcd/pkg for the gate words), run through the real [`decide`] for every
-//! contractStatus × freshness × Argo CD side × Flux side × Warning knob.
+//! The decision table of `testdata/gate_decisions.yaml` ("GitOps promotion gates", the status
+//! evaluator of fluxcd/pkg `runtime/cel/status_evaluator.go`, gitops-engine and fluxcd/pkg for the
+//! gate words), run through the real [`decide`] for every contractStatus × freshness × Argo CD side
+//! × Flux side × Warning knob.
 
 use super::*;
 use serde_json::json;
@@ -236,7 +237,8 @@ fn outcome_of(g: Gate) -> Outcome {
     }
 }
 
-/// Seed 004's phase table through the recommended CoderTemplateTest gates.
+/// The phase table of "Gate template promotion with GitOps" through the recommended
+/// CoderTemplateTest gates.
 #[test]
 fn coder_template_test_phases() {
     let t = table();
