@@ -1,10 +1,9 @@
-//! End-to-end tests of the built `argocd-pacto` binary: `argocd pacto settings
-//! resource-overrides health RESOURCE_YAML_PATH --argocd-cm-path FILE` must print and exit as
-//! `argocd admin settings resource-overrides health` does (argo-cd
-//! cmd/argocd/commands/admin/settings.go; shared/reference/argo-cd-health.md §4): STATUS/MESSAGE
-//! or "Health script is not configured for 'g/K'" with exit 0; any error as a logrus fatal line
-//! (JSON by default) on stderr with exit 20 (util/errors ErrorGeneric); missing arguments → help
-//! and exit 1.
+//! End-to-end tests of the built `argocd-pacto` binary: `argocd pacto settings resource-overrides
+//! health RESOURCE_YAML_PATH --argocd-cm-path FILE` must print and exit as `argocd admin settings
+//! resource-overrides health` does (argo-cd `cmd/argocd/commands/admin/settings.go`
+//! `NewResourceHealthCommand`, at 37ee0097): STATUS/MESSAGE or "Health script is not configured for
+//! 'g/K'" with exit 0; any error as a logrus fatal line (JSON by default) on stderr with exit 20
+//! (util/errors ErrorGeneric); missing arguments → help and exit 1.
 
 use serde_json::Value;
 use std::io::Read;
@@ -179,7 +178,8 @@ fn noncompliant_pacto_names_the_first_error_finding() {
 
 #[test]
 fn not_configured_for_a_pacto_with_an_empty_argocd_cm() {
-    // The seed's warning: "prints Health script is not configured ... while exiting 0".
+    // "GitOps promotion gates", "Check that it took": "Health script is not configured" is printed
+    // with exit 0.
     assert_eq!(
         ok(
             &pacto_testdata("compliant.yaml"),
@@ -330,7 +330,8 @@ fn use_open_libs_yes_fails_the_settings() {
 
 #[test]
 fn resource_without_kind_is_fatal() {
-    // "Same exit 20 for unreadable/invalid YAML (e.g. missing kind)" (reference §4).
+    // argo-cd `NewResourceHealthCommand`: a resource file that does not decode (here: no kind) goes
+    // through `errors.CheckError`, exit 20 (`util/errors/errors.go`).
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("kindless.yaml");
     std::fs::write(&p, "apiVersion: v1\nmetadata: {name: kindless}\n").unwrap();

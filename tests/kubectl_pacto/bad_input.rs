@@ -78,8 +78,8 @@ fn argocd_cm_that_is_a_deployment() {
 
 #[test]
 fn argocd_cm_with_a_misspelled_customization_type() {
-    // settings.go appendResourceOverridesFromSplitKeys: an unknown type fails the whole
-    // overrides load; the controller then shows every application Unknown (reference §3.1).
+    // settings.go appendResourceOverridesFromSplitKeys: an unknown type fails the whole overrides
+    // load; the controller then shows every application Unknown (argo-cd `controller/state.go`).
     let err = input_error(&[
         "-f",
         &widget(),

@@ -1,7 +1,7 @@
-//! The Flux side of `kubectl pacto health`. Expected values: seed 000 (a Kustomization without
-//! healthCheckExprs reports a NonCompliant Pacto healthy: kstatus ignores Pacto's conditions and
-//! falls through to Current), fluxcd/pkg `runtime/cel` and `ssa/manager_wait.go` as recorded in
-//! shared/reference/flux-health.md §2.
+//! The Flux side of `kubectl pacto health`. Expected values: "GitOps promotion gates" (a
+//! Kustomization without healthCheckExprs reports a NonCompliant Pacto healthy: kstatus ignores
+//! Pacto's conditions and falls through to Current), fluxcd/pkg `runtime/cel/status_evaluator.go`,
+//! `runtime/cel/status_reader.go` and `ssa/manager_wait.go` (docs/upstream.md, "Flux health").
 
 use crate::common::{pacto, run_with, s, Run, DEADLINE};
 use serde_json::Value;
@@ -51,7 +51,8 @@ fn report(exprs: &str, object: &str, deadline: Duration) -> (Run, Value) {
     (r, v)
 }
 
-/// Seed 000: without healthCheckExprs the NonCompliant Pacto is Current, so the gate gates nothing.
+/// "GitOps promotion gates", "Flux": without healthCheckExprs the NonCompliant Pacto is Current, so
+/// the gate gates nothing.
 #[test]
 fn without_expressions_a_noncompliant_pacto_passes() {
     let (_, v) = report("", NONCOMPLIANT, DEADLINE);

@@ -1,22 +1,23 @@
 //! `kubectl pacto health -f ...`: verdicts, output formats, input forms and colour.
 //!
-//! Expected verdicts come from the Pacto GitOps gate mapping (seed "GitOps promotion gates":
-//! Compliant/Reference → Healthy "contract satisfied", Warning → Healthy "contract satisfied with
-//! warnings", NonCompliant → Degraded "contract violated: <code>: <message>" of the first finding
-//! with severity error, Invalid → Degraded, anything else → Progressing "contract verdict
-//! pending: <s>", no status → "waiting for the first contract evaluation", stale generation →
-//! "contract not yet evaluated at this generation"), the CoderTemplateTest mapping (seed "Gate
-//! template promotion": Failed → Degraded, Succeeded+Ready → Healthy, message "<reason>:
-//! <message>"), and Argo CD's built-in checks (reference §7).
+//! Expected verdicts come from the Pacto GitOps gate mapping (the Pacto document "GitOps promotion
+//! gates": Compliant/Reference → Healthy "contract satisfied", Warning → Healthy "contract
+//! satisfied with warnings", NonCompliant → Degraded "contract violated: <code>: <message>" of the
+//! first finding with severity error, Invalid → Degraded, anything else → Progressing "contract
+//! verdict pending: <s>", no status → "waiting for the first contract evaluation", stale generation
+//! → "contract not yet evaluated at this generation"), the CoderTemplateTest mapping ("Gate
+//! template promotion with GitOps": Failed → Degraded, Succeeded+Ready → Healthy, message
+//! "<reason>: <message>"), and Argo CD's built-in checks (gitops-engine `pkg/health/health_*.go` at
+//! argo-cd 37ee0097).
 
 use crate::common::*;
 use serde_json::{json, Value};
 
 const CM: &str = "examples/argocd-cm.yaml";
 
-/// The ARGO verdicts of `examples/objects`, in input order: (namespace, kind, name, status,
-/// source, message). The ConfigMap has no health check at all (reference §7: ConfigMaps have
-/// none, the resource shows no health).
+/// The ARGO verdicts of `examples/objects`, in input order: (namespace, kind, name, status, source,
+/// message). The ConfigMap has no health check at all (gitops-engine `pkg/health/health.go`
+/// `GetHealthCheckFunc` has none for it: the resource shows no health).
 fn example_rows() -> Vec<[&'static str; 6]> {
     vec![
         ["shop", "Pacto", "orders", "Healthy", "custom", "contract satisfied"],
@@ -324,7 +325,7 @@ fn expands_a_list_and_keeps_the_order_of_the_files_given() {
 #[test]
 fn deletion_short_circuits_before_the_script() {
     // gitops-engine GetResourceHealth: deletionTimestamp (without Argo's hook finalizer) →
-    // Progressing / "Pending deletion"; Lua does not run (reference §2.3).
+    // Progressing / "Pending deletion"; Lua does not run (`pkg/health/health.go`).
     let v = json_report(&[
         "health",
         "-f",

@@ -1,6 +1,6 @@
-//! Real kubectl plugin discovery and plugin completion (kubectl ≥ 1.26), with the built
-//! binaries first on PATH and a throw-away HOME/KUBECONFIG so that no cluster is needed
-//! (reference kubectl-ecosystem §2.1, §2.2).
+//! Real kubectl plugin discovery and plugin completion (kubectl ≥ 1.26), with the built binaries
+//! first on PATH and a throw-away HOME/KUBECONFIG so that no cluster is needed (kubectl
+//! `pkg/cmd/plugin/plugin.go` and `pkg/cmd/plugin/plugin_completion.go`).
 
 use crate::common::*;
 use std::path::{Path, PathBuf};

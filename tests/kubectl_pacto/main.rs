@@ -1,9 +1,8 @@
 //! End-to-end tests of the built `kubectl-pacto` binary (and its completion shim), run the way
 //! users run them: as processes, through kubectl's plugin discovery where kubectl is installed.
-//! Expected values come from Argo CD's documented and measured behaviour
-//! (shared/reference/argo-cd-health.md), kubectl's plugin conventions
-//! (shared/reference/kubectl-ecosystem.md §2) and the Pacto seed documents, never from what the
-//! binary happens to print.
+//! Expected values come from Argo CD's source and measured behaviour, kubectl's plugin conventions
+//! (the upstream files of docs/upstream.md) and the Pacto documents, never from what the binary
+//! happens to print.
 
 mod bad_input;
 mod common;

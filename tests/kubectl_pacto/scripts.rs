@@ -1,7 +1,7 @@
 //! Script failures are verdicts, not errors: Argo CD shows the resource `Unknown` with the Lua
-//! error text as the message (gitops-engine GetResourceHealth, reference §2.3), so the command
-//! exits 0 and reports them. Texts are gopher-lua v1.1.2's, the interpreter Argo CD runs
-//! (reference §1 and §2.2, parse/lexer.go `Error`).
+//! error text as the message (gitops-engine `pkg/health/health.go` `GetResourceHealth`), so the
+//! command exits 0 and reports them. Texts are gopher-lua v1.1.2's, the interpreter Argo CD runs
+//! (argo-cd `util/lua/lua.go` `ExecuteHealthLua`; gopher-lua `parse/lexer.go` `Error`).
 
 use crate::common::*;
 use serde_json::Value;
@@ -127,7 +127,7 @@ fn os_execute_with_open_libs_is_refused_and_runs_nothing() {
 
 #[test]
 fn os_is_absent_in_restricted_mode() {
-    // Restricted mode has no global os (reference §1.2).
+    // Restricted mode has no global os (argo-cd `runLua` opens only package, base and table).
     let (msg, _) = unknown_with(
         "os.execute(\"true\")\nreturn {status = \"Healthy\"}\n",
         false,
@@ -176,7 +176,8 @@ fn io_open_with_open_libs_is_refused() {
 #[test]
 
 fn require_json_is_not_found() {
-    // Reference §1.2: `<string>:1: module json not found:\n\tno field package.preload['json']\n\t...`
+    // gopher-lua `baselib.go` `loRequire`: `<string>:1: module json not found:\n\tno field
+    // package.preload['json']\n\t...`
     let (msg, _) = unknown_with(
         "local json = require(\"json\")\nreturn {status = \"Healthy\"}\n",
         false,
@@ -191,7 +192,8 @@ fn require_json_is_not_found() {
 
 #[test]
 fn string_methods_are_absent_in_restricted_mode() {
-    // Strings have no metatable without the string library (reference §1.2, issue #7222).
+    // Strings have no metatable without the string library (argo-cd `runLua`;
+    // argoproj/argo-cd#7222).
     let (msg, _) = unknown_with(
         "if obj.metadata.name:find(\"w\") then return {status = \"Healthy\"} end\n",
         false,

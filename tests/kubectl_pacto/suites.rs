@@ -1,5 +1,6 @@
 //! `kubectl pacto health test DIR`: health_test.yaml suites in argo-cd's resource_customizations
-//! layout (reference §5), ending with "N passed, M failed"; exit 1 on any failure.
+//! layout (argo-cd `util/lua/health_test.go` `TestLuaHealthScript`), ending with "N passed, M
+//! failed"; exit 1 on any failure.
 
 use crate::common::*;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! `kubectl pacto get stages|operations`: the requests a listing costs, the columns (READY and
 //! MEDIATED as computed, REASON, the pointer cut to 12 hex digits, WRITTEN in wide), an upstream
 //! Stage in another namespace, names, selectors, machine output and empty listings. Tables follow
-//! `kubectl get`'s conventions (shared/reference/kubectl-ecosystem.md).
+//! `kubectl get`'s conventions (kubectl `pkg/cmd/get/get.go`).
 
 use super::*;
 

@@ -1,6 +1,6 @@
-//! What krew's own code enforces on a plugin manifest (shared/reference/kubectl-ecosystem.md
-//! §1.2): `ValidatePlugin` of krew internal/index/validation/validate.go, with the version parsing
-//! of internal/installation/semver. Every failure names the file the rule comes from.
+//! What krew's own code enforces on a plugin manifest: `ValidatePlugin` of krew
+//! internal/index/validation/validate.go, with the version parsing of internal/installation/semver.
+//! Every failure names the file the rule comes from.
 
 use super::{Manifest, Report, API_VERSION, SEMVER_GO, TYPES_GO, VALIDATE_GO};
 use serde_json::Value;

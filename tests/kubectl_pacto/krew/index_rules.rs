@@ -1,7 +1,6 @@
-//! What krew-index enforces on a plugin manifest (shared/reference/kubectl-ecosystem.md §1.3):
-//! krew's cmd/validate-krew-manifest/main.go, which krew-index CI runs, and the rules of the
-//! krew-index review (the naming guide and the review bot). Every failure names the file the rule
-//! comes from.
+//! What krew-index enforces on a plugin manifest: krew's cmd/validate-krew-manifest/main.go, which
+//! krew-index CI runs, and the rules of the krew-index review (the naming guide and the review
+//! bot). Every failure names the file the rule comes from.
 
 use super::{
     Manifest, Report, LABELS_GO, MANIFEST_DOC, NAMING_GUIDE, REVIEW, SEARCH_GO, SYSLIST_GO,

@@ -1,12 +1,12 @@
 //! The krew plugin manifest, krew/pacto.yaml, and its release step krew/update-sha256.sh.
 //!
-//! No krew validator exists as a schema or a package (shared/reference/kubectl-ecosystem.md
-//! §1.6), so the rules are reimplemented here over the parsed YAML: the manifest format (§1.1),
-//! what krew's code enforces (§1.2) and what krew-index reviewers enforce (§1.3), plus the
-//! manifest's agreement with this package. Every failure names the file the rule comes from.
-//! What a manifest alone cannot show (krew installing each platform, a LICENSE inside each
-//! archive) is checked on the release archives by krew/update-sha256.sh, tested in
-//! `release_step.rs`.
+//! No krew validator exists as a schema or a package, so the rules are reimplemented here over the
+//! parsed YAML: the manifest format (krew `pkg/index/types.go` and its plugin-manifest guide), what
+//! krew's code enforces (`internal/index/validation/validate.go`) and what krew-index reviewers
+//! enforce (the naming guide and the review bot), plus the manifest's agreement with this package.
+//! Every failure names the file the rule comes from. What a manifest alone cannot show (krew
+//! installing each platform, a LICENSE inside each archive) is checked on the release archives by
+//! krew/update-sha256.sh, tested in `release_step.rs`.
 //!
 //! The rules live by source: krew's code in `code_rules.rs`, validate-krew-manifest and the
 //! krew-index review in `index_rules.rs`, this package's own in `package_rules.rs`. This file
@@ -45,7 +45,7 @@ const REVIEW: &str = "krew-index review bot (kubernetes-sigs/krew-index#4118, #3
 const SEARCH_GO: &str = "krew cmd/krew/cmd/search.go (limitString 50)";
 const KREW_131: &str = "kubernetes-sigs/krew#131 (Windows bins end in .exe)";
 const KREW_812: &str =
-    "kubernetes-sigs/krew#812 (krew links one bin; kubectl-ecosystem.md §0, §2.2)";
+    "kubernetes-sigs/krew#812 (krew links one bin)";
 const PACKAGE: &str = "plugins/kubectl-pacto/Cargo.toml (what this package builds and releases)";
 const YAML: &str = "YAML 1.2 (serde-saphyr, strict: duplicate keys are an error)";
 const RELEASE_STEP: &str = "krew/update-sha256.sh (placeholders stay flagged until it runs)";

@@ -1,8 +1,7 @@
-//! `kubectl pacto get` against the fake API server: listing one namespace or all of them, one
-//! Pacto by name, machine output, label selectors, the requests a listing costs, the notes on the
+//! `kubectl pacto get` against the fake API server: listing one namespace or all of them, one Pacto
+//! by name, machine output, label selectors, the requests a listing costs, the notes on the
 //! recommended gate, and colour only on a terminal. Tables follow `kubectl get`'s conventions
-//! (shared/reference/kubectl-ecosystem.md); golden outputs live in
-//! `tests/fixtures/pacto/golden/get/`.
+//! (kubectl `pkg/cmd/get/get.go`); golden outputs live in `tests/fixtures/pacto/golden/get/`.
 
 use super::*;
 

@@ -1,7 +1,7 @@
-//! `kubectl pacto wait` against the fake API server with a live watch: reached at once,
-//! reached when the object changes, timed out (with the explanation), deleted while waiting, and
-//! `--for delete`. Expected gates and verdicts come from the fixtures' own comments (pacto-domain
-//! section 5: a Compliant verdict at the current generation passes both gates).
+//! `kubectl pacto wait` against the fake API server with a live watch: reached at once, reached
+//! when the object changes, timed out (with the explanation), deleted while waiting, and `--for
+//! delete`. Expected gates and verdicts come from the fixtures' own comments ("GitOps promotion
+//! gates": a Compliant verdict at the current generation passes both gates).
 
 use super::*;
 use std::process::Stdio;
