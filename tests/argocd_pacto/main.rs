@@ -146,8 +146,8 @@ fn version_prints() {
 
 #[test]
 fn compliant_pacto_is_healthy() {
-    // Seed "GitOps promotion gates": "A Compliant Pacto prints STATUS: Healthy and MESSAGE:
-    // contract satisfied."
+    // "GitOps promotion gates", "Check that it took": "A Compliant Pacto prints STATUS: Healthy and
+    // MESSAGE: contract satisfied."
     assert_eq!(
         ok(
             &pacto_testdata("compliant.yaml"),

@@ -358,8 +358,8 @@ fn builtin_deployment_check_without_any_argocd_cm() {
 
 #[test]
 fn a_pacto_without_a_customization_has_no_health() {
-    // Argo has no built-in check for Pacto: without the argocd-cm key it is invisible
-    // (seed "GitOps promotion gates": "not unhealthy to Argo but invisible").
+    // Argo has no built-in check for Pacto: without the argocd-cm key it is invisible ("GitOps
+    // promotion gates", "Argo CD": "not unhealthy to Argo but invisible").
     let v = json_report(&[
         "health",
         "-f",

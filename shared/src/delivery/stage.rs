@@ -1,6 +1,6 @@
-//! A Stage's computed conditions: `Ready` ([`super::ready`]) and `Mediated`
-//! ([`super::mediated`]) from the objects they depend on, with every failure listed in the
-//! seed's reason order.
+//! A Stage's computed conditions: `Ready` ([`super::ready`]) and `Mediated` ([`super::mediated`])
+//! from the objects they depend on, with every failure listed in the reason order of "Delivery
+//! reference: setup and gates".
 
 use super::condition::{from_failures, Computed};
 use super::view::StageView;
@@ -32,7 +32,7 @@ pub fn compute(stage: &StageView, world: &World) -> Computed {
         &failures,
         &m_undecided,
     );
-    // Seed order within each condition: Ready's reasons, then Mediated's.
+    // The document's order within each condition: Ready's reasons, then Mediated's.
     let rank = |f: &super::Failure| {
         let order: &[&str] = if f.condition == "Ready" {
             &ready::ORDER
