@@ -3,10 +3,12 @@
 //! `--request-timeout`, in-cluster configuration), kinds found by discovery (never a guessed
 //! plural), and reads that return the objects exactly as the API server sent them.
 //!
-//! Each list is one request (no paging), so listing a kind costs one call whatever the count.
-//! Throttling (429) and 503/504 answers are retried three times, honouring `Retry-After` up to
-//! 5 s; `--request-timeout` bounds each operation including its retries. The client's own retry
-//! layer is off so that these bounds hold.
+//! Lists are read in pages of `--chunk-size` objects ([`DEFAULT_CHUNK_SIZE`], kubectl's 500, unless
+//! another is given), each page asking with `limit` and the previous page's `continue` token, so
+//! listing a kind costs one call per page; a chunk size of 0 reads a list in one request.
+//! Throttling (429) and 503/504 answers are retried three times, honouring `Retry-After` up to 5 s;
+//! `--request-timeout` bounds each request (each page of a list) including its retries. The
+//! client's own retry layer is off so that these bounds hold.
 //!
 //! As kube-rs separates them: `kubeconfig` builds the client, `discovery` finds kinds, `request`
 //! reads objects and words their errors; `delivery` reads the objects Pacto delivery needs; this
@@ -73,8 +75,8 @@ pub struct GateObjects {
 }
 
 impl Cluster {
-    /// Reads `argocd_namespace/argocd-cm` (one GET) and all Kustomizations (one discovery and
-    /// one list). Each side fails on its own: a cluster without Argo CD or without Flux still
+    /// Reads `argocd_namespace/argocd-cm` (one GET) and all Kustomizations (one discovery and one
+    /// paged list). Each side fails on its own: a cluster without Argo CD or without Flux still
     /// answers for the other.
     pub async fn gate_objects(&self, argocd_namespace: &str) -> GateObjects {
         let argocd_cm = self

@@ -1,6 +1,7 @@
 //! Reads that return the objects exactly as the API server sent them: get (one request) and list
-//! (in pages of `--chunk-size` objects with `limit` and `continue`, as kubectl reads). Throttling (429) and 503/504 answers are retried three times, honouring
-//! `Retry-After` up to 5 s; `--request-timeout` bounds each operation including its retries.
+//! (in pages of `--chunk-size` objects with `limit` and `continue`, as kubectl reads). Throttling
+//! (429) and 503/504 answers are retried three times, honouring `Retry-After` up to 5 s;
+//! `--request-timeout` bounds each request (each page of a list) including its retries.
 //! Error answers are worded from the server's `Status`, and answers are parsed as JSON up to Go's
 //! depth limit. Follows kube-rs's `kube-client/src/client/mod.rs` and, for the retries and the
 //! timeout, client-go's `rest/request.go`.
@@ -79,8 +80,13 @@ pub(super) fn time_limit(
 }
 
 impl Cluster {
-    /// Lists a kind in one request; items come back as sent, with `apiVersion` and `kind` filled
-    /// in when the server left them out (built-in kinds).
+    /// Lists a kind in pages of `chunk_size` objects (kubectl's `--chunk-size`): the first request
+    /// asks with `limit`, each next one adds the `continue` token of the answer before, until an
+    /// answer has none (a server that hands back the token it was given also ends the listing).
+    /// With a chunk size of 0 the list is one request. Items of every page come back as sent, in
+    /// order, with `apiVersion` and `kind` filled in when the server left them out (built-in
+    /// kinds). Errors: the first page that fails, worded as [`ClusterError`]; a 404 is a resource
+    /// the server stopped serving.
     pub async fn list(
         &self,
         kind: &Kind,
