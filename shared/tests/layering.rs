@@ -39,7 +39,7 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top-level module a file belongs to (`src/argo/lua.rs` → `argo`, `src/object.rs` →
+/// The top-level module a file belongs to (`src/argo/lua/mod.rs` → `argo`, `src/object.rs` →
 /// `object`), None for `lib.rs`.
 fn module_of(src: &Path, file: &Path) -> Option<String> {
     let rel = file.strip_prefix(src).unwrap();

@@ -155,7 +155,7 @@ pub fn kubectl_table(rows: &[Vec<&str>]) -> String {
     out
 }
 
-/// Writes an argocd-cm ConfigMap with the given data into `dir/argocd-cm.yaml`. Values are
+/// Writes an argocd-cm ConfigMap with the given data into `argocd-cm.yaml` in `dir`. Values are
 /// written as JSON strings (valid YAML double-quoted scalars), so every value is a string.
 pub fn write_argocd_cm(dir: &Path, data: &[(&str, &str)]) -> PathBuf {
     let mut text = String::from(

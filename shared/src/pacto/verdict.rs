@@ -1,12 +1,16 @@
 //! What a Pacto's verdict means, whether it is fresh, and when it will change. Pure: the clock is
 //! an argument.
 //!
-//! Sources (TrianaLab/pacto, under `integrations/kubernetes/`): `api/v1alpha1/conditions.go` and
-//! `docs/generated/runtime-observations.md` (contractStatus values and precedence),
-//! `docs/gitops.md` (observedGeneration is the Pacto's generation),
-//! `docs/generated/operator-configuration.md` (stabilization window, default 2m0s); and the Pacto
-//! document "GitOps promotion gates", "Timing" (an absence: stabilization window + one requeue
-//! interval).
+//! Sources (docs/upstream.md, "Pacto, its delivery and CoderTemplateTest"):
+//! * contractStatus values and precedence: TrianaLab/pacto
+//!   `integrations/kubernetes/api/v1alpha1/conditions.go`, and what an observation's outcome
+//!   makes of it: TrianaLab/pacto `integrations/kubernetes/docs/generated/runtime-observations.md`;
+//! * observedGeneration is the Pacto's generation: TrianaLab/pacto
+//!   `integrations/kubernetes/docs/gitops.md`;
+//! * the stabilization window, default 2m0s: TrianaLab/pacto
+//!   `integrations/kubernetes/docs/generated/operator-configuration.md`;
+//! * an absence becomes a violation after the stabilization window plus one requeue interval:
+//!   the Pacto document "GitOps promotion gates", "Timing".
 
 use super::view::PactoView;
 use jiff::{SignedDuration, Timestamp};

@@ -205,7 +205,7 @@ pub fn junit(run: &TestRun) -> String {
 }
 
 /// `p` with `.` and `dir/..` removed, as Go's `filepath.Clean` writes a path (no file system
-/// access): `a/b/../../c/x.yaml` is `c/x.yaml`.
+/// access): a/b/../../c/x.yaml is c/x.yaml.
 fn clean(p: &Path) -> std::path::PathBuf {
     use std::path::Component;
     let mut out: Vec<Component> = Vec::new();

@@ -44,8 +44,7 @@ const NAMING_GUIDE: &str = "krew site/content/docs/developer-guide/develop/namin
 const REVIEW: &str = "krew-index review bot (kubernetes-sigs/krew-index#4118, #3673, #2899)";
 const SEARCH_GO: &str = "krew cmd/krew/cmd/search.go (limitString 50)";
 const KREW_131: &str = "kubernetes-sigs/krew#131 (Windows bins end in .exe)";
-const KREW_812: &str =
-    "kubernetes-sigs/krew#812 (krew links one bin)";
+const KREW_812: &str = "kubernetes-sigs/krew#812 (krew links one bin)";
 const PACKAGE: &str = "plugins/kubectl-pacto/Cargo.toml (what this package builds and releases)";
 const YAML: &str = "YAML 1.2 (serde-saphyr, strict: duplicate keys are an error)";
 const RELEASE_STEP: &str = "krew/update-sha256.sh (placeholders stay flagged until it runs)";
