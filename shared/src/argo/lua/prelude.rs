@@ -18,7 +18,8 @@
 //! 4. `baselib.lua`: the base library, `P.base`.
 //! 5. `tablelib.lua`: the table library, `P.tablelib`.
 //! 6. `mathlib.lua`, 7. `coroutinelib.lua`, 8. `stringlib.lua`, 9. `oslib.lua`: builders of the
-//!    libraries only open mode has, from LuaJIT's (`P.mathlib()`, ...).
+//!    libraries only open mode has, from LuaJIT's (`P.mathlib()`, ...), which `refused.lua`
+//!    calls in open mode.
 //! 10. `env.lua`: one evaluation's globals (`package` and `require`, `loadstring`, `load`,
 //!     `getfenv`, `setfenv`) and `P.run(chunk, obj)`, what the host calls per evaluation.
 //! 11. `refused.lua`: everything a script is refused, in each mode and in both: which
@@ -26,11 +27,19 @@
 //!     functions that would reach outside the process, and the state's own globals stripped.
 //!     Last, because the files before it take what they need from those globals when they run.
 //!
-//! Every file is compiled under the chunk name `=prelude`, so that error positions and the
-//! call-depth count skip its frames as gopher skips its Go functions (see `sandbox::where_`,
-//! `hook`, `gopanic`). No function of the prelude reads a global at run time: each file copies
-//! what it uses into locals when it runs, so a script that changes its environment changes
-//! nothing here.
+//! A file reads what it uses from `P` and the state's globals into locals when it runs, so no
+//! function of the prelude looks a name up in its environment when called, and a script that
+//! changes its own environment changes nothing here. Two names are read from `P` when called instead, because a later file
+//! sets them: `P.run` (by `base.error`, which stops its search of the stack there) and
+//! `P.restrict` (by `env.lua`'s `new_env`). The host adds `routed_names`
+//! ([`crate::argo::gopher::ROUTED`]), the order in which `env.lua` hands `P.routed`'s functions
+//! to a compiled chunk, whose header declares them in that order (`script.rs`); after the files
+//! ran, the sandbox checks with [`crate::argo::gopher::check_routes`] that `P.routed` defines
+//! exactly those names.
+//!
+//! Every file is compiled under the chunk name `=prelude`, so that error positions skip its
+//! frames as gopher's skip its Go functions (see `sandbox::where_`, `hook::position`, `gopanic`,
+//! and `base.error` in `baselib.lua`).
 
 use super::script::to_bytecode;
 use mlua::{Function, Lua, Table};

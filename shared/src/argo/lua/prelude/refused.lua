@@ -1,5 +1,6 @@
--- Everything a script is refused, in one place: the last file of the prelude (prelude.rs gives
--- the order), so that it can take from the state's own globals what no file after it may see.
+-- Everything a script is refused, in one place. The last file of the prelude (prelude.rs gives
+-- the order): it strips the state's own globals, from which the files before it took what they
+-- use.
 --
 -- Restricted mode (an argocd-cm health script without useOpenLibs): argo-cd util/lua/lua.go
 -- opens only package, base, table and its own os module (oslib_safe.go) on a state made with
