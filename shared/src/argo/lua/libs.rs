@@ -1,7 +1,8 @@
 //! gopher-lua v1.1.2's `table` library (`tablelib.go`, and `table.go` for the array part) and,
 //! for open-libs mode, its `math` (`mathlib.go`) and `coroutine` (`coroutinelib.go`) libraries,
-//! on LuaJIT (`prelude/tablelib.lua`, `prelude/mathlib.lua`, `prelude/coroutinelib.lua`): gopher's argument checks (`CheckTable`, `OptInt`, `OptString`,
-//! `CheckNumber`, `CheckThread`) and error texts, and Go's semantics where LuaJIT's differ
+//! on LuaJIT (`prelude/tablelib.lua`, `prelude/mathlib.lua`, `prelude/coroutinelib.lua`):
+//! gopher's argument checks (`CheckTable`, `OptInt`, `OptString`, `CheckNumber`, `CheckThread`)
+//! and error texts, and Go's semantics where LuaJIT's differ
 //! (`math.max` of no value, `math.log` ignoring a base, `math.mod` as gopher's `%`, `math.modf`
 //! of an infinity, `coroutine.resume` of a dead coroutine). `table.sort` is `sortlib`'s.
 //!

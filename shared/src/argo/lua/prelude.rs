@@ -29,9 +29,9 @@
 //!
 //! A file reads what it uses from `P` and the state's globals into locals when it runs, so no
 //! function of the prelude looks a name up in its environment when called, and a script that
-//! changes its own environment changes nothing here. Two names are read from `P` when called instead, because a later file
-//! sets them: `P.run` (by `base.error`, which stops its search of the stack there) and
-//! `P.restrict` (by `env.lua`'s `new_env`). The host adds `routed_names`
+//! changes its own environment changes nothing here. Two names are read from `P` when called
+//! instead, because a later file sets them: `P.run` (by `base.error`, which stops its search of
+//! the stack there) and `P.restrict` (by `env.lua`'s `new_env`). The host adds `routed_names`
 //! ([`crate::argo::gopher::ROUTED`]), the order in which `env.lua` hands `P.routed`'s functions
 //! to a compiled chunk, whose header declares them in that order (`script.rs`); after the files
 //! ran, the sandbox checks with [`crate::argo::gopher::check_routes`] that `P.routed` defines

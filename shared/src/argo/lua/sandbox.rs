@@ -1,9 +1,10 @@
 //! The prepared LuaJIT state that stands in for Argo CD's gopher-lua state (argo-cd
 //! `util/lua/lua.go`, gopher-lua v1.1.2): the prelude (`prelude/*.lua`, see `prelude`) that makes
 //! it look and fail the way gopher-lua does, the libraries of restricted and open mode, the host
-//! functions the prelude is given (gopher's number formatting and coercion, `print`, argo-cd `oslib_safe.go`'s
-//! `os.time`/`os.date` and gopher-lua `oslib.go`'s), the instruction hook that enforces the time
-//! and call-depth limits, and the per-evaluation run of a script in fresh globals.
+//! functions the prelude is given (gopher's number formatting and coercion, `print`, argo-cd
+//! `oslib_safe.go`'s `os.time`/`os.date` and gopher-lua `oslib.go`'s), the instruction hook that
+//! enforces the time and call-depth limits, and the per-evaluation run of a script in fresh
+//! globals.
 
 use super::convert::{to_lua, to_result};
 use super::evaluate::{gopher_wording, lua_error_text, Evaluation, Limits};
