@@ -14,14 +14,8 @@
 use super::edit::{Text, CLOSE, OPEN, SEP};
 use super::expr::Exp;
 use super::parser::Parser;
+use super::routes::{ARG_FN, FOR_FNS};
 use super::scope::Binding;
-
-/// The function a vararg function's `arg` table is built by: `arg = ARG_FN(...)`.
-pub const ARG_FN: &str = "__pacto_arg";
-/// The functions a numeric `for` reads its control values through: `for i = FOR(a, b, c),
-/// LIMIT(), STEP() do`. `FOR` checks the three values and answers the initial value; `LIMIT` and
-/// `STEP` answer the limit and step it decided on, read right after it.
-pub const FOR_FNS: [&str; 3] = ["__pacto_for", "__pacto_forlimit", "__pacto_forstep"];
 
 /// One target of an assignment, as gopher compiles it (`compileAssignStmtLeft`).
 enum Target {

@@ -1,10 +1,11 @@
 //! Table constructors in the parser, following gopher-lua v1.1.2 `parse/parser.go.y`
 //! (`tableconstructor`, `fieldlist`, `field`): their rewrite through the functions that keep
-//! gopher's key order ([`TABLE_FN`], [`KEY_FN`], see the sandbox's `order.lua`) and the
+//! gopher's key order ([`TABLE_FN`], [`KEY_FN`], see the sandbox's `prelude/order.lua`) and the
 //! separators LuaJIT does not take.
 
 use super::edit::{Text, CLOSE, OPEN};
 use super::parser::{PResult, Parser};
+use super::routes::{KEY_FN, TABLE_FN};
 use super::token::T;
 
 /// How a table constructor is routed through [`TABLE_FN`].
@@ -18,11 +19,6 @@ pub(super) enum Route {
     No,
 }
 
-/// The function every table constructor is routed through (the rewrite of
-/// `tableconstructor`, below).
-pub const TABLE_FN: &str = "__pacto_tab";
-/// The function the key expression of every `[k] = v` constructor field is routed through.
-pub const KEY_FN: &str = "__pacto_key";
 /// At most this many keyed fields are named as arguments of [`TABLE_FN`]; more are passed as
 /// one table (LuaJIT takes about 250 values in a call).
 const SPEC_ARGS: usize = 64;

@@ -7,6 +7,7 @@
 use super::constructor::Route;
 use super::edit::{Text, CLOSE, OPEN, SEP};
 use super::parser::{PResult, Parser};
+use super::routes::ARITH_FNS;
 use super::token::T;
 
 /// What an expression is, as far as statements care.
@@ -80,20 +81,6 @@ impl Exp {
         (self.kind == Kind::Call && self.parens == 0) || self.dots
     }
 }
-
-/// The functions arithmetic is routed through, by operator: `a + b` becomes
-/// `__pacto_add((a), (b))`, `-a` becomes `__pacto_unm((a))`. gopher-lua converts a string
-/// operand with its own `parseNumber` (Go `strconv.ParseInt(s, 0, 64)`, then `ParseFloat`), so
-/// `"010" + 0` is 8 where LuaJIT reads 10; the sandbox supplies these functions.
-pub const ARITH_FNS: [(u8, &str); 7] = [
-    (b'+', "__pacto_add"),
-    (b'-', "__pacto_sub"),
-    (b'*', "__pacto_mul"),
-    (b'/', "__pacto_div"),
-    (b'%', "__pacto_mod"),
-    (b'^', "__pacto_pow"),
-    (b'u', "__pacto_unm"),
-];
 
 /// A run of one arithmetic operator being parsed: the operator, the operands' `(start, end,
 /// numeral)`, and the operators' positions.
@@ -548,7 +535,7 @@ mod tests {
     }
 
     /// Every constructor is routed through the table function, its keyed fields named in
-    /// source order (the sandbox's `order.lua` records gopher's key order from them).
+    /// source order (the sandbox's `prelude/order.lua` records gopher's key order from them).
     #[test]
     fn length_operator() {
         let cases = [

@@ -37,17 +37,15 @@ mod error;
 mod expr;
 mod number;
 mod parser;
+mod routes;
 mod scanner;
 mod scope;
 mod token;
 
-pub use compat::{ARG_FN, FOR_FNS};
-pub use constructor::{KEY_FN, TABLE_FN};
 pub use edit::{rewrite, rewrite_bytes};
 pub use error::{SyntaxError, TOO_MANY_LEVELS};
-pub use expr::ARITH_FNS;
 pub use number::{lua_modulo, number_to_string, parse_number, tonumber};
-pub use parser::KEEP_FN;
+pub use routes::{check_routes, CONCAT_FN, KEEP_FN, LEN_FN, ROUTED};
 
 /// Helpers of the front end's tests.
 #[cfg(test)]

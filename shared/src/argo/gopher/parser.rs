@@ -7,6 +7,7 @@
 use super::edit::{Edits, Text, CLOSE, OPEN, SEP};
 use super::error::{lossy, SyntaxError, TOO_MANY_LEVELS};
 use super::expr::{starts_expression, Exp, Kind};
+use super::routes::KEEP_FN;
 use super::scanner::Scanner;
 use super::scope::FuncScope;
 use super::token::{Token, T};
@@ -481,11 +482,6 @@ impl<'a> Parser<'a> {
         self.expect(T::End)
     }
 }
-
-/// The function the rewrite wraps a lone returned call in (`return KEEP(tostring(x))`): it
-/// returns all its arguments, and the call it wraps is no tail call. The sandbox defines it
-/// before the script runs.
-pub const KEEP_FN: &str = "__pacto_keep";
 
 #[cfg(test)]
 mod tests {

@@ -32,6 +32,7 @@
 
 use super::gopanic;
 use super::hook;
+use super::prelude;
 use super::strlib::{arg, as_string, fname, go_int, raise, type_name, Bounds};
 use mlua::{
     AnyUserData, Lua, MetaMethod, MultiValue, Table, UserData, UserDataMethods, Value as LuaValue,
@@ -349,7 +350,7 @@ fn select(lua: &Lua, args: &MultiValue) -> mlua::Result<MultiValue> {
         Case::Default => (LuaValue::Nil, false),
     };
     let t = &tables[pos];
-    if let LuaValue::Function(f) = t.raw_get::<LuaValue>(gopher_len(t)?)? {
+    if let LuaValue::Function(f) = t.raw_get::<LuaValue>(prelude::table_len(lua, t)?)? {
         match &cases[pos] {
             Case::Receive(_) => f.call::<()>((ok, value.clone()))?,
             Case::Send(..) => f.call::<()>(t.raw_get::<LuaValue>(3)?)?,
@@ -361,24 +362,6 @@ fn select(lua: &Lua, args: &MultiValue) -> mlua::Result<MultiValue> {
         value,
         LuaValue::Boolean(ok),
     ]))
-}
-
-/// gopher `LTable.Len`: the highest positive integer key holding a value (its array part is
-/// padded with nils, table.go), below `MaxArrayIndex`.
-fn gopher_len(t: &Table) -> mlua::Result<i64> {
-    let mut n = 0i64;
-    for pair in t.pairs::<LuaValue, LuaValue>() {
-        let (k, _) = pair?;
-        let k = match k {
-            LuaValue::Integer(i) => i as f64,
-            LuaValue::Number(x) => x,
-            _ => continue,
-        };
-        if k > n as f64 && k < 67_108_864.0 && k.fract() == 0.0 {
-            n = k as i64;
-        }
-    }
-    Ok(n)
 }
 
 #[cfg(test)]

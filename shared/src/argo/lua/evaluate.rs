@@ -56,7 +56,7 @@ pub struct Evaluation {
 /// themselves: the pattern functions check the deadline as they search (`pattern`), `string.rep`,
 /// `gsub` and the matches kept are held to the memory cap (`strlib`), `table.sort` compares
 /// through the hook-covered comparator or checks the deadline itself (`sortlib`), chunks loaded at
-/// run time are limited in size (`prelude.lua`), and the object conversion is limited in depth
+/// run time are limited in size (`prelude/env.lua`), and the object conversion is limited in depth
 /// (`convert`).
 pub fn execute_health(
     script: &Script,
@@ -72,7 +72,7 @@ pub fn execute_health(
 ///
 /// Every evaluation gets fresh globals and fresh library tables. Restricted evaluations share one
 /// prepared LuaJIT state per thread (what a restricted script can reach is rebuilt per
-/// evaluation, see `prelude.lua`); open-libs evaluations, which can reach the `debug` library,
+/// evaluation, see `prelude/env.lua`); open-libs evaluations, which can reach the `debug` library,
 /// get a new state each time. A state that hit a limit is never reused.
 fn evaluate_here(
     script: &Script,

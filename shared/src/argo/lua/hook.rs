@@ -113,7 +113,7 @@ unsafe extern "C-unwind" fn hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_D
 
 /// `NAME:LINE: ` of the innermost script frame from stack level `from` outward, as gopher's
 /// `where` prints it: the script is `=<string>`, chunks it compiles are named as gopher names them
-/// (see prelude.lua); the prelude (`=prelude`) and C functions are skipped.
+/// (see `prelude/env.lua`); the prelude (`=prelude`) and C functions are skipped.
 ///
 /// # Safety
 /// `state` must be a valid Lua state.

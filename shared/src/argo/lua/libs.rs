@@ -1,23 +1,13 @@
 //! gopher-lua v1.1.2's `table` library (`tablelib.go`, and `table.go` for the array part) and,
 //! for open-libs mode, its `math` (`mathlib.go`) and `coroutine` (`coroutinelib.go`) libraries,
-//! on LuaJIT (`libs.lua`): gopher's argument checks (`CheckTable`, `OptInt`, `OptString`,
-//! `CheckNumber`, `CheckThread`) and error texts, and Go's semantics where LuaJIT's differ
+//! on LuaJIT (`prelude/tablelib.lua`, `prelude/mathlib.lua`, `prelude/coroutinelib.lua`):
+//! gopher's argument checks (`CheckTable`, `OptInt`, `OptString`, `CheckNumber`, `CheckThread`)
+//! and error texts, and Go's semantics where LuaJIT's differ
 //! (`math.max` of no value, `math.log` ignoring a base, `math.mod` as gopher's `%`, `math.modf`
 //! of an infinity, `coroutine.resume` of a dead coroutine). `table.sort` is `sortlib`'s.
 //!
 //! Not reproduced: Go's `math` package computes some functions differently from the C library in
 //! the last digit (`math.tan(1)` is `1.557407724654902` in Go, `1.5574077246549023` here).
-
-use super::script::to_bytecode;
-
-const LIBS: &str = include_str!("libs.lua");
-
-/// The chunk's bytecode, compiled on first use. It carries the prelude's name, so that error
-/// positions skip its frames as they skip the prelude's.
-pub(super) fn bytecode() -> &'static [u8] {
-    static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    BYTECODE.get_or_init(|| to_bytecode(LIBS, "=prelude").expect("libs.lua compiles"))
-}
 
 #[cfg(test)]
 mod tests {

@@ -12,11 +12,12 @@
 //!   arithmetic on numeric strings (`"010" + 0` is 8), `tonumber`, and its runtime error texts
 //!   (`<string>:LINE: attempt to index a non-table object(nil) with key 'x'`, `bad argument #1
 //!   to ipairs (table expected, got nil)`, ...), through the source rewriter
-//!   ([`super::gopher::rewrite`]) and `prelude.lua`;
-//! * gopher's base library checks and texts (`prelude.lua`), its `table` library (`libs.lua`;
-//!   its `sort` is Go's pdqsort, in `sortlib`), `require` and `loadstring` (chunks compiled at run
-//!   time go through the same rewrite), `os.time`/`os.date` (`oslib`) and, in open mode, its
-//!   `math` and `coroutine` libraries (`libs.lua`), its string functions that differ from
+//!   ([`super::gopher::rewrite`]) and the prelude (`prelude/vm.lua`);
+//! * gopher's base library checks and texts (`prelude/baselib.lua`), its `table` library
+//!   (`prelude/tablelib.lua`; its `sort` is Go's pdqsort, in `sortlib`), `require` and
+//!   `loadstring` (chunks compiled at run time go through the same rewrite, `prelude/env.lua`),
+//!   `os.time`/`os.date` (`oslib`) and, in open mode, its `math` and `coroutine` libraries
+//!   (`prelude/mathlib.lua`, `prelude/coroutinelib.lua`), its string functions that differ from
 //!   LuaJIT's (`strlib` and `strbyte`, on gopher's pattern engine in `pattern`), its
 //!   `string.format` (Go's `fmt.Sprintf`, in `fmtlib`), its `channel` library (`channel`), and
 //!   Go's panics in library functions with gopher's traceback (`gopanic`);
@@ -25,12 +26,13 @@
 //!   and bounds on object nesting and run-time chunk size; every library call that could run
 //!   long checks the deadline or the memory cap itself, so evaluations run on the calling
 //!   thread; and beyond Argo, no script can run a process, touch files, read the environment or
-//!   exit, even with open libraries.
+//!   exit, even with open libraries (`prelude/refused.lua` holds everything a script is refused).
 //!
 //! The sandbox is split by concept: `script` compiles a script once, `evaluate` runs an
 //! evaluation under its limits (error texts), `sandbox` prepares the LuaJIT state with the
-//! prelude (`prelude.lua`) and the host functions, `hook` enforces the time and depth limits,
-//! `libs` loads the table, math and coroutine libraries of `libs.lua`, `oslib`/`strlib`/`strbyte`/
+//! host functions and the prelude, whose Lua files `prelude` loads in their order, `hook`
+//! enforces the time and depth limits, `order` and `libs` describe and test gopher's key order
+//! and its table, math and coroutine libraries, `oslib`/`strlib`/`strbyte`/
 //! `pattern`/`fmtlib`/`sortlib`/`channel` hold the library functions written in Rust, `convert`
 //! moves values between JSON and Lua, and `result` decodes the script's result into a health
 //! status.
@@ -46,6 +48,7 @@ mod libs;
 mod order;
 mod oslib;
 mod pattern;
+mod prelude;
 mod result;
 mod sandbox;
 mod script;

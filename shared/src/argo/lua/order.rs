@@ -1,4 +1,4 @@
-//! gopher-lua's table key order on LuaJIT (`order.lua`): `pairs` and `next` visit a table's
+//! gopher-lua's table key order on LuaJIT (`prelude/order.lua`): `pairs` and `next` visit a table's
 //! array part (positive integer keys below MaxArrayIndex, ascending), then its other keys in the
 //! order they were first set, as gopher-lua v1.1.2 `table.go` (`RawSetString`, `RawSetH`,
 //! `Next`) and `baselib.go` (`basePairs`, `pairsaux`, `baseNext`, `baseRawSet`) do. The source
@@ -12,17 +12,6 @@
 //! whose metatable the script replaced; a constructor that sets a key to nil and then to a value
 //! (`{a = nil, b = 1, a = 2}`) orders it by its first mention. Chunks compiled at run time
 //! (`loadstring`) go through the same rewrite, so their constructors keep gopher's order too.
-
-use super::script::to_bytecode;
-
-const ORDER: &str = include_str!("order.lua");
-
-/// The chunk's bytecode, compiled on first use. It carries the prelude's name, so that error
-/// positions skip its frames as they skip the prelude's (see `base.error` in `prelude.lua`).
-pub(super) fn bytecode() -> &'static [u8] {
-    static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    BYTECODE.get_or_init(|| to_bytecode(ORDER, "=prelude").expect("order.lua compiles"))
-}
 
 #[cfg(test)]
 mod tests {

@@ -1,32 +1,25 @@
 //! The prepared LuaJIT state that stands in for Argo CD's gopher-lua state (argo-cd
-//! `util/lua/lua.go`, gopher-lua v1.1.2): the prelude (`prelude.lua`) that makes it look and fail
-//! the way gopher-lua does, the libraries of restricted and open mode, the host functions the
-//! prelude is given (gopher's number formatting and coercion, `print`, argo-cd `oslib_safe.go`'s
-//! `os.time`/`os.date` and gopher-lua `oslib.go`'s), the instruction hook that enforces the time
-//! and call-depth limits, and the per-evaluation run of a script in fresh globals.
+//! `util/lua/lua.go`, gopher-lua v1.1.2): the prelude (`prelude/*.lua`, see `prelude`) that makes
+//! it look and fail the way gopher-lua does, the libraries of restricted and open mode, the host
+//! functions the prelude is given (gopher's number formatting and coercion, `print`, argo-cd
+//! `oslib_safe.go`'s `os.time`/`os.date` and gopher-lua `oslib.go`'s), the instruction hook that
+//! enforces the time and call-depth limits, and the per-evaluation run of a script in fresh
+//! globals.
 
 use super::convert::{to_lua, to_result};
 use super::evaluate::{gopher_wording, lua_error_text, Evaluation, Limits};
 use super::result::{decode_result, LuaResult};
-use super::script::{compile_chunk, to_bytecode, Script};
+use super::script::{compile_chunk, Script};
 use super::sortlib;
 use super::strlib::{self, Bounds};
-use super::{channel, fmtlib, gopanic, hook, oslib};
+use super::{channel, fmtlib, gopanic, hook, oslib, prelude};
 use crate::argo::gopher;
-use mlua::{Function, Lua, LuaOptions, MultiValue, StdLib, Table, Value as LuaValue};
+use mlua::{Function, Lua, LuaOptions, StdLib, Table, Value as LuaValue};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
-
-const PRELUDE: &str = include_str!("prelude.lua");
-
-/// The prelude's bytecode, compiled on first use.
-fn prelude_bytecode() -> &'static [u8] {
-    static BYTECODE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    BYTECODE.get_or_init(|| to_bytecode(PRELUDE, "=prelude").expect("the prelude compiles"))
-}
 
 /// A prepared LuaJIT state: the prelude has run, the host functions are installed.
 pub(super) struct Vm {
@@ -60,8 +53,11 @@ impl Vm {
         let memory = Rc::new(std::cell::Cell::new(Limits::default().memory_bytes));
         let printed = Rc::new(RefCell::new(Vec::new()));
         let now = Rc::new(std::cell::Cell::new(0));
-        let expired = lua.create_function(|_, ()| Ok(hook::expired()))?;
+        let chunk_cap = Rc::new(std::cell::Cell::new(Limits::default().max_chunk_bytes));
         let expired_rs: Rc<dyn Fn() -> bool> = Rc::new(hook::expired);
+        // The prelude's namespace, with the host's functions by name (prelude.rs).
+        let p = host_functions(&lua, open, now.clone(), printed.clone(), chunk_cap.clone())?;
+        // gopher's table.sort in place of LuaJIT's, before the prelude reads it.
         sortlib::install(
             &lua,
             &lua.globals().raw_get::<Table>("table")?,
@@ -76,70 +72,18 @@ impl Vm {
             strlib::install(&lua, &string, bounds.clone())?;
             fmtlib::install(&lua, &string, bounds.clone())?;
             // The prelude hands it to each evaluation's globals (gopher linit.go opens it).
-            lua.globals()
-                .raw_set("channel", channel::library(&lua, bounds)?)?;
+            p.raw_set("channel", channel::library(&lua, bounds)?)?;
         }
-        // Read once by the prelude, which removes it from the globals.
-        lua.globals().raw_set(
-            "host_error_text",
-            lua.create_function(|_, v: LuaValue| Ok(caught_error_text(&v)))?,
-        )?;
-        let mut args = host_functions(&lua, open, now.clone(), printed.clone())?;
-        args.push_back(LuaValue::Function(expired));
-        let chunk_cap = Rc::new(std::cell::Cell::new(Limits::default().max_chunk_bytes));
-        let cap = chunk_cap.clone();
-        args.push_back(LuaValue::Function(
-            lua.create_function(move |_, ()| Ok(cap.get()))?,
-        ));
-        let order: Table = lua
-            .load(super::order::bytecode())
-            .set_mode(mlua::chunk::ChunkMode::Binary)
-            .call(())?;
-        args.push_back(LuaValue::Table(order));
-        args.push_back(LuaValue::Function(
-            lua.create_function(|lua, ()| Ok(where_(lua)))?,
-        ));
-        args.push_back(LuaValue::Function(lua.create_function(
-            |lua, m: LuaValue| match &m {
-                LuaValue::String(s) => match s.to_str() {
-                    Ok(text) => Ok(LuaValue::String(
-                        lua.create_string(caught_wording(lua, &text))?,
-                    )),
-                    Err(_) => Ok(m),
-                },
-                _ => Ok(m),
-            },
-        )?));
-        args.push_back(LuaValue::Function(lua.create_function(
-            |lua, (src, name): (mlua::LuaString, mlua::LuaString)| {
-                let name = name.to_string_lossy();
-                Ok(match compile_chunk(lua, &src.as_bytes(), &name)? {
-                    Ok(f) => (Some(f), None),
-                    Err(e) => (None, Some(e)),
-                })
-            },
-        )?));
-        args.push_back(LuaValue::Function(lua.create_function(
-            |_, (a, b): (f64, f64)| Ok(gopher::lua_modulo(a, b)),
-        )?));
-        args.push_back(LuaValue::Function(lua.create_function(
-            |_, (name, path): (mlua::LuaString, mlua::LuaString)| {
-                Ok(not_found(&name.to_string_lossy(), &path.to_string_lossy()))
-            },
-        )?));
-        args.push_back(LuaValue::Function(
-            lua.load(super::libs::bytecode())
-                .set_mode(mlua::chunk::ChunkMode::Binary)
-                .into_function()?,
-        ));
-        let run: Function = lua
-            .load(prelude_bytecode())
-            .set_mode(mlua::chunk::ChunkMode::Binary)
-            .call(args)?;
+        let names = lua.create_sequence_from(gopher::ROUTED)?;
+        p.raw_set("routed_names", names)?;
+        let prelude = prelude::load(&lua, &p)?;
+        // The functions the rewritten source calls, by name: the prelude must define exactly
+        // those the rewriter routes to.
+        gopher::check_routes(&prelude.routed).map_err(mlua::Error::runtime)?;
         hook::install(&lua)?;
         Ok(Vm {
             lua,
-            run,
+            run: prelude.run,
             printed,
             now,
             memory,
@@ -272,7 +216,7 @@ pub(super) fn where_(lua: &Lua) -> String {
 /// [`where_`] from stack level `from` outward.
 fn where_from(lua: &Lua, from: usize) -> String {
     // The script is `=<string>`; chunks it compiles with loadstring are named as gopher names
-    // them (`<string>` unless the script gives a name, see prelude.lua); the prelude is
+    // them (`<string>` unless the script gives a name, see `prelude/env.lua`); the prelude is
     // `=prelude`, library functions are C. The whole stack is searched: this runs only when an
     // error is raised.
     for level in from.. {
@@ -295,66 +239,129 @@ fn where_from(lua: &Lua, from: usize) -> String {
     String::new()
 }
 
-/// The host functions handed to the prelude, in its argument order.
+/// The prelude's namespace with the host's functions, by the names the prelude's files read:
+/// `open` (useOpenLibs), `numstr` (gopher number formatting), `tonum` (gopher tonumber),
+/// `parsenum` (gopher arithmetic coercion), `printer` (collects print output), `safe_time`,
+/// `safe_date` (argo-cd oslib_safe.go), `full_time`, `full_date` (gopher's own os.time and
+/// os.date), `denied` (raises the error for a function kubectl-pacto never lets a script call),
+/// `expired` (true once the evaluation is past its wall-clock limit), `chunk_cap` (the bytes of
+/// source a script may compile at run time), `where` (`<string>:LINE: ` of the innermost script
+/// frame, gopher's `where`), `wording` (a LuaJIT error text in gopher's words), `compile` (a
+/// chunk compiled at run time as the script is, see [`compile_chunk`]), `luamod` (gopher's `%`,
+/// luaModulo), `not_found` (what gopher's search of package.path reports when no file is
+/// there), `host_error_text` (the text of an error a host library function raised).
 fn host_functions(
     lua: &Lua,
     open: bool,
     now: Rc<std::cell::Cell<i64>>,
     printed: Rc<RefCell<Vec<String>>>,
-) -> mlua::Result<MultiValue> {
-    let numstr = lua.create_function(|_, n: f64| Ok(gopher::number_to_string(n)))?;
+    chunk_cap: Rc<std::cell::Cell<usize>>,
+) -> mlua::Result<Table> {
+    let p = lua.create_table()?;
+    p.raw_set("open", open)?;
+    p.raw_set(
+        "numstr",
+        lua.create_function(|_, n: f64| Ok(gopher::number_to_string(n)))?,
+    )?;
     // Strings that are not UTF-8 are no numbers.
-    let tonum = lua.create_function(|_, (s, base): (mlua::LuaString, Option<f64>)| {
-        Ok(s.to_str()
-            .ok()
-            .and_then(|s| gopher::tonumber(&s, base.map(strlib::go_int))))
-    })?;
-    let parsenum = lua.create_function(|_, s: mlua::LuaString| {
-        Ok(s.to_str().ok().and_then(|s| gopher::parse_number(&s)))
-    })?;
+    p.raw_set(
+        "tonum",
+        lua.create_function(|_, (s, base): (mlua::LuaString, Option<f64>)| {
+            Ok(s.to_str()
+                .ok()
+                .and_then(|s| gopher::tonumber(&s, base.map(strlib::go_int))))
+        })?,
+    )?;
+    p.raw_set(
+        "parsenum",
+        lua.create_function(|_, s: mlua::LuaString| {
+            Ok(s.to_str().ok().and_then(|s| gopher::parse_number(&s)))
+        })?,
+    )?;
     // What print writes is kept for the caller, up to 64 KiB per evaluation: it lives outside
     // the Lua state and its memory cap.
-    let printer = lua.create_function(move |_, line: mlua::LuaString| {
-        let mut p = printed.borrow_mut();
-        let used: usize = p.iter().map(String::len).sum();
-        const CAP: usize = 64 << 10;
-        if used < CAP {
-            let line = line.to_string_lossy();
-            let room = CAP - used;
-            if line.len() <= room {
-                p.push(line);
-            } else {
-                let mut cut = room;
-                while !line.is_char_boundary(cut) {
-                    cut -= 1;
+    p.raw_set(
+        "printer",
+        lua.create_function(move |_, line: mlua::LuaString| {
+            let mut p = printed.borrow_mut();
+            let used: usize = p.iter().map(String::len).sum();
+            const CAP: usize = 64 << 10;
+            if used < CAP {
+                let line = line.to_string_lossy();
+                let room = CAP - used;
+                if line.len() <= room {
+                    p.push(line);
+                } else {
+                    let mut cut = room;
+                    while !line.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    p.push(format!(
+                        "{}... (print output truncated at 64 KiB)",
+                        &line[..cut]
+                    ));
                 }
-                p.push(format!(
-                    "{}... (print output truncated at 64 KiB)",
-                    &line[..cut]
-                ));
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        })?,
+    )?;
     let (safe_time, full_time, date) = oslib::functions(lua, now)?;
-    let denied = lua.create_function(|lua, name: String| -> mlua::Result<()> {
-        Err(mlua::Error::runtime(format!(
-            "{}{name} is disabled: kubectl-pacto does not let a health script run processes, touch files, read the environment or exit",
-            where_(lua)
-        )))
-    })?;
-    Ok(MultiValue::from_iter([
-        LuaValue::Boolean(open),
-        LuaValue::Function(numstr),
-        LuaValue::Function(tonum),
-        LuaValue::Function(parsenum),
-        LuaValue::Function(printer),
-        LuaValue::Function(safe_time),
-        LuaValue::Function(date.clone()),
-        LuaValue::Function(full_time),
-        LuaValue::Function(date),
-        LuaValue::Function(denied),
-    ]))
+    p.raw_set("safe_time", safe_time)?;
+    p.raw_set("safe_date", date.clone())?;
+    p.raw_set("full_time", full_time)?;
+    p.raw_set("full_date", date)?;
+    p.raw_set(
+        "denied",
+        lua.create_function(|lua, name: String| -> mlua::Result<()> {
+            Err(mlua::Error::runtime(format!(
+                "{}{name} is disabled: kubectl-pacto does not let a health script run processes, touch files, read the environment or exit",
+                where_(lua)
+            )))
+        })?,
+    )?;
+    p.raw_set("expired", lua.create_function(|_, ()| Ok(hook::expired()))?)?;
+    p.raw_set(
+        "chunk_cap",
+        lua.create_function(move |_, ()| Ok(chunk_cap.get()))?,
+    )?;
+    p.raw_set("where", lua.create_function(|lua, ()| Ok(where_(lua)))?)?;
+    p.raw_set(
+        "wording",
+        lua.create_function(|lua, m: LuaValue| match &m {
+            LuaValue::String(s) => match s.to_str() {
+                Ok(text) => Ok(LuaValue::String(
+                    lua.create_string(caught_wording(lua, &text))?,
+                )),
+                Err(_) => Ok(m),
+            },
+            _ => Ok(m),
+        })?,
+    )?;
+    p.raw_set(
+        "compile",
+        lua.create_function(|lua, (src, name): (mlua::LuaString, mlua::LuaString)| {
+            let name = name.to_string_lossy();
+            Ok(match compile_chunk(lua, &src.as_bytes(), &name)? {
+                Ok(f) => (Some(f), None),
+                Err(e) => (None, Some(e)),
+            })
+        })?,
+    )?;
+    p.raw_set(
+        "luamod",
+        lua.create_function(|_, (a, b): (f64, f64)| Ok(gopher::lua_modulo(a, b)))?,
+    )?;
+    p.raw_set(
+        "not_found",
+        lua.create_function(|_, (name, path): (mlua::LuaString, mlua::LuaString)| {
+            Ok(not_found(&name.to_string_lossy(), &path.to_string_lossy()))
+        })?,
+    )?;
+    p.raw_set(
+        "host_error_text",
+        lua.create_function(|_, v: LuaValue| Ok(caught_error_text(&v)))?,
+    )?;
+    Ok(p)
 }
 
 #[cfg(test)]
@@ -549,6 +556,32 @@ mod tests {
             msg("require('os').date('%Y-%m-%d %H:%M', 0)", false),
             "1970-01-01 00:00"
         );
+    }
+
+    /// The prelude defines a function under each name the rewriter routes to and no other
+    /// (a state is prepared only when they agree, `gopher::check_routes`), and each name reaches
+    /// the function for its construct: `..`, `#`, the six operators and unary minus, a
+    /// constructor's key order, a vararg `arg`, a numeric `for` (gopher vm.go, compile.go).
+    #[test]
+    fn routed_functions_by_name() {
+        for open in [false, true] {
+            if let Err(e) = super::Vm::new(open) {
+                panic!("open={open}: {e}");
+            }
+        }
+        let src = "local k = 'c' local t = {b = 1, a = 2, [k] = 3} local order = '' \
+            for key in pairs(t) do order = order .. key end \
+            local function n(...) return arg.n end local sum = 0 for i = 1, 3, 1 do sum = sum + i end \
+            return {status = 'Healthy', message = 1 .. ' ' .. #{1, 2, 3} .. ' ' .. ('7' + 2) .. ' ' \
+            .. (7 - 2) .. ' ' .. (7 * 2) .. ' ' .. (7 / 2) .. ' ' .. (-7 % 3) .. ' ' .. (2 ^ 3) .. ' ' \
+            .. -'010' .. ' ' .. order .. ' ' .. n(1, nil) .. ' ' .. sum}";
+        for open in [false, true] {
+            assert_eq!(
+                eval_with(src, &json!({}), open).unwrap().message,
+                "1 3 9 5 14 3.5 2 8 -8 bac 2 6",
+                "open={open}"
+            );
+        }
     }
 
     /// Each evaluation is isolated: globals set by one run are gone in the next.

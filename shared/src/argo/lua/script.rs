@@ -6,8 +6,7 @@ use super::evaluate::gopher_wording;
 use crate::argo::gopher;
 use mlua::Lua;
 
-const CONCAT_FN: &str = "__pacto_concat";
-const LEN_FN: &str = "__pacto_len";
+use gopher::{CONCAT_FN, LEN_FN};
 
 /// A health script checked, rewritten and compiled to LuaJIT bytecode once, evaluated many
 /// times (Argo CD caches compiled scripts too, argo-cd #28278).
@@ -34,19 +33,14 @@ impl Script {
     }
 }
 
-/// The header every compiled chunk starts with: the functions the rewritten source calls, which
-/// the prelude passes in (`run` for the script, `loadstring` for a chunk built at run time), in
-/// `gopher::ARITH_FNS` order after `..` and `#`, then the table constructor's and key's, the
-/// vararg `arg` builder and the numeric `for`'s three.
+/// The header every compiled chunk starts with: the functions the rewritten source calls, in
+/// [`gopher::ROUTED`] order, which the prelude passes in that order (`run` for the script,
+/// `loadstring` for a chunk built at run time, in `prelude/env.lua`), and the function the
+/// rewrite wraps a lone returned call in.
 fn header() -> String {
+    let routed = gopher::ROUTED.join(", ");
     let keep = gopher::KEEP_FN;
-    let arith: Vec<&str> = gopher::ARITH_FNS.iter().map(|(_, name)| *name).collect();
-    let arith = arith.join(", ");
-    let (tab, key, arg) = (gopher::TABLE_FN, gopher::KEY_FN, gopher::ARG_FN);
-    let fors = gopher::FOR_FNS.join(", ");
-    format!(
-        "local {CONCAT_FN}, {LEN_FN}, {arith}, {tab}, {key}, {arg}, {fors} = ...; local function {keep}(...) return ... end; "
-    )
+    format!("local {routed} = ...; local function {keep}(...) return ... end; ")
 }
 
 /// Compiles a chunk a script builds at run time (gopher baselib.go `baseLoadString`/`baseLoad`,

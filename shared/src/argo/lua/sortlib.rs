@@ -6,11 +6,12 @@
 //! The comparisons a list with holes or an inconsistent comparator leads to are Go's, so the
 //! errors (and results) are the ones Argo CD shows.
 //!
-//! The array part is read as `1..n` with `n` gopher's length (the highest integer key in the
-//! array range that holds a value), sorted in a copy and written back, also when a comparison
+//! The array part is read as `1..n` with `n` gopher's length (the prelude's, see
+//! [`prelude::table_len`]), sorted in a copy and written back, also when a comparison
 //! fails half-way (Go sorts in place). Beyond gopher: without a comparator, the deadline is
 //! checked every few thousand comparisons; a comparator runs Lua code, which the hook stops.
 
+use super::prelude;
 use super::sandbox::where_;
 use super::strlib::type_name;
 use mlua::{Function, Lua, MultiValue, Table, Value as LuaValue};
@@ -55,30 +56,13 @@ fn raise(lua: &Lua, msg: &str) -> mlua::Error {
     mlua::Error::runtime(format!("{}{msg}", where_(lua)))
 }
 
-/// gopher's array part length: the highest integer key below `MaxArrayIndex` holding a value.
-fn array_len(t: &Table) -> mlua::Result<usize> {
-    let mut n = 0usize;
-    for pair in t.clone().pairs::<LuaValue, LuaValue>() {
-        let (k, _) = pair?;
-        let k = match k {
-            LuaValue::Integer(i) => i as f64,
-            LuaValue::Number(x) => x,
-            _ => continue,
-        };
-        if (1.0..67_108_864.0).contains(&k) && k.fract() == 0.0 && k as usize > n {
-            n = k as usize;
-        }
-    }
-    Ok(n)
-}
-
 fn sort_table(
     lua: &Lua,
     t: &Table,
     cmp: Option<Function>,
     expired: &dyn Fn() -> bool,
 ) -> mlua::Result<()> {
-    let n = array_len(t)?;
+    let n = prelude::table_len(lua, t)?;
     let mut values = Vec::with_capacity(n);
     for i in 1..=n {
         values.push(t.raw_get::<LuaValue>(i)?);

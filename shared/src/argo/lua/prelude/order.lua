@@ -1,7 +1,8 @@
--- The key order of gopher tables for kubectl-pacto's Argo CD health engine: a chunk of its own,
--- run once per LuaJIT state before the prelude (prelude.lua), which receives what it returns.
+-- gopher-lua's array part and key order, the first file of the prelude (see prelude.rs for the
+-- order): the length rule below is the only one in the engine; the host's table.sort and
+-- channel.select read it through `len`, and the other files through P.order.
 --
--- gopher-lua v1.1.2 (gopher table.go RawSet/RawSetString/RawSetH, Next; baselib.go
+-- gopher-lua v1.1.2 (gopher table.go RawSet/RawSetString/RawSetH, Len, Next; baselib.go
 -- basePairs/pairsaux/baseNext): positive integer keys below MaxArrayIndex live in the array part
 -- and come first, in ascending order; every other key is appended to `keys` the first time it is
 -- set to a non-nil value and keeps that place even after it is set to nil and set again; `next`
@@ -11,12 +12,25 @@
 -- fields in source order; `TRACK.__newindex` records every later new key. Tables that did not
 -- come from the script's constructors (`obj`, whose keys Argo's decodeValue sets in Go's random
 -- map order) are visited in LuaJIT's order after their array part.
+local P = ...
 local MAX_ARRAY_INDEX = 67108864
 local type, error, rawget, rawset0, rawequal0, next, select = type, error, rawget, rawset, rawequal, next, select
 local setmetatable0, getmetatable0, sort0 = setmetatable, getmetatable, table.sort
 local ORDER = setmetatable({}, { __mode = "k" })
+-- Whether `k` is a key of gopher's array part.
 local function arraykey(k)
   return type(k) == "number" and k >= 1 and k < MAX_ARRAY_INDEX and k % 1 == 0
+end
+-- `#t` of a gopher table (vm.go objLen, table.go Len): the highest key of the array part that
+-- holds a value, because LTable.RawSetInt pads the array part with nils, so that a table with
+-- holes has the length of its last element. Also what table.getn/insert/remove/concat, unpack,
+-- table.sort and channel.select take as the array's end.
+local function len(t)
+  local n = 0
+  for k in next, t do
+    if type(k) == "number" and k > n and arraykey(k) then n = k end
+  end
+  return n
 end
 local function record(t, k)
   local o = ORDER[t]
@@ -91,7 +105,7 @@ local function gtab(t, ...)
   return t
 end
 -- Where the current coroutine's pending keys stand, and going back there: a protected call that
--- fails drops the keys of the constructors its error interrupted (prelude.lua pcall, xpcall).
+-- fails drops the keys of the constructors its error interrupted (baselib.lua pcall, xpcall).
 local function mark()
   return stack().n
 end
@@ -205,7 +219,7 @@ local function gnext(t, k)
   s.phase, s.i, s.last = 3, s.nr, nil
   return nil
 end
--- The prelude's error functions (prelude.lua argerror, raise): gopher auxlib.go ArgError/
+-- The prelude's error functions (auxlib.lua argerror, raise): gopher auxlib.go ArgError/
 -- TypeError and RaiseError at the script's line, the function named as the calling line names
 -- it. Set by `install` before any script runs.
 local argerror, raise = error, error
@@ -250,7 +264,7 @@ local function reset()
   main_stack.n = 0
 end
 
-return {
+P.order = {
   tab = gtab, key = gkey, next = g_next, pairs = g_pairs, rawset = g_rawset, track = TRACK,
-  reset = reset, install = install, mark = mark, restore = restore,
+  reset = reset, install = install, mark = mark, restore = restore, len = len,
 }
