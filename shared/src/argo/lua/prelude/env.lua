@@ -1,5 +1,5 @@
 -- One evaluation: its globals (base, table, package and require as argo-cd util/lua/lua.go opens
--- them, gopher-lua loadlib.go; loadstring and load, baselib.go; getfenv and setfenv) and `run`,
+-- them: package from gopher-lua loadlib.go, require, loadstring and load from baselib.go; getfenv and setfenv) and `run`,
 -- which the host calls with the compiled script and the object. Every evaluation gets its own
 -- globals and its own library tables, so nothing a script does to them reaches the next one.
 --
@@ -24,7 +24,7 @@ local routed, names = P.routed, P.routed_names
 local fns, nfns = {}, #names
 for i = 1, nfns do fns[i] = routed[names[i]] end
 
--- What package.loaded holds for a module whose loader is running (loadlib.go loopdetection).
+-- What package.loaded holds for a module whose loader is running (baselib.go loopdetection).
 local LOADING = newproxy0(false)
 local thread_env = G
 
@@ -49,7 +49,7 @@ local function new_env()
   env.package = package
   -- The mode's libraries and package.loadlib (refused.lua).
   P.restrict(env)
-  -- gopher-lua loadlib.go loRequire: the name is CheckString (a number in gopher's format);
+  -- gopher-lua baselib.go loRequire: the name is CheckString (a number in gopher's format);
   -- a module already loaded (a true value) is returned, one still loading is a loop; else the
   -- loaders: package.preload's function, then the Lua files of package.path, which here are
   -- never read: the search fails the way it fails on Argo's controller, which has none of them
