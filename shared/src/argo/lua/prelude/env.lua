@@ -1,7 +1,8 @@
 -- One evaluation: its globals (base, table, package and require as argo-cd util/lua/lua.go opens
--- them: package from gopher-lua loadlib.go, require, loadstring and load from baselib.go; getfenv and setfenv) and `run`,
--- which the host calls with the compiled script and the object. Every evaluation gets its own
--- globals and its own library tables, so nothing a script does to them reaches the next one.
+-- them: package from gopher-lua loadlib.go; require, loadstring and load from baselib.go; getfenv
+-- and setfenv) and `run`, which the host calls with the compiled script and the object. Every
+-- evaluation gets its own globals and its own library tables, so nothing a script does to them
+-- reaches the next one.
 --
 -- From the host (P): numstr (gopher number formatting), safe_time, safe_date (argo-cd
 -- oslib_safe.go), chunk_cap (the bytes of source a script may compile at run time), compile (a
