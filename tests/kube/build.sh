@@ -19,6 +19,7 @@
 # The last line on stdout is that directory; progress goes to stderr. Exit status 1 with an
 # `error:` line when Go, the module proxy or the build fails.
 set -euo pipefail
+shopt -s inherit_errexit
 
 here=$(cd "$(dirname "$0")" && pwd)
 api_mod="$here/apiserver"
@@ -34,9 +35,11 @@ command -v flock >/dev/null || die "flock is not installed (util-linux)"
 
 # Directory of module $1 at version $2 in the module cache, downloading it if needed.
 module_dir() {
-  local json
-  json=$(cd / && GOTOOLCHAIN=local GOFLAGS= go mod download -json "$1@$2" 2>&1) ||
-    die "cannot download Go module $1@$2 (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY)): $(jq -r '.Error? // empty' <<<"$json" 2>/dev/null || true)$json"
+  local json why
+  if ! json=$(cd / && GOTOOLCHAIN=local GOFLAGS= go mod download -json "$1@$2" 2>&1); then
+    why=$(jq -r '.Error // empty' <<<"$json" 2>/dev/null || true)
+    die "cannot download Go module $1@$2 (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY)): ${why:-$json}"
+  fi
   jq -r .Dir <<<"$json"
 }
 
@@ -105,7 +108,7 @@ fi
 
 mkdir -p "$cache_root"
 exec 9>"$cache_root/$key.lock"
-log "waiting for the build lock $cache_root/$key.lock"
+log "taking the build lock $cache_root/$key.lock"
 flock 9
 if [[ -x $out/kube-apiserver && -x $out/etcd ]]; then
   echo "$out"

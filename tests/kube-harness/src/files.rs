@@ -25,19 +25,19 @@ pub struct Files {
     pub audit_policy: PathBuf,
 }
 
-fn openssl(dir: &Path, args: &[&str]) -> Result<(), String> {
+/// Runs `openssl` with the words of `args` (none contains a space) in `dir`.
+fn openssl(dir: &Path, args: &str) -> Result<(), String> {
     let out = Command::new("openssl")
-        .args(args)
+        .args(args.split_whitespace())
         .current_dir(dir)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run openssl (needed for the test cluster's certificates): {e}"))?;
+        .map_err(|e| format!("cannot run openssl (it makes the test cluster's keys): {e}"))?;
     if out.status.success() {
         Ok(())
     } else {
         Err(format!(
-            "openssl {}: {}",
-            args.join(" "),
+            "openssl {args}: {}",
             String::from_utf8_lossy(&out.stderr)
         ))
     }
@@ -45,38 +45,33 @@ fn openssl(dir: &Path, args: &[&str]) -> Result<(), String> {
 
 /// Writes every file into `dir`. Errors: openssl missing or failing, a file not writable.
 pub fn write(dir: &Path) -> Result<Files, String> {
-    let ec = ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"];
-    openssl(dir, &[&ec[..], &["-out", "ca.key"]].concat())?;
+    const EC: &str = "genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256";
+    openssl(dir, &format!("{EC} -out ca.key"))?;
     openssl(
         dir,
-        &[
-            "req", "-x509", "-new", "-key", "ca.key", "-subj", "/CN=kube-harness-ca", "-days",
-            "3650", "-out", "ca.crt", "-addext", "basicConstraints=critical,CA:TRUE", "-addext",
-            "keyUsage=critical,keyCertSign,cRLSign",
-        ],
+        "req -x509 -new -key ca.key -subj /CN=kube-harness-ca -days 3650 -out ca.crt \
+         -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign",
     )?;
-    openssl(dir, &[&ec[..], &["-out", "apiserver.key"]].concat())?;
+    openssl(dir, &format!("{EC} -out apiserver.key"))?;
     openssl(
         dir,
-        &["req", "-new", "-key", "apiserver.key", "-subj", "/CN=kube-apiserver", "-out", "apiserver.csr"],
+        "req -new -key apiserver.key -subj /CN=kube-apiserver -out apiserver.csr",
     )?;
     write_file(
         &dir.join("apiserver.ext"),
-        "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n",
+        "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n\
+         extendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n",
     )?;
     openssl(
         dir,
-        &[
-            "x509", "-req", "-in", "apiserver.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-            "-CAcreateserial", "-days", "3650", "-extfile", "apiserver.ext", "-out",
-            "apiserver.crt",
-        ],
+        "x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 3650 \
+         -extfile apiserver.ext -out apiserver.crt",
     )?;
     openssl(
         dir,
-        &["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "sa.key"],
+        "genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.key",
     )?;
-    openssl(dir, &["pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub"])?;
+    openssl(dir, "pkey -in sa.key -pubout -out sa.pub")?;
     // kube-apiserver's --token-auth-file: token,user,uid,"group1,group2"
     write_file(
         &dir.join("tokens.csv"),

@@ -168,14 +168,18 @@ fn start_etcd(dir: &Path, bins: &Path) -> Result<(Server, SocketAddr), String> {
                     last = format!("etcd: its ports were taken: {log}");
                     break;
                 }
-                return Err(format!("etcd exited ({status}) while starting; its log:\n{log}"));
+                return Err(format!(
+                    "etcd exited ({status}) while starting; its log:\n{log}"
+                ));
             }
             match http::request(addr, "GET", "/health", None, Duration::from_secs(5)) {
                 Ok((200, body)) if body.contains("\"health\":\"true\"") => return Ok((etcd, addr)),
                 _ if start.elapsed() > STARTUP => {
                     let log = etcd.log_tail();
                     etcd.stop(STOP_GRACE);
-                    return Err(format!("etcd was not healthy after {STARTUP:?}; its log:\n{log}"));
+                    return Err(format!(
+                        "etcd was not healthy after {STARTUP:?}; its log:\n{log}"
+                    ));
                 }
                 _ => std::thread::sleep(Duration::from_millis(100)),
             }
@@ -332,7 +336,13 @@ impl Kube {
         let crds = crds.to_str().expect("UTF-8 repository path");
         self.try_kubectl(&["apply", "-f", crds], None)?;
         self.try_kubectl(
-            &["wait", "--for=condition=Established", "-f", crds, "--timeout=120s"],
+            &[
+                "wait",
+                "--for=condition=Established",
+                "-f",
+                crds,
+                "--timeout=120s",
+            ],
             None,
         )?;
         Ok(())
@@ -401,7 +411,12 @@ impl Kube {
     /// `kubectl --kubeconfig=ADMIN ARGS`, with this cluster's HOME (discovery cache) and none
     /// of the caller's KUBECONFIG.
     pub fn kubectl(&self, args: &[&str]) -> Command {
-        kubectl_command(&self.kubectl, &self.dir.join("home"), &self.kubeconfig, args)
+        kubectl_command(
+            &self.kubectl,
+            &self.dir.join("home"),
+            &self.kubeconfig,
+            args,
+        )
     }
 
     fn try_kubectl(&self, args: &[&str], input: Option<&str>) -> Result<Output, String> {
@@ -461,7 +476,13 @@ impl Kube {
     }
 
     fn etcd_call(&self, path: &str, body: &str) -> Value {
-        match http::request(self.etcd_client, "POST", path, Some(body), Duration::from_secs(30)) {
+        match http::request(
+            self.etcd_client,
+            "POST",
+            path,
+            Some(body),
+            Duration::from_secs(30),
+        ) {
             Ok((200, text)) => serde_json::from_str(&text)
                 .unwrap_or_else(|e| panic!("etcd {path}: not JSON ({e}): {text}")),
             Ok((code, text)) => panic!("etcd {path}: HTTP {code}: {text}"),
@@ -508,7 +529,8 @@ impl Kube {
 /// writes it, or a number).
 fn revision_of(v: &Value) -> Option<u64> {
     let r = &v["header"]["revision"];
-    r.as_u64().or_else(|| r.as_str().and_then(|s| s.parse().ok()))
+    r.as_u64()
+        .or_else(|| r.as_str().and_then(|s| s.parse().ok()))
 }
 
 impl Drop for Kube {

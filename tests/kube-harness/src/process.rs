@@ -22,14 +22,21 @@ pub struct Server {
 
 /// Starts `exe args` as `name`, its stdout and stderr appended to `dir/name.log`, its PID
 /// written to `dir/pids/name.pid`. Errors: the log cannot be opened, the spawn fails.
-pub fn spawn(dir: &Path, name: &'static str, exe: &Path, args: &[String]) -> Result<Server, String> {
+pub fn spawn(
+    dir: &Path,
+    name: &'static str,
+    exe: &Path,
+    args: &[String],
+) -> Result<Server, String> {
     let log = dir.join(format!("{name}.log"));
     let out = File::options()
         .create(true)
         .append(true)
         .open(&log)
         .map_err(|e| format!("{}: {e}", log.display()))?;
-    let err = out.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
+    let err = out
+        .try_clone()
+        .map_err(|e| format!("{}: {e}", log.display()))?;
     let child = Command::new(exe)
         .args(args)
         .current_dir(dir)
