@@ -18,6 +18,7 @@ mod kubectl_plugin;
 mod live;
 mod man_pages;
 mod readme;
+mod real;
 mod reconcile;
 mod scripts;
 mod suites;
