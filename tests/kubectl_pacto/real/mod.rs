@@ -8,6 +8,7 @@
 //! `pkg/api/errors.NewResourceExpired` as the storage layer returns it).
 
 mod smoke;
+mod walkthrough;
 
 use crate::common::*;
 use serde_json::Value;
