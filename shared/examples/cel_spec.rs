@@ -249,28 +249,27 @@ fn number(v: &Value) -> Result<String, String> {
     }
 }
 
+/// protobuf JSON `bytes`: standard or URL-safe alphabet, padded or not.
 fn base64_decode(s: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    let (mut acc, mut bits) = (0u32, 0);
-    for c in s.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => continue,
-            _ => return Err(format!("bad base64 {s:?}")),
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Ok(out)
+    use base64::engine::{
+        general_purpose::GeneralPurpose, DecodePaddingMode, GeneralPurposeConfig,
+    };
+    use base64::Engine as _;
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    let std: String = s
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    LENIENT
+        .decode(std)
+        .map_err(|e| format!("bad base64 {s:?}: {e}"))
 }
 
 /// Equality of an outcome with an expected value: the same type, then CEL equality (NaN equal

@@ -1,5 +1,5 @@
 //! Conformance of `pacto_gates::flux::cel` with the tests of fluxcd/pkg `runtime/cel`,
-//! re-expressed as data in `tests/fixtures/flux_cel/cases.yaml` (see its header). Every case is
+//! re-expressed as data in `shared/src/flux/cel/testdata/cases.yaml` (see its header). Every case is
 //! run and all mismatches are reported together, by case name.
 //!
 //! The status reader cases (`status_reader_test.go`) go through the pieces this crate splits the
@@ -26,8 +26,7 @@ const STATUS_READER_NAMED_CASES: usize = 5 + 3 + 3;
 const STATUS_READER_CASES: usize = STATUS_READER_NAMED_CASES + 6;
 
 fn table() -> Value {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/flux_cel/cases.yaml");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/flux/cel/testdata/cases.yaml");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     let doc: Value =

@@ -1,5 +1,5 @@
 //! Conformance of the kstatus port (`pacto_gates::flux::kstatus`) with the upstream test suites,
-//! re-expressed as data in `tests/fixtures/kstatus/conformance.yaml` (see its header). Every case
+//! re-expressed as data in `shared/src/flux/kstatus/testdata/conformance.yaml` (see its header). Every case
 //! is evaluated and all mismatches are reported together, by case name.
 
 use std::path::PathBuf;
@@ -21,7 +21,7 @@ const EXPECTED_CASES: usize = 53 + 5 + 2 + 6 + 9;
 
 fn table() -> Vec<Value> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/kstatus/conformance.yaml");
+        .join("src/flux/kstatus/testdata/conformance.yaml");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     let doc: Value =

@@ -273,7 +273,7 @@ fn now_unix() -> i64 {
 /// A logrus fatal line: JSON `{"level":"fatal","msg":...,"time":...}` (keys sorted, as logrus's
 /// JSONFormatter marshals a map) or text `time="..." level=fatal msg="..."`.
 fn fatal_line(format: LogFormat, msg: &str) -> String {
-    let time = rfc3339_utc(now_unix());
+    let time = pacto_gates::k8s::time::format_rfc3339_utc(now_unix());
     match format {
         LogFormat::Json => {
             serde_json::json!({"level": "fatal", "msg": msg, "time": time}).to_string()
@@ -284,11 +284,6 @@ fn fatal_line(format: LogFormat, msg: &str) -> String {
             serde_json::Value::String(msg.to_string())
         ),
     }
-}
-
-fn rfc3339_utc(unix: i64) -> String {
-    let (y, mo, d, h, mi, s, _) = pacto_gates::argo::osdate::civil(unix);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
 }
 
 #[cfg(test)]

@@ -7,6 +7,35 @@
 
 use serde_json::Value;
 
+/// Go's `%T` of a value decoded from JSON the Kubernetes way (whole numbers in int64 are
+/// `int64`, other numbers `float64`): `<nil>`, `bool`, `int64`, `float64`, `string`,
+/// `[]interface {}`, `map[string]interface {}`. Go `fmt/print.go` (`%T` is `reflect.TypeOf`).
+pub fn go_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "<nil>",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_i64() => "int64",
+        Value::Number(_) => "float64",
+        Value::String(_) => "string",
+        Value::Array(_) => "[]interface {}",
+        Value::Object(_) => "map[string]interface {}",
+    }
+}
+
+/// Go's `reflect.Kind` name of the same value (`Kind.String()` in `reflect/type.go`): `invalid`
+/// for null, `bool`, `int64`, `float64`, `string`, `slice`, `map`.
+pub fn go_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "invalid",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_i64() => "int64",
+        Value::Number(_) => "float64",
+        Value::String(_) => "string",
+        Value::Array(_) => "slice",
+        Value::Object(_) => "map",
+    }
+}
+
 /// Go's `fmt.Sprint(float64)`: `0.5`, `123456`, `1e+06`, `1.5e-07`, `NaN`, `+Inf`, `-Inf`.
 pub fn sprint_float(v: f64) -> String {
     if v.is_nan() {
@@ -126,6 +155,27 @@ fn sort_keys(v: &Value) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Go's `fmt.Sprintf("%T", v)` and `reflect.ValueOf(v).Kind().String()` of the values
+    /// `json.Unmarshal` into `interface{}` gives, with Kubernetes number typing (int64 for whole
+    /// numbers in range: apimachinery `runtime.DefaultUnstructuredConverter`).
+    #[test]
+    fn type_and_kind_names_are_go_s() {
+        let big: Value = serde_json::from_str("18446744073709551615").unwrap();
+        for (v, ty, kind) in [
+            (json!(null), "<nil>", "invalid"),
+            (json!(true), "bool", "bool"),
+            (json!(3), "int64", "int64"),
+            (json!(-3), "int64", "int64"),
+            (json!(1.5), "float64", "float64"),
+            (big, "float64", "float64"),
+            (json!("x"), "string", "string"),
+            (json!([1]), "[]interface {}", "slice"),
+            (json!({"a": 1}), "map[string]interface {}", "map"),
+        ] {
+            assert_eq!((go_type(&v), go_kind(&v)), (ty, kind), "{v}");
+        }
+    }
 
     /// Expected texts are what Go 1.22's fmt.Sprint and json.Marshal print for the same values.
     #[test]

@@ -70,17 +70,7 @@ pub(crate) fn json_word(v: &Value) -> &'static str {
 }
 
 /// The `reflect.Kind` name of an unstructured value (whole numbers are int64, others float64).
-pub(super) fn reflect_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "invalid",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_i64() => "int64",
-        Value::Number(_) => "float64",
-        Value::String(_) => "string",
-        Value::Array(_) => "slice",
-        Value::Object(_) => "map",
-    }
-}
+pub(super) use crate::k8s::gofmt::go_kind as reflect_kind;
 
 /// `time.Parse(time.RFC3339, value)` validity, with Go's `*time.ParseError` text on failure
 /// ([`crate::k8s::time::parse_go_rfc3339`]).

@@ -181,31 +181,7 @@ pub(super) fn set_nested_field(
 // Go formatting of values in error messages (%v and %T)
 // ---------------------------------------------------------------------------------------------
 
-/// Go's `%T` of a decoded JSON value.
-pub(super) fn go_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.as_i64().is_some() => "int64",
-        Value::Number(_) => "float64",
-        Value::String(_) => "string",
-        Value::Array(_) => "[]interface {}",
-        Value::Object(_) => "map[string]interface {}",
-    }
-}
-
-/// Go's `reflect.Kind` name of a decoded JSON value (not called for null).
-pub(super) fn go_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "invalid",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.as_i64().is_some() => "int64",
-        Value::Number(_) => "float64",
-        Value::String(_) => "string",
-        Value::Array(_) => "slice",
-        Value::Object(_) => "map",
-    }
-}
+pub(super) use crate::k8s::gofmt::{go_kind, go_type};
 
 #[cfg(test)]
 mod tests {
