@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 const TIERS: &[(&str, u32)] = &[
     ("k8s", 0),
     ("object", 1),
+    ("kinds", 1),
     ("cluster", 2),
     ("argo", 2),
     ("flux", 2),

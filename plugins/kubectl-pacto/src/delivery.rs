@@ -2,7 +2,6 @@
 //! objects (from the cluster with one list per kind, or from files), hand them to the library's
 //! views and computation, print the notes on stderr and the tables or reports on stdout.
 
-use crate::explain::Report;
 use crate::live::{block_on, connect, in_namespace};
 use crate::watching::{follow, list_then_follow, newest, Watched};
 use crate::write_stdout;
@@ -12,45 +11,16 @@ use kubectl_pacto::options::{ClusterOptions, Global};
 use kubectl_pacto::printer::{OutputFormat, PrintOptions};
 use kubectl_pacto::resource::{Listed, DELIVERY_GROUP, DELIVERY_VERSION};
 use pacto_gates::cluster::{self, Cluster, ClusterError, DeliveryQuery, Scope};
-use pacto_gates::delivery::explain::{operation_json, operation_rows, stage_json, stage_rows};
+use pacto_gates::delivery::explain;
 use pacto_gates::delivery::view::{ApprovalView, OperationView, Snapshot, StageView};
 use pacto_gates::delivery::{compute, World};
 use pacto_gates::k8s::selector::Selector;
+use pacto_gates::kinds;
 use pacto_gates::object;
-use pacto_gates::pacto::explain::{Row, Tone};
+use pacto_gates::pacto::explain::Report;
 use pacto_gates::render::{self, StageRow, TableOptions};
 use serde_json::Value;
 use std::process::ExitCode;
-
-/// The kinds a Stage or an Operation depends on, read for them (never explained on their own
-/// when the files hold a Stage or an Operation).
-const DEPENDENCIES: [(&str, &str); 4] = [
-    (DELIVERY_GROUP, "Approval"),
-    ("source.toolkit.fluxcd.io", "OCIRepository"),
-    ("kustomize.toolkit.fluxcd.io", "Kustomization"),
-    ("argoproj.io", "Application"),
-];
-
-/// Whether an object is of a kind Stages and Operations depend on.
-pub(crate) fn is_dependency(o: &Value) -> bool {
-    let gvk = pacto_gates::k8s::gvk_of(o);
-    DEPENDENCIES
-        .iter()
-        .any(|(group, kind)| gvk.group == *group && gvk.kind == *kind)
-}
-
-fn of_kind<'a>(
-    all: &'a [Value],
-    group: &'a str,
-    kind: &'a str,
-) -> impl Iterator<Item = Value> + 'a {
-    all.iter()
-        .filter(move |o| {
-            let gvk = pacto_gates::k8s::gvk_of(o);
-            gvk.group == group && gvk.kind == kind
-        })
-        .cloned()
-}
 
 /// The delivery objects a command works on, each kind as read.
 #[derive(Debug, Default)]
@@ -70,17 +40,12 @@ pub(crate) struct Objects {
 impl Objects {
     /// The objects of files: a kind absent from them counts as read and empty.
     pub(crate) fn from_files(all: &[Value]) -> Objects {
-        let read = |group, kind| Some(Ok(of_kind(all, group, kind).collect()));
+        let snapshot = Snapshot::from_objects(all);
         Objects {
-            stages: of_kind(all, DELIVERY_GROUP, "Stage").collect(),
-            operations: of_kind(all, DELIVERY_GROUP, "Operation").collect(),
-            approvals: of_kind(all, DELIVERY_GROUP, "Approval").collect(),
-            snapshot: Snapshot {
-                stages: of_kind(all, DELIVERY_GROUP, "Stage").collect(),
-                oci_repositories: read("source.toolkit.fluxcd.io", "OCIRepository"),
-                kustomizations: read("kustomize.toolkit.fluxcd.io", "Kustomization"),
-                applications: read("argoproj.io", "Application"),
-            },
+            stages: snapshot.stages.clone(),
+            operations: kinds::OPERATION.select(all),
+            approvals: kinds::APPROVAL.select(all),
+            snapshot,
             notes: Vec::new(),
             world: Default::default(),
         }
@@ -482,42 +447,16 @@ pub fn get_operations(
     Ok(ExitCode::SUCCESS)
 }
 
-/// The report of one Stage, and the notes it carries (kinds not installed or not readable).
+/// The report of one Stage ([`explain::stage_report`]).
 pub(crate) fn stage_report(objects: &Objects, stage: &Value) -> Report {
-    let world = objects.world();
-    let view = StageView::new(stage);
-    let computed = compute(&view, world);
-    let mut notes = world.notes.clone();
-    notes.extend(computed.unreadable.iter().cloned());
-    Report {
-        rows: stage_rows(&view, &computed, world),
-        data: stage_json(&view, &computed, world),
-        notes,
-    }
+    explain::stage_report(&StageView::new(stage), objects.world())
 }
 
-/// The report of one Operation: the Stage it names (in its namespace) and its Approvals.
+/// The report of one Operation ([`explain::operation_report`]).
 pub(crate) fn operation_report(objects: &Objects, op: &Value) -> Report {
-    let view = OperationView::new(op);
     let stages: Vec<StageView> = objects.stages.iter().map(StageView::new).collect();
-    let stage = stages
-        .iter()
-        .find(|s| s.this.namespace == view.this.namespace && s.this.name == view.stage);
     let approvals: Vec<ApprovalView> = objects.approvals.iter().map(ApprovalView::new).collect();
-    let mut rows = operation_rows(&view, stage, &approvals);
-    rows.extend(objects.notes.iter().map(|n| Row {
-        indent: 0,
-        key: "Note".into(),
-        value: n.clone(),
-        tone: Tone::Warn,
-    }));
-    let mut data = operation_json(&view, stage, &approvals);
-    data["notes"] = objects.notes.clone().into();
-    Report {
-        rows,
-        data,
-        notes: objects.notes.clone(),
-    }
+    explain::operation_report(&OperationView::new(op), &stages, &approvals, &objects.notes)
 }
 
 /// `explain stage/NAME` from the cluster: every Stage (for the upstream chain), then the
@@ -604,7 +543,10 @@ pub(crate) fn explained_objects(objects: Vec<Value>) -> Vec<Value> {
     if !delivery {
         return objects;
     }
-    objects.into_iter().filter(|o| !is_dependency(o)).collect()
+    objects
+        .into_iter()
+        .filter(|o| !kinds::is_dependency(o))
+        .collect()
 }
 
 /// Refuses a KIND/NAME that names nothing of the files.

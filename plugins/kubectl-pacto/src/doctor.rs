@@ -9,22 +9,11 @@ use kubectl_pacto::cli::{DoctorArgs, DoctorOutput, SnippetArgs, SnippetTarget, S
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use pacto_gates::cluster::{Cluster, Kind, Scope};
 use pacto_gates::doctor::{self, ClusterFacts, Input};
+use pacto_gates::kinds::POD;
 use pacto_gates::pacto::recommended::Target;
 use pacto_gates::{object, render, snippets};
 use serde_json::Value;
 use std::process::ExitCode;
-
-/// The kinds doctor lists from a cluster, across all namespaces.
-const KINDS: [(&str, &str, &str); 8] = [
-    ("kustomize.toolkit.fluxcd.io", "v1", "Kustomization"),
-    ("helm.toolkit.fluxcd.io", "v2", "HelmRelease"),
-    ("pacto.trianalab.io", "v1alpha1", "Pacto"),
-    ("coder.com", "v1alpha1", "CoderTemplateTest"),
-    ("delivery.pacto.trianalab.io", "v1alpha1", "Stage"),
-    ("source.toolkit.fluxcd.io", "v1", "OCIRepository"),
-    ("argoproj.io", "v1alpha1", "Application"),
-    ("", "v1", "Pod"),
-];
 
 /// What a cluster holds for doctor: the objects, the facts, kinds not checked (with why), and
 /// whether anything at all could be read.
@@ -45,7 +34,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         anything: false,
     };
     let mut argocd_cm = None;
-    for name in ["argocd-cm", "argocd-cmd-params-cm"] {
+    for name in doctor::cluster::ARGOCD_CONFIGMAPS {
         match cluster.get(&Kind::configmap(), argocd_ns, name).await {
             Ok(cm) => {
                 read.anything = true;
@@ -65,21 +54,19 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
                 .push((format!("ConfigMap {argocd_ns}/{name}"), e.to_string())),
         }
     }
-    let kinds = cluster.discover_each(&KINDS).await;
+    let gvks = doctor::cluster::KINDS.map(|k| k.gvk());
+    let kinds = cluster.discover_each(&gvks).await;
     let mut pods = Vec::new();
-    for ((group, _, kind), found) in KINDS.iter().zip(kinds) {
-        let what = if group.is_empty() {
-            kind.to_string()
-        } else {
-            format!("{kind} ({group})")
-        };
+    for (wanted, found) in doctor::cluster::KINDS.iter().zip(kinds) {
+        let what = wanted.describe();
+        let is_pod = *wanted == POD;
         let listed = match found {
-            Ok(k) if *kind == "Pod" => {
+            Ok(k) if is_pod => {
                 cluster
                     .list(
                         &k,
                         Scope::Namespace(argocd_ns),
-                        Some("app.kubernetes.io/name=argocd-application-controller"),
+                        Some(doctor::cluster::CONTROLLER_POD_SELECTOR),
                     )
                     .await
             }
@@ -89,7 +76,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         match listed {
             Ok(items) => {
                 read.anything = true;
-                if *kind == "Pod" {
+                if is_pod {
                     pods = items;
                 } else {
                     read.objects.extend(items);

@@ -11,19 +11,11 @@ use kubectl_pacto::cli::{ExplainArgs, Output};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use kubectl_pacto::resource::{explain_target, Explained, Listed, Target};
 use pacto_gates::object;
-use pacto_gates::pacto::explain::{self, Options, Row};
+use pacto_gates::pacto::explain::{Options, Report};
 use pacto_gates::pacto::gate::{self, ArgoGate, FluxGate};
 use pacto_gates::render;
 use serde_json::Value;
 use std::process::ExitCode;
-
-/// One object's report: the rows of the text, the same as data, and the notes to repeat on
-/// stderr.
-pub(crate) struct Report {
-    pub rows: Vec<Row>,
-    pub data: Value,
-    pub notes: Vec<String>,
-}
 
 /// The report of a gated object (a Pacto, a CoderTemplateTest, another kind).
 pub(crate) fn gated_report(
@@ -33,13 +25,7 @@ pub(crate) fn gated_report(
     global: &Global,
     opts: Options,
 ) -> Report {
-    let d = gate::decide(argo, flux, o);
-    let rows = explain::explain(o, &d, global.now, opts);
-    Report {
-        data: render::explanation(o, &rows),
-        rows,
-        notes: Vec::new(),
-    }
+    Report::gated(o, &gate::decide(argo, flux, o), global.now, opts)
 }
 
 /// `kubectl pacto explain`.

@@ -13,7 +13,7 @@ use kubectl_pacto::printer::{OutputFormat, PrintOptions};
 use kubectl_pacto::resource::{get_resource, Listed};
 use pacto_gates::cluster::{Cluster, Scope};
 use pacto_gates::object;
-use pacto_gates::pacto::gate::{self, ArgoGate, FluxGate, FluxKustomization};
+use pacto_gates::pacto::gate::{self, sources, ArgoGate, FluxGate};
 use pacto_gates::pacto::view::PactoView;
 use pacto_gates::pacto::{GROUP, KIND, VERSION};
 use pacto_gates::render::{self, PactoRow, TableOptions};
@@ -36,45 +36,52 @@ pub(crate) async fn connect(c: &ClusterOptions) -> Result<Cluster> {
     Ok(Cluster::connect(&c.connect).await?)
 }
 
-/// The gates: files given win; else the cluster's (when one is given and readable); else the
-/// recommended gate, with the reason.
+/// The gates ([`sources::choose`]: files given win; else the cluster's, when one is given;
+/// else the recommended gate, with the reason), with `--customizations-dir`'s scripts on the
+/// Argo CD side. The cluster is read only for a side without a file.
 pub(crate) async fn load_gates(
     g: &GateArgs,
     cluster: Option<&Cluster>,
     now: Timestamp,
 ) -> Result<(ArgoGate, FluxGate)> {
     let now_unix = now.as_second();
-    if g.warning_blocks && g.argocd_cm.is_some() && g.kustomization.is_some() {
-        eprintln!("note: --warning-blocks changes only the recommended gate; --argocd-cm and --kustomization decide here");
+    let note = sources::warning_blocks_note(
+        g.argocd_cm.is_some(),
+        g.kustomization.is_some(),
+        g.warning_blocks,
+    );
+    if let Some(note) = note {
+        eprintln!("note: {note}");
     }
-    let (cluster_argo, cluster_flux) = match cluster {
-        Some(c) if g.argocd_cm.is_none() || g.kustomization.is_none() => {
-            let (a, f) = cluster_gates(c, &g.argocd_namespace, g.warning_blocks, now_unix).await;
-            (Some(a), Some(f))
-        }
-        _ => (None, None),
+    let argocd_cm = match &g.argocd_cm {
+        Some(path) => Some((
+            crate::read_one(path, "argocd-cm ConfigMap")?.value,
+            path.display().to_string(),
+        )),
+        None => None,
     };
-    let mut argo = if let Some(path) = &g.argocd_cm {
-        let cm = crate::read_one(path, "argocd-cm ConfigMap")?.value;
-        ArgoGate::from_configmap(&cm, format!("argocd-cm file {}", path.display()), now_unix)
-    } else {
-        cluster_argo.unwrap_or_else(|| {
-            ArgoGate::recommended("no --argocd-cm given", g.warning_blocks, now_unix)
-        })
+    let kustomization = match &g.kustomization {
+        Some(path) => Some((
+            crate::read_one(path, "Kustomization")?.value,
+            path.display().to_string(),
+        )),
+        None => None,
     };
-    let flux = if let Some(path) = &g.kustomization {
-        let k = crate::read_one(path, "Kustomization")?.value;
-        let fk = FluxKustomization::new(&k, false, now_unix)
-            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
-        FluxGate {
-            kustomizations: vec![fk],
-            ..FluxGate::recommended("unused", g.warning_blocks, now_unix)
-        }
-    } else {
-        cluster_flux.unwrap_or_else(|| {
-            FluxGate::recommended("no --kustomization given", g.warning_blocks, now_unix)
-        })
+    let files = sources::Files {
+        argocd_cm: argocd_cm.as_ref().map(|(v, p)| (v, p.as_str())),
+        kustomization: kustomization.as_ref().map(|(v, p)| (v, p.as_str())),
     };
+    let read = match cluster {
+        Some(c) if files.need_cluster() => Some(c.gate_objects(&g.argocd_namespace).await),
+        _ => None,
+    };
+    let cluster_gates = read.map(|r| sources::ClusterGates {
+        argocd_cm: r.argocd_cm.map_err(|e| e.to_string()),
+        argocd_namespace: &g.argocd_namespace,
+        kustomizations: r.kustomizations.map_err(|e| e.to_string()),
+    });
+    let (mut argo, flux) = sources::choose(&files, cluster_gates, g.warning_blocks, now_unix)
+        .map_err(|e| anyhow!(e))?;
     if let Some(dir) = &g.customizations_dir {
         let scripts = pacto_gates::argo::health::BuiltinScripts::load(dir)
             .map_err(|e| anyhow!("--customizations-dir: {e}"))?;
@@ -83,24 +90,6 @@ pub(crate) async fn load_gates(
         }
     }
     Ok((argo, flux))
-}
-
-/// The cluster's gates: its argocd-cm and Kustomizations ([`Cluster::gate_objects`]) made into
-/// gates ([`gate::from_cluster`]).
-async fn cluster_gates(
-    cluster: &Cluster,
-    argocd_namespace: &str,
-    warning_blocks: bool,
-    now_unix: i64,
-) -> (ArgoGate, FluxGate) {
-    let read = cluster.gate_objects(argocd_namespace).await;
-    gate::from_cluster(
-        read.argocd_cm.map_err(|e| e.to_string()),
-        argocd_namespace,
-        read.kustomizations.map_err(|e| e.to_string()),
-        warning_blocks,
-        now_unix,
-    )
 }
 
 /// With `-n`, only the objects of that namespace (kubectl would refuse the others).

@@ -7,10 +7,7 @@ use crate::options::check_name;
 use anyhow::{bail, Result};
 use serde_json::Value;
 
-/// The delivery API group (Stages, Operations, Approvals).
-pub const DELIVERY_GROUP: &str = "delivery.pacto.trianalab.io";
-/// The delivery API version.
-pub const DELIVERY_VERSION: &str = "v1alpha1";
+pub use pacto_gates::kinds::{DELIVERY_GROUP, DELIVERY_VERSION};
 
 /// A kind `get` lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

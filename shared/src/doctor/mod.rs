@@ -6,6 +6,7 @@
 //! cluster facts and the clock come in, findings go out.
 
 pub mod argocd;
+pub mod cluster;
 pub mod delivery;
 pub mod flux;
 pub mod near;

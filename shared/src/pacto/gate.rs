@@ -17,6 +17,8 @@ use std::collections::HashSet;
 
 pub use super::recommended::PACTO_ARGO_KEY;
 
+pub mod sources;
+
 /// The recommended Kustomization as read by [`kustomization::parse`]. With `warning_blocks`,
 /// Warning moves from the Pacto entry's `current` to its `failed` expression.
 pub fn recommended_kustomization(warning_blocks: bool) -> Kustomization {
