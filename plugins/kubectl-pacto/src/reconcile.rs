@@ -5,28 +5,17 @@
 use crate::delivery::read_appliers;
 use crate::live::{block_on, connect};
 use crate::write_stdout;
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use kubectl_pacto::cli::{Output, ReconcileArgs};
 use kubectl_pacto::options::{ClusterOptions, Global};
 use pacto_gates::cluster::{is_conflict, Cluster, ClusterError, Kind, Scope, StatusPatch};
 use pacto_gates::delivery::view::Snapshot;
 use pacto_gates::delivery::{World, GROUP, VERSION};
+use pacto_gates::reconcile::report::{self, Failure, StageResult};
 use pacto_gates::reconcile::{self, conditions_list_type, Change, ListType, Write};
 use pacto_gates::render;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::process::ExitCode;
-
-/// How many times a Stage that changed under the write (409) is re-read and written again.
-const CONFLICT_RETRIES: u32 = 3;
-
-/// What happened to one Stage.
-struct Outcome {
-    namespace: String,
-    name: String,
-    /// `unchanged`, `updated`, `failed` (or `planned` with --dry-run).
-    result: &'static str,
-    detail: String,
-}
 
 /// `kubectl pacto reconcile --once`.
 pub fn reconcile(args: &ReconcileArgs, global: &Global) -> ExitCode {
@@ -105,24 +94,20 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
     })
 }
 
-/// Writes one change; on a conflict re-reads the Stage and plans it again.
+/// Writes one change; on a conflict re-reads the Stage and plans it again
+/// ([`report::CONFLICT_RETRIES`] times at most).
 async fn write(
     cluster: &Cluster,
     read: &Read,
     world: &World,
     change: Change,
     now: &str,
-) -> Outcome {
+) -> StageResult {
     let mut change = change;
     let mut attempt = 0;
     loop {
         let Some(w) = &change.write else {
-            return Outcome {
-                namespace: change.namespace,
-                name: change.name,
-                result: "unchanged",
-                detail: String::new(),
-            };
+            return StageResult::done(&change);
         };
         let patch = match w {
             Write::Apply(body) => StatusPatch::Apply {
@@ -134,20 +119,12 @@ async fn write(
                 manager: reconcile::FIELD_MANAGER,
             },
         };
-        let why = change.why.join("; ");
         match cluster
             .patch_status(&read.kind, &change.namespace, &change.name, patch)
             .await
         {
-            Ok(_) => {
-                return Outcome {
-                    namespace: change.namespace,
-                    name: change.name,
-                    result: "updated",
-                    detail: why,
-                }
-            }
-            Err(e) if is_conflict(&e) && attempt < CONFLICT_RETRIES => {
+            Ok(_) => return StageResult::done(&change),
+            Err(e) if is_conflict(&e) && attempt < report::CONFLICT_RETRIES => {
                 attempt += 1;
                 match cluster
                     .get(&read.kind, &change.namespace, &change.name)
@@ -155,34 +132,18 @@ async fn write(
                 {
                     Ok(fresh) => change = reconcile::plan_stage(&fresh, world, read.list_type, now),
                     Err(e) => {
-                        return Outcome {
-                            namespace: change.namespace,
-                            name: change.name,
-                            result: "failed",
-                            detail: format!(
-                                "changed while being written, and could not be read again: {e}"
-                            ),
-                        }
+                        return StageResult::failed(&change, Failure::Unreadable(&e.to_string()))
                     }
                 }
             }
             Err(e) => {
-                let detail = match &e {
-                    ClusterError::Forbidden { .. } => {
-                        format!("skipped: {e} (the ServiceAccount needs patch on stages/status)")
-                    }
-                    _ if is_conflict(&e) => format!(
-                        "changed under every one of {} attempts: {e}",
-                        CONFLICT_RETRIES + 1
-                    ),
-                    _ => e.to_string(),
+                let text = e.to_string();
+                let failure = match &e {
+                    ClusterError::Forbidden { .. } => Failure::Forbidden(&text),
+                    _ if is_conflict(&e) => Failure::Conflicts(&text),
+                    _ => Failure::Other(&text),
                 };
-                return Outcome {
-                    namespace: change.namespace,
-                    name: change.name,
-                    result: "failed",
-                    detail,
-                };
+                return StageResult::failed(&change, failure);
             }
         }
     }
@@ -217,35 +178,12 @@ fn run(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
         eprintln!("note: {}", render::one_line(n));
     }
     if args.dry_run {
-        let mut out = String::new();
-        for c in changes.iter().filter(|c| c.write.is_some()) {
-            let w = c.write.as_ref().expect("filtered");
-            let how = match w {
-                Write::Apply(_) => {
-                    "server-side apply of stages/status, field manager kubectl-pacto"
-                }
-                Write::GuardedMerge(_) => {
-                    "merge patch of stages/status, guarded by resourceVersion"
-                }
-            };
-            out.push_str(&format!(
-                "---\n# Stage {}/{}: {how}\n# why: {}\n",
-                render::one_line(&c.namespace),
-                render::one_line(&c.name),
-                render::one_line(&c.why.join("; "))
-            ));
-            out.push_str(&serde_saphyr::to_string(w.body()).context("rendering YAML")?);
-        }
-        let unchanged = changes.iter().filter(|c| c.write.is_none()).count();
-        eprintln!("note: dry run: {} of {} Stages would be written, {unchanged} unchanged; nothing was written", changes.len() - unchanged, changes.len());
+        let out = render::reconcile::dry_run(&changes).map_err(|e| anyhow!(e))?;
+        eprintln!("note: {}", render::reconcile::dry_run_note(&changes));
         write_stdout(&out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let report = json!({
-        "apiVersion": "pacto.trianalab.io/v1alpha1",
-        "kind": "ReconcileReport",
-        "stages": outcomes.iter().map(|o| json!({"namespace": o.namespace, "name": o.name, "result": o.result, "detail": o.detail})).collect::<Vec<_>>(),
-    });
+    let report = render::reconcile::report_json(&outcomes);
     let out = match args.output {
         Some(Output::Json) => serde_json::to_string_pretty(&report)? + "\n",
         Some(Output::Yaml) => serde_saphyr::to_string(&report).context("rendering YAML")?,
@@ -253,38 +191,13 @@ fn run(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
             if outcomes.is_empty() {
                 let ns = opts.namespace.as_deref().filter(|_| !args.all_namespaces);
                 eprint!("{}", render::no_resources(ns));
-                String::new()
-            } else {
-                render::table(
-                    &["NAMESPACE", "NAME", "RESULT", "DETAIL"],
-                    outcomes
-                        .iter()
-                        .map(|o| {
-                            vec![
-                                render::one_line(&o.namespace),
-                                render::one_line(&o.name),
-                                o.result.to_string(),
-                                render::one_line(&o.detail),
-                            ]
-                        })
-                        .collect(),
-                )
             }
+            render::reconcile::report_table(&outcomes)
         }
     };
     write_stdout(&out)?;
-    let failed: Vec<String> = outcomes
-        .iter()
-        .filter(|o| o.result == "failed")
-        .map(|o| format!("{}/{}", o.namespace, o.name))
-        .collect();
-    if !failed.is_empty() {
-        eprintln!(
-            "error: {} Stage(s) left unwritten: {}",
-            failed.len(),
-            render::one_line(&failed.join(", "))
-        );
-        return Ok(ExitCode::from(1));
+    if let Some(e) = render::reconcile::unwritten_error(&outcomes) {
+        eprintln!("error: {e}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitCode::from(report::exit_code(&outcomes)))
 }
