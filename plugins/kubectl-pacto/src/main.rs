@@ -151,22 +151,8 @@ fn argo_engine(args: &HealthArgs, now_unix: i64) -> Result<ArgoHealth> {
         None => Overrides::default(),
         Some(path) => {
             let cm = read_one(path, "argocd-cm ConfigMap")?;
-            settings::parse_configmap(&cm.value).map_err(|e| match e {
-                settings::ConfigMapError::NotAConfigMap(_)
-                | settings::ConfigMapError::InvalidData(_) => anyhow!("{}: {e}", cm.origin),
-                settings::ConfigMapError::Load(e) => {
-                    let key = if e.key.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" data key {:?}:", e.key)
-                    };
-                    anyhow!(
-                        "{}:{key} {} (Argo CD refuses the whole configuration: every application's health becomes Unknown)",
-                        cm.origin,
-                        e.message
-                    )
-                }
-            })?
+            settings::parse_configmap(&cm.value)
+                .map_err(|e| anyhow!(e.at(&cm.origin.to_string())))?
         }
     };
     let builtins = match &args.customizations_dir {
@@ -231,14 +217,8 @@ fn flux_engine(args: &HealthArgs, now_unix: i64) -> Result<Option<(Kustomization
         max_alloc_bytes: memory,
         ..Default::default()
     };
-    let engine = FluxHealth::new_with_limits(&k.exprs, k.job_order(), now_unix, limits).map_err(|e| {
-        anyhow!(
-            "{}: {} {}: Ready=False, Stalled=True, reason InvalidCELExpression: Reconciliation failed terminally due to configuration error: {e}",
-            o.origin,
-            k.kind,
-            k.name
-        )
-    })?;
+    let engine = FluxHealth::new_with_limits(&k.exprs, k.job_order(), now_unix, limits)
+        .map_err(|e| anyhow!("{}: {}", o.origin, k.invalid_cel_expression(&e)))?;
     Ok(Some((k, engine)))
 }
 

@@ -340,6 +340,9 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, in the order messages list their words (`pass, hold, fail, none`).
+    pub const ALL: [Outcome; 4] = [Outcome::Pass, Outcome::Hold, Outcome::Fail, Outcome::None];
+
     /// `none`, `pass`, `hold`, `fail`.
     pub fn as_str(self) -> &'static str {
         match self {
