@@ -10,7 +10,7 @@ use kubectl_pacto::cli::WaitArgs;
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use kubectl_pacto::resource::{get_resource, Listed, DELIVERY_GROUP, DELIVERY_VERSION};
 use kubectl_pacto::wait::WaitFor;
-use pacto_gates::cluster::{ClusterError, Scope};
+use pacto_gates::cluster::{newest_resource_version, ClusterError, Scope};
 use pacto_gates::pacto::explain::Options;
 use pacto_gates::pacto::gate::{self, ArgoGate, FluxGate};
 use pacto_gates::render;
@@ -33,13 +33,6 @@ fn name_of(o: &Value) -> String {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string()
-}
-
-fn version_of(o: &Value) -> u64 {
-    o.pointer("/metadata/resourceVersion")
-        .and_then(Value::as_str)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
 }
 
 /// `kubectl pacto wait`.
@@ -175,77 +168,48 @@ async fn follow(
         }
     }
     let names: Vec<String> = watched.keys().cloned().collect();
-    let mut version = watched.values().map(version_of).max().unwrap_or(0);
-    loop {
-        let all_there = if deleting {
+    let reached = |watched: &BTreeMap<String, Value>| {
+        if deleting {
             watched.is_empty()
         } else {
             watched.values().all(|o| wait_for.reached(o, gate_word))
-        };
-        if all_there {
+        }
+    };
+    if reached(&watched) {
+        return Ok(Outcome::Met(names));
+    }
+    let since = newest_resource_version(&watched.values().cloned().collect::<Vec<_>>());
+    let mut follow = cluster.follow(
+        &kind,
+        Scope::Namespace(&ns),
+        args.selector.as_deref(),
+        since,
+        Some(deadline),
+    );
+    while let Some(event) = follow.next().await {
+        let event = event?;
+        let n = name_of(&event.object);
+        if !watched.contains_key(&n) {
+            continue;
+        }
+        if event.kind == "DELETED" {
+            if !deleting {
+                return Ok(Outcome::Deleted(n));
+            }
+            watched.remove(&n);
+        } else {
+            watched.insert(n, event.object);
+        }
+        if reached(&watched) {
             return Ok(Outcome::Met(names));
         }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            let pending = watched
-                .into_values()
-                .filter(|o| !wait_for.reached(o, gate_word))
-                .collect();
-            return Ok(Outcome::TimedOut {
-                pending,
-                gates: gates.map(Box::new),
-            });
-        }
-        let rv = version.to_string();
-        let seconds = left.as_secs().clamp(1, 295) as u32;
-        let opened = tokio::time::timeout(
-            left,
-            cluster.watch(
-                &kind,
-                Scope::Namespace(&ns),
-                args.selector.as_deref(),
-                (version > 0).then_some(rv.as_str()),
-                seconds,
-            ),
-        )
-        .await;
-        let Ok(stream) = opened else { continue };
-        let mut stream = stream?;
-        let mut events = 0usize;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let Ok(next) = tokio::time::timeout(left, stream.next()).await else {
-                break;
-            };
-            let Some(event) = next else { break };
-            let event = event?;
-            events += 1;
-            let n = name_of(&event.object);
-            if !watched.contains_key(&n) {
-                continue;
-            }
-            version = version.max(version_of(&event.object));
-            if event.kind == "DELETED" {
-                if !deleting {
-                    return Ok(Outcome::Deleted(n));
-                }
-                watched.remove(&n);
-            } else {
-                watched.insert(n, event.object);
-            }
-            let done = if deleting {
-                watched.is_empty()
-            } else {
-                watched.values().all(|o| wait_for.reached(o, gate_word))
-            };
-            if done {
-                return Ok(Outcome::Met(names));
-            }
-        }
-        if events == 0 {
-            // A server that ends watches at once is not asked again in a tight loop.
-            let left = deadline.saturating_duration_since(Instant::now());
-            tokio::time::sleep(left.min(Duration::from_millis(200))).await;
-        }
     }
+    let pending = watched
+        .into_values()
+        .filter(|o| !wait_for.reached(o, gate_word))
+        .collect();
+    Ok(Outcome::TimedOut {
+        pending,
+        gates: gates.map(Box::new),
+    })
 }

@@ -10,7 +10,7 @@ use kubectl_pacto::printer::PrintOptions;
 use pacto_gates::cluster::Scope;
 use pacto_gates::render::TableOptions;
 use serde_json::Value;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The kind watched and where.
 pub(crate) struct Watched<'a> {
@@ -27,14 +27,7 @@ pub(crate) struct Watched<'a> {
 
 /// The highest `metadata.resourceVersion` of `objects` (0 when none has one).
 pub(crate) fn newest(objects: &[Value]) -> u64 {
-    objects.iter().map(version_of).max().unwrap_or(0)
-}
-
-fn version_of(o: &Value) -> u64 {
-    o.pointer("/metadata/resourceVersion")
-        .and_then(Value::as_str)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
+    pacto_gates::cluster::newest_resource_version(objects)
 }
 
 /// Prints the table `listing` (empty when nothing was listed), then, with `-w`, one row per
@@ -88,51 +81,18 @@ pub(crate) fn follow(
         } else {
             Scope::Namespace(&ns)
         };
-        let mut since = w.since;
-        let left = || until.map(|u| u.saturating_duration_since(Instant::now()));
-        loop {
-            if left().is_some_and(|l| l.is_zero()) {
-                return Ok(());
+        let mut follow = cluster.follow(&kind, scope, w.selector, w.since, until);
+        while let Some(event) = follow.next().await {
+            let event = event?;
+            let name = event
+                .object
+                .pointer("/metadata/name")
+                .and_then(Value::as_str);
+            if w.name.is_some_and(|n| Some(n) != name) {
+                continue;
             }
-            let seconds = left().map_or(290, |l| l.as_secs().clamp(1, 290)) as u32;
-            let rv = since.to_string();
-            let mut stream = cluster
-                .watch(
-                    &kind,
-                    scope,
-                    w.selector,
-                    (since > 0).then_some(rv.as_str()),
-                    seconds,
-                )
-                .await?;
-            let mut events = 0usize;
-            loop {
-                let next = match left() {
-                    None => stream.next().await,
-                    Some(l) => match tokio::time::timeout(l, stream.next()).await {
-                        Ok(n) => n,
-                        Err(_) => return Ok(()),
-                    },
-                };
-                let Some(event) = next else { break };
-                let event = event?;
-                events += 1;
-                since = since.max(version_of(&event.object));
-                let name = event
-                    .object
-                    .pointer("/metadata/name")
-                    .and_then(Value::as_str);
-                if w.name.is_some_and(|n| Some(n) != name) {
-                    continue;
-                }
-                write_stdout(&row(&event.object))?;
-            }
-            if events == 0 {
-                let pause = left().map_or(Duration::from_millis(200), |l| {
-                    l.min(Duration::from_millis(200))
-                });
-                tokio::time::sleep(pause).await;
-            }
+            write_stdout(&row(&event.object))?;
         }
+        Ok(())
     })
 }
