@@ -199,6 +199,23 @@ pub fn stage_json(stage: &StageView, computed: &Computed, world: &World) -> Valu
     })
 }
 
+/// Which objects of files are explained when no `KIND/NAME` picks one: every object, but the
+/// kinds Stages and Operations depend on ([`crate::kinds::is_dependency`]) only when the files
+/// hold neither a Stage nor an Operation (then they are read for those, not reported on their
+/// own). The order is kept.
+pub fn explained(objects: Vec<Value>) -> Vec<Value> {
+    let delivery = objects
+        .iter()
+        .any(|o| crate::kinds::STAGE.is(o) || crate::kinds::OPERATION.is(o));
+    if !delivery {
+        return objects;
+    }
+    objects
+        .into_iter()
+        .filter(|o| !crate::kinds::is_dependency(o))
+        .collect()
+}
+
 /// The report of one Stage judged against `world`: its rows, its data, and as notes what the
 /// world could not know (kinds not installed, objects given twice) and the kinds that could not
 /// be read, which leave a condition Unknown.
@@ -465,6 +482,34 @@ mod tests {
             value_of(&r, "Stage").as_deref(),
             Some("payments-test/payments (not found)")
         );
+    }
+
+    /// A Stage's setup given as files ("Delivery reference: setup and gates", "Set up a
+    /// Stage"): the Stage is explained and what it depends on is read for it; the same
+    /// OCIRepository alone is explained on its own, and so is a Pacto beside a Stage.
+    #[test]
+    fn what_files_explain() {
+        let kinds = |objects: Vec<Value>| -> Vec<String> {
+            explained(objects)
+                .iter()
+                .map(|o| o["kind"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let mut setup = docs(include_str!("testdata/base-flux.yaml"));
+        setup.push(
+            json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+            "metadata": {"name": "payments"}}),
+        );
+        assert_eq!(kinds(setup.clone()), ["Stage", "Pacto"]);
+        let repos: Vec<Value> = setup
+            .into_iter()
+            .filter(|o| o["kind"] == json!("OCIRepository"))
+            .collect();
+        assert_eq!(kinds(repos), ["OCIRepository", "OCIRepository"]);
+        let held = docs(include_str!(
+            "../../../examples/delivery/operation-held.yaml"
+        ));
+        assert_eq!(kinds(held), ["Operation"]);
     }
 
     fn value_of(r: &Report, key: &str) -> Option<String> {

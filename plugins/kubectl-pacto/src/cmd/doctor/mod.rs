@@ -1,17 +1,15 @@
-//! `kubectl pacto doctor` and `kubectl pacto snippet`: read the configuration (files, the
-//! cluster, or both), hand it to the library's checks, print the report; print a snippet.
-//! Exit codes of doctor: 0 clean, 1 findings, 2 could not run.
+//! `kubectl pacto doctor`: read the configuration (files, the cluster, or both), hand it to the
+//! library's checks, print the report. Exit codes: 0 clean, 1 findings, 2 could not run.
 
-use crate::live::{block_on, connect};
-use crate::write_stdout;
-use anyhow::{anyhow, bail, Context, Result};
-use kubectl_pacto::cli::{DoctorArgs, DoctorOutput, SnippetArgs, SnippetTarget, SnippetTool};
+use crate::io::connect::{block_on, connect};
+use crate::io::output::{exit_on_error, write_stdout};
+use anyhow::{bail, Context, Result};
+use kubectl_pacto::cli::{DoctorArgs, DoctorOutput};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use pacto_gates::cluster::{Cluster, Kind, Scope};
 use pacto_gates::doctor::{self, ClusterFacts, Input};
 use pacto_gates::kinds::POD;
-use pacto_gates::pacto::recommended::Target;
-use pacto_gates::{object, render, snippets};
+use pacto_gates::{object, render};
 use serde_json::Value;
 use std::process::ExitCode;
 
@@ -95,11 +93,11 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
 }
 
 /// `kubectl pacto doctor`: the report, and the exit code (2 when it could not run).
-pub fn doctor(args: &DoctorArgs, global: &Global) -> ExitCode {
-    crate::exit_on_error(run(args, global), 2)
+pub(crate) fn run(args: &DoctorArgs, global: &Global) -> ExitCode {
+    exit_on_error(check(args, global), 2)
 }
 
-fn run(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
+fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
     if args.files.is_empty() && !args.cluster {
         bail!("nothing to check: give -f FILE|DIR, or --cluster");
     }
@@ -164,22 +162,4 @@ fn run(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
     };
     write_stdout(&out)?;
     Ok(ExitCode::from(report.exit_code()))
-}
-
-/// `kubectl pacto snippet argocd|flux [--for KIND] [--warning-blocks]`.
-pub fn snippet(args: &SnippetArgs) -> Result<ExitCode> {
-    let targets: Vec<Target> = match args.target {
-        None => Target::ALL.to_vec(),
-        Some(SnippetTarget::Pacto) => vec![Target::Pacto],
-        Some(SnippetTarget::Codertemplatetest) => vec![Target::CoderTemplateTest],
-    };
-    let text = match args.tool {
-        SnippetTool::Argocd => snippets::argocd(&targets, args.warning_blocks),
-        SnippetTool::Flux => snippets::flux(&targets, args.warning_blocks),
-    };
-    if text.is_empty() {
-        return Err(anyhow!("no snippet"));
-    }
-    write_stdout(&text)?;
-    Ok(ExitCode::SUCCESS)
 }

@@ -1,14 +1,14 @@
-//! `kubectl pacto reconcile --once`: read the Stages and their appliers, plan with the library
-//! (`reconcile::plan`), write each planned status, report. Exit 0 all written or unchanged, 1
+//! `kubectl pacto reconcile --once`: read the Stages and the kinds they depend on, plan with the
+//! library (`reconcile::plan`), write each planned status, report (`render::reconcile`). Exit 0 all written or unchanged, 1
 //! something left unwritten, 2 could not run.
 
-use crate::delivery::read_appliers;
-use crate::live::{block_on, connect};
-use crate::write_stdout;
+use crate::io::connect::{block_on, connect, namespace, scope};
+use crate::io::delivery::read_appliers;
+use crate::io::output::{exit_on_error, note, write_stdout};
 use anyhow::{anyhow, bail, Context, Result};
 use kubectl_pacto::cli::{Output, ReconcileArgs};
 use kubectl_pacto::options::{ClusterOptions, Global};
-use pacto_gates::cluster::{is_conflict, Cluster, ClusterError, Kind, Scope, StatusPatch};
+use pacto_gates::cluster::{is_conflict, Cluster, ClusterError, Kind, StatusPatch};
 use pacto_gates::delivery::view::Snapshot;
 use pacto_gates::delivery::{World, GROUP, VERSION};
 use pacto_gates::reconcile::report::{self, Failure, StageResult};
@@ -18,8 +18,8 @@ use serde_json::Value;
 use std::process::ExitCode;
 
 /// `kubectl pacto reconcile --once`.
-pub fn reconcile(args: &ReconcileArgs, global: &Global) -> ExitCode {
-    crate::exit_on_error(run(args, global), 2)
+pub(crate) fn run(args: &ReconcileArgs, global: &Global) -> ExitCode {
+    exit_on_error(reconcile_once(args, global), 2)
 }
 
 fn now_rfc3339(global: &Global) -> String {
@@ -37,11 +37,7 @@ struct Read {
 }
 
 async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Result<Read> {
-    let scope = if args.all_namespaces {
-        Scope::All
-    } else {
-        Scope::Namespace(namespace)
-    };
+    let scope = scope(args.all_namespaces, namespace);
     let kind = cluster
         .discover(GROUP, VERSION, "Stage")
         .await
@@ -149,7 +145,7 @@ async fn write(
     }
 }
 
-fn run(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
+fn reconcile_once(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
     if !args.once {
         bail!("only --once is supported: run it from a CronJob");
     }
@@ -157,11 +153,7 @@ fn run(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
     let now = now_rfc3339(global);
     let (notes, changes, outcomes) = block_on(async {
         let cluster = connect(&opts).await?;
-        let namespace = opts
-            .namespace
-            .clone()
-            .unwrap_or_else(|| cluster.default_namespace.clone());
-        let read = read(&cluster, args, &namespace).await?;
+        let read = read(&cluster, args, &namespace(&opts, &cluster)).await?;
         let world = World::new(&read.snapshot);
         let changes = reconcile::plan(&read.stages, &world, read.list_type, &now);
         let mut outcomes = Vec::new();
@@ -175,11 +167,11 @@ fn run(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
         Ok::<_, anyhow::Error>((notes, changes, outcomes))
     })?;
     for n in &notes {
-        eprintln!("note: {}", render::one_line(n));
+        note(n);
     }
     if args.dry_run {
         let out = render::reconcile::dry_run(&changes).map_err(|e| anyhow!(e))?;
-        eprintln!("note: {}", render::reconcile::dry_run_note(&changes));
+        note(&render::reconcile::dry_run_note(&changes));
         write_stdout(&out)?;
         return Ok(ExitCode::SUCCESS);
     }
