@@ -132,8 +132,10 @@ mod tests {
         let (cm, k) = (argocd_cm(), kustomization());
         let cm_file = Some((&cm, "cm.yaml"));
         let k_file = Some((&k, "k.yaml"));
-        // (files, cluster) → (Argo CD source, Flux: Kustomizations, complete, why recommended)
-        let table: [(Files, Option<bool>, &str, usize, bool, &str); 6] = [
+        // (files, cluster readable) → (Argo CD source, Flux: Kustomizations, complete, why the
+        // recommended gate would stand in)
+        type Case<'a> = (Files<'a>, Option<bool>, &'a str, usize, bool, &'a str);
+        let table: [Case; 6] = [
             (
                 Files::default(),
                 None,

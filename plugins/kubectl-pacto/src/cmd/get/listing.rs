@@ -5,7 +5,7 @@
 //! listing (kubectl's tab writer keeps its widths; the first row carries the header when
 //! nothing was listed).
 
-use super::Options;
+use super::options::Options;
 use crate::io::output::{print_notes, write_stdout};
 use crate::io::watch::{follow, Watched};
 use anyhow::Result;

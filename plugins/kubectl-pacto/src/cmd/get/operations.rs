@@ -2,7 +2,7 @@
 //! to the API server, as for Pactos); or the Operations of files.
 
 use super::listing::{self, Listing, Rows};
-use super::Options;
+use super::options::Options;
 use crate::io::connect::{block_on, connect, namespace, scope};
 use crate::io::select::{not_found, shown};
 use anyhow::Result;

@@ -3,7 +3,7 @@
 //! else the cluster's, else the recommended gate), which are read only for a table.
 
 use super::listing::{self, Listing, Rows};
-use super::Options;
+use super::options::Options;
 use crate::io::connect::{block_on, connect, namespace, scope};
 use crate::io::gates::load_gates;
 use crate::io::select::{in_namespace, name_of};

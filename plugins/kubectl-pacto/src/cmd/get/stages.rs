@@ -4,7 +4,7 @@
 //! are computed against them.
 
 use super::listing::{self, Listing, Rows};
-use super::Options;
+use super::options::Options;
 use crate::io::connect::{block_on, connect, namespace};
 use crate::io::delivery::{read_stages, Objects};
 use crate::io::select::{not_found, shown};
