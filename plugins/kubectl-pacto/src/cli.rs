@@ -62,9 +62,10 @@ pub enum Command {
     /// List Pactos with their verdict and what the Argo CD and Flux gates decide; or delivery
     /// Stages with their computed conditions; or Operations with where they stand.
     ///
-    /// Reads the cluster (kubeconfig or in-cluster) with one list call per kind, or files with
-    /// -f. RESOURCE is pactos (the default), stages or operations (singular, plural,
-    /// group-qualified, or TYPE/NAME for one object).
+    /// Reads the cluster (kubeconfig or in-cluster) with one list per kind, in pages of
+    /// --chunk-size objects (500, as kubectl), or files with -f. RESOURCE is pactos (the
+    /// default), stages or operations (singular, plural, group-qualified, or TYPE/NAME for one
+    /// object).
     ///
     /// Pactos: STATUS is status.contractStatus as written (unknown values shown, read as
     /// pending); ERRORS and WARNINGS the summary counts (legacy operator: failed checks that make
@@ -108,9 +109,12 @@ pub enum Command {
     ///
     /// Reads argocd-cm, argocd-cmd-params-cm, Kustomizations, HelmReleases, Pactos,
     /// CoderTemplateTests, Stages with their OCIRepositories and Applications, from -f files
-    /// and directories (suite files skipped) or with --cluster from the cluster (one list call
-    /// per kind), and runs the checks of the pacto-domain checklist: each finding has an ID,
-    /// a severity, the object, the evidence and the fix. Some checks run the configured Argo CD
+    /// and directories (suite files skipped) or with --cluster from the cluster (one list per
+    /// kind, in pages of --chunk-size objects), and checks that each gate does what "GitOps
+    /// promotion gates", "Gate template promotion with GitOps" and "Delivery reference: setup
+    /// and gates" set it up to do: Flux (F checks), Argo CD (A), the Pacto operator and its
+    /// objects (O), CoderTemplateTests (C) and delivery Stages (S). Each finding has an ID, a
+    /// severity, the object, the evidence and the fix. Some checks run the configured Argo CD
     /// scripts and Flux expressions on probe objects (no status, a stale generation, every
     /// contractStatus, every CoderTemplateTest phase). With --cluster it also compares the Argo
     /// CD application controller's start time with the time the Pacto key was written. Exit 0
