@@ -194,3 +194,68 @@ pub(crate) fn operation_report(c: &ClusterOptions, name: &str) -> Result<Report>
         Ok(objects.operation_report(&op))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn not_installed() -> ClusterError {
+        ClusterError::NotInstalled {
+            kind: "Application".into(),
+            group_version: "argoproj.io/v1alpha1".into(),
+        }
+    }
+
+    fn forbidden() -> ClusterError {
+        ClusterError::Forbidden {
+            verb: "list".into(),
+            resource: "approvals.delivery.pacto.trianalab.io".into(),
+            scope: " in namespace \"shop\"".into(),
+            message: "no".into(),
+        }
+    }
+
+    /// A kind the cluster does not serve holds nothing (None for the snapshot, a note for a
+    /// report); one that cannot be read is said so; a kind the command lists must be read.
+    #[test]
+    fn each_kind_as_read() {
+        let one = || Some(Ok(vec![json!({"metadata": {"name": "a"}})]));
+        assert!(matches!(listed(one()), Some(Ok(v)) if v.len() == 1));
+        assert!(listed(Some(Err(not_installed()))).is_none());
+        assert!(matches!(listed(Some(Err(forbidden()))), Some(Err(_))));
+        assert!(matches!(listed(None), Some(Ok(v)) if v.is_empty()));
+        let mut notes = Vec::new();
+        assert!(or_note(Some(Err(not_installed())), "Applications", &mut notes).is_empty());
+        assert!(or_note(Some(Err(forbidden())), "Approvals", &mut notes).is_empty());
+        assert_eq!(or_note(one(), "Stages", &mut notes).len(), 1);
+        assert_eq!(notes.len(), 2);
+        assert_eq!(
+            notes[0],
+            "Applications are not installed in this cluster: none apply"
+        );
+        assert!(
+            notes[1].starts_with("Approvals could not be read: "),
+            "{}",
+            notes[1]
+        );
+        assert!(primary(Some(Err(not_installed()))).is_err());
+        assert!(primary(None).unwrap().is_empty());
+    }
+
+    /// Objects of files: every kind counts as read; the Approvals are kept for the Operation
+    /// reports.
+    #[test]
+    fn objects_of_files() {
+        let all = [
+            json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1", "kind": "Stage",
+                "metadata": {"name": "payments", "namespace": "test"}}),
+            json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1", "kind": "Approval",
+                "metadata": {"name": "ok", "namespace": "test"}}),
+        ];
+        let o = Objects::from_files(&all);
+        assert_eq!((o.stages.len(), o.approvals.len()), (1, 1));
+        assert!(matches!(&o.snapshot.applications, Some(Ok(v)) if v.is_empty()));
+        assert_eq!(o.world().stages.len(), 1);
+    }
+}

@@ -2,7 +2,7 @@
 //! library's checks, print the report. Exit codes: 0 clean, 1 findings, 2 could not run.
 
 use crate::io::connect::{block_on, connect};
-use crate::io::output::{exit_on_error, write_stdout};
+use crate::io::output::{exit_on_error, note, write_stdout};
 use anyhow::{bail, Context, Result};
 use kubectl_pacto::cli::{DoctorArgs, DoctorOutput};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
@@ -97,13 +97,20 @@ pub(crate) fn run(args: &DoctorArgs, global: &Global) -> ExitCode {
     exit_on_error(check(args, global), 2)
 }
 
-fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
+/// What is checked and where from: files, the cluster, or both; never one namespace (the
+/// findings name each object's namespace).
+fn validate(args: &DoctorArgs) -> Result<()> {
     if args.files.is_empty() && !args.cluster {
         bail!("nothing to check: give -f FILE|DIR, or --cluster");
     }
     if args.cluster_args.namespace.is_some() {
         bail!("doctor reads every namespace: -n is not supported (the findings name each object's namespace)");
     }
+    Ok(())
+}
+
+fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
+    validate(args)?;
     let window = duration_flag(
         "--stabilization-window",
         &args.stabilization_window,
@@ -142,7 +149,7 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
     input.objects = objects;
     let report = doctor::run(&input);
     for n in notes.iter().chain(&report.notes) {
-        eprintln!("note: {}", render::one_line(n));
+        note(n);
     }
     let out = match args.output {
         Some(DoctorOutput::Json) => {
@@ -162,4 +169,34 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
     };
     write_stdout(&out)?;
     Ok(ExitCode::from(report.exit_code()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate;
+    use clap::Parser;
+    use kubectl_pacto::cli::{Cli, Command, DoctorArgs};
+
+    fn args(words: &[&str]) -> DoctorArgs {
+        let cli = Cli::try_parse_from([&["kubectl-pacto", "doctor"], words].concat()).unwrap();
+        let Command::Doctor(a) = cli.command else {
+            unreachable!("parsed as doctor")
+        };
+        a
+    }
+
+    /// Something to check, from files or the cluster, and never one namespace.
+    #[test]
+    fn doctor_checks_files_or_the_cluster_across_namespaces() {
+        assert!(validate(&args(&["-f", "x.yaml"])).is_ok());
+        assert!(validate(&args(&["--cluster"])).is_ok());
+        assert_eq!(
+            validate(&args(&[])).unwrap_err().to_string(),
+            "nothing to check: give -f FILE|DIR, or --cluster"
+        );
+        assert!(validate(&args(&["--cluster", "-n", "shop"]))
+            .unwrap_err()
+            .to_string()
+            .starts_with("doctor reads every namespace"));
+    }
 }

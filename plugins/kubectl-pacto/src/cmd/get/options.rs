@@ -77,3 +77,43 @@ fn validate(args: &GetArgs, named: bool) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::validate;
+    use clap::Parser;
+    use kubectl_pacto::cli::{Cli, Command, GetArgs};
+
+    fn args(words: &[&str]) -> GetArgs {
+        let cli = Cli::try_parse_from([&["kubectl-pacto", "get"], words].concat()).unwrap();
+        let Command::Get(a) = cli.command else {
+            unreachable!("parsed as get")
+        };
+        a
+    }
+
+    /// kubectl get's refusals (`name cannot be provided when a selector is specified`, `a
+    /// resource cannot be retrieved by name across all namespaces`), and `-w` follows only a
+    /// cluster.
+    #[test]
+    fn flags_that_do_not_go_together() {
+        assert!(validate(&args(&["pactos", "orders"]), true).is_ok());
+        assert_eq!(
+            validate(&args(&["pactos", "orders", "-l", "a=b"]), true)
+                .unwrap_err()
+                .to_string(),
+            "name cannot be provided when a selector is specified"
+        );
+        assert_eq!(
+            validate(&args(&["pactos", "orders", "-A"]), true)
+                .unwrap_err()
+                .to_string(),
+            "a resource cannot be retrieved by name across all namespaces"
+        );
+        assert!(validate(&args(&["-A", "-l", "a=b"]), false).is_ok());
+        assert!(validate(&args(&["-w", "-f", "x.yaml"]), false)
+            .unwrap_err()
+            .to_string()
+            .contains("cannot be used with -f"));
+    }
+}

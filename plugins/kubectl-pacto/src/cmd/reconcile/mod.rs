@@ -145,10 +145,16 @@ async fn write(
     }
 }
 
-fn reconcile_once(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
+/// The one mode there is: `--once` (a CronJob runs it on a schedule).
+fn validate(args: &ReconcileArgs) -> Result<()> {
     if !args.once {
         bail!("only --once is supported: run it from a CronJob");
     }
+    Ok(())
+}
+
+fn reconcile_once(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
+    validate(args)?;
     let opts = ClusterOptions::new(&args.cluster)?;
     let now = now_rfc3339(global);
     let (notes, changes, outcomes) = block_on(async {
