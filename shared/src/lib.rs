@@ -8,6 +8,7 @@ pub mod delivery;
 pub mod doctor;
 pub mod flux;
 pub mod k8s;
+pub mod kinds;
 pub mod object;
 pub mod pacto;
 pub mod reconcile;

@@ -1,7 +1,7 @@
 //! The command line of `kubectl pacto` (clap definitions only).
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
+use clap_complete::engine::ArgValueCandidates;
 use std::path::PathBuf;
 
 /// Inspect, explain, test and check the health gates Argo CD and Flux apply to Pacto contracts,
@@ -62,9 +62,10 @@ pub enum Command {
     /// List Pactos with their verdict and what the Argo CD and Flux gates decide; or delivery
     /// Stages with their computed conditions; or Operations with where they stand.
     ///
-    /// Reads the cluster (kubeconfig or in-cluster) with one list call per kind, or files with
-    /// -f. RESOURCE is pactos (the default), stages or operations (singular, plural,
-    /// group-qualified, or TYPE/NAME for one object).
+    /// Reads the cluster (kubeconfig or in-cluster) with one list per kind, in pages of
+    /// --chunk-size objects (500, as kubectl), or files with -f. RESOURCE is pactos (the
+    /// default), stages or operations (singular, plural, group-qualified, or TYPE/NAME for one
+    /// object).
     ///
     /// Pactos: STATUS is status.contractStatus as written (unknown values shown, read as
     /// pending); ERRORS and WARNINGS the summary counts (legacy operator: failed checks that make
@@ -108,9 +109,12 @@ pub enum Command {
     ///
     /// Reads argocd-cm, argocd-cmd-params-cm, Kustomizations, HelmReleases, Pactos,
     /// CoderTemplateTests, Stages with their OCIRepositories and Applications, from -f files
-    /// and directories (suite files skipped) or with --cluster from the cluster (one list call
-    /// per kind), and runs the checks of the pacto-domain checklist: each finding has an ID,
-    /// a severity, the object, the evidence and the fix. Some checks run the configured Argo CD
+    /// and directories (suite files skipped) or with --cluster from the cluster (one list per
+    /// kind, in pages of --chunk-size objects), and checks that each gate does what "GitOps
+    /// promotion gates", "Gate template promotion with GitOps" and "Delivery reference: setup
+    /// and gates" set it up to do: Flux (F checks), Argo CD (A), the Pacto operator and its
+    /// objects (O), CoderTemplateTests (C) and delivery Stages (S). Each finding has an ID, a
+    /// severity, the object, the evidence and the fix. Some checks run the configured Argo CD
     /// scripts and Flux expressions on probe objects (no status, a stale generation, every
     /// contractStatus, every CoderTemplateTest phase). With --cluster it also compares the Argo
     /// CD application controller's start time with the time the Pacto key was written. Exit 0
@@ -261,7 +265,7 @@ pub struct ReconcileArgs {
 #[derive(Debug, Args)]
 pub struct WaitArgs {
     /// pacto/NAME, stage/NAME or operation/NAME; or pactos, stages or operations with -l.
-    #[arg(value_name = "KIND[/NAME]", add = ArgValueCandidates::new(crate::complete::targets))]
+    #[arg(value_name = "KIND[/NAME]", add = ArgValueCandidates::new(crate::candidates::targets))]
     pub target: String,
     /// What to wait for: gate=WORD, verdict=STATUS, condition=TYPE[=STATUS],
     /// jsonpath={PATH}[=VALUE] or delete.
@@ -325,10 +329,10 @@ pub struct ClusterArgs {
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME", add = ArgValueCandidates::new(crate::complete::contexts))]
+    #[arg(long, value_name = "NAME", add = ArgValueCandidates::new(crate::candidates::contexts))]
     pub context: Option<String>,
     /// The namespace (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, value_name = "NAMESPACE", add = ArgValueCandidates::new(crate::complete::namespaces))]
+    #[arg(short = 'n', long, value_name = "NAMESPACE", add = ArgValueCandidates::new(crate::candidates::namespaces))]
     pub namespace: Option<String>,
     /// How long to wait for each answer of the API server (e.g. 1s, 2m, 3h; 0 or a bare number
     /// of seconds as in kubectl). Default: no limit.
@@ -387,7 +391,7 @@ pub struct GateArgs {
 #[derive(Debug, Args)]
 pub struct GetArgs {
     /// What to list: pactos, stages or operations (also singular, group-qualified, or TYPE/NAME).
-    #[arg(value_name = "RESOURCE", default_value = "pactos", add = ArgValueCandidates::new(resources))]
+    #[arg(value_name = "RESOURCE", default_value = "pactos", add = ArgValueCandidates::new(crate::candidates::resources))]
     pub resource: String,
     /// One object by name.
     #[arg(value_name = "NAME")]
@@ -402,7 +406,7 @@ pub struct GetArgs {
     /// (pacto.pacto.trianalab.io/NAME); json and yaml print a kubectl List of the objects (the
     /// object itself when one is named); jsonpath=TEMPLATE and custom-columns=HEADER:PATH,...
     /// as in kubectl.
-    #[arg(short = 'o', long, value_name = "FORMAT", add = ArgValueCandidates::new(output_formats))]
+    #[arg(short = 'o', long, value_name = "FORMAT", add = ArgValueCandidates::new(crate::candidates::output_formats))]
     pub output: Option<String>,
     /// Print tables and custom columns without their header line.
     #[arg(long)]
@@ -435,7 +439,7 @@ pub struct ExplainArgs {
     #[arg(
         value_name = "KIND/NAME",
         required_unless_present = "files",
-        add = ArgValueCandidates::new(crate::complete::targets)
+        add = ArgValueCandidates::new(crate::candidates::targets)
     )]
     pub target: Option<String>,
     /// Explain the objects of files instead (YAML or JSON, directories, - for stdin).
@@ -489,44 +493,4 @@ pub enum Shell {
     Bash,
     Zsh,
     Fish,
-}
-
-/// What `get` lists (completion candidates).
-fn resources() -> Vec<CompletionCandidate> {
-    vec![
-        CompletionCandidate::new("pactos")
-            .help(Some("Pacto contracts (pacto.trianalab.io)".into())),
-        CompletionCandidate::new("stages")
-            .help(Some("delivery Stages (delivery.pacto.trianalab.io)".into())),
-        CompletionCandidate::new("operations").help(Some(
-            "delivery Operations (delivery.pacto.trianalab.io)".into(),
-        )),
-    ]
-}
-
-/// The formats `get -o` takes (completion candidates).
-fn output_formats() -> Vec<CompletionCandidate> {
-    // kubectl's own candidates for these formats (the template follows an `=`).
-    [
-        "wide",
-        "name",
-        "json",
-        "yaml",
-        "jsonpath",
-        "jsonpath-as-json",
-        "custom-columns",
-    ]
-    .into_iter()
-    .map(CompletionCandidate::new)
-    .collect()
-}
-
-/// The kinds `explain` takes from a cluster (completion candidates; the name follows the slash).
-pub(crate) fn explain_kinds() -> Vec<CompletionCandidate> {
-    vec![
-        CompletionCandidate::new("pacto/").help(Some("pacto/NAME".into())),
-        CompletionCandidate::new("codertemplatetest/").help(Some("codertemplatetest/NAME".into())),
-        CompletionCandidate::new("stage/").help(Some("stage/NAME".into())),
-        CompletionCandidate::new("operation/").help(Some("operation/NAME".into())),
-    ]
 }

@@ -1,5 +1,6 @@
-//! Completion candidates for kubectl's plugin protocol, computed by clap_complete's engine from
-//! the same command definition as the parser.
+//! kubectl's plugin completion protocol: the candidates clap_complete's engine computes from
+//! the same command definition as the parser (the values each flag offers are
+//! [`crate::candidates`]'), one per line, then cobra's directive.
 
 use clap::CommandFactory;
 use std::ffi::OsString;
@@ -57,111 +58,5 @@ pub fn candidates(words: &[String]) -> String {
         (false, false) => 4,
     };
     let _ = writeln!(out, ":{directive}");
-    out
-}
-
-/// How long completion may wait for the API server: a shell waits for the answer.
-const CLUSTER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// How completion connects: the kubeconfig of `KUBECONFIG` (merged, as kubectl), else
-/// `~/.kube/config` (the candidate functions cannot see a `--kubeconfig` typed on the same
-/// line), within [`CLUSTER_WAIT`].
-fn options() -> pacto_gates::cluster::ConnectOptions {
-    pacto_gates::cluster::ConnectOptions {
-        request_timeout: Some(CLUSTER_WAIT),
-        discovery_timeout: Some(CLUSTER_WAIT),
-        ..Default::default()
-    }
-}
-
-/// The contexts of the kubeconfig (`--context`), with their cluster as help.
-pub fn contexts() -> Vec<clap_complete::engine::CompletionCandidate> {
-    pacto_gates::cluster::kubeconfig_contexts()
-        .into_iter()
-        .map(|(name, cluster)| {
-            clap_complete::engine::CompletionCandidate::new(name)
-                .help(Some(format!("cluster {cluster}").into()))
-        })
-        .collect()
-}
-
-/// Runs one read against the cluster of the kubeconfig within [`CLUSTER_WAIT`]; nothing on any
-/// failure (completion never prints errors).
-fn from_cluster<F, Fut>(read: F) -> Vec<String>
-where
-    F: FnOnce(pacto_gates::cluster::Cluster) -> Fut,
-    Fut: std::future::Future<Output = Vec<String>>,
-{
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    else {
-        return Vec::new();
-    };
-    let names = rt.block_on(async {
-        let work = async {
-            match pacto_gates::cluster::Cluster::connect(&options()).await {
-                Ok(c) => read(c).await,
-                Err(_) => Vec::new(),
-            }
-        };
-        tokio::time::timeout(CLUSTER_WAIT * 2, work)
-            .await
-            .unwrap_or_default()
-    });
-    rt.shutdown_background();
-    names
-}
-
-fn names_of(objects: &[serde_json::Value]) -> Vec<String> {
-    objects
-        .iter()
-        .filter_map(|o| o.pointer("/metadata/name").and_then(|n| n.as_str()))
-        .map(str::to_string)
-        .collect()
-}
-
-/// The namespaces of the cluster (`-n`).
-pub fn namespaces() -> Vec<clap_complete::engine::CompletionCandidate> {
-    from_cluster(|c| async move {
-        c.list(
-            &pacto_gates::cluster::Kind::namespace(),
-            pacto_gates::cluster::Scope::All,
-            None,
-        )
-        .await
-        .map(|l| names_of(&l))
-        .unwrap_or_default()
-    })
-    .into_iter()
-    .map(clap_complete::engine::CompletionCandidate::new)
-    .collect()
-}
-
-/// `pacto/NAME` for the Pactos of the context's namespace, after the kinds (`explain`, `wait`).
-pub fn targets() -> Vec<clap_complete::engine::CompletionCandidate> {
-    let mut out = crate::cli::explain_kinds();
-    let pactos = from_cluster(|c| async move {
-        let Ok(kind) = c
-            .discover(
-                pacto_gates::pacto::GROUP,
-                pacto_gates::pacto::VERSION,
-                pacto_gates::pacto::KIND,
-            )
-            .await
-        else {
-            return Vec::new();
-        };
-        let ns = c.default_namespace.clone();
-        c.list(&kind, pacto_gates::cluster::Scope::Namespace(&ns), None)
-            .await
-            .map(|l| names_of(&l))
-            .unwrap_or_default()
-    });
-    out.extend(
-        pactos
-            .into_iter()
-            .map(|n| clap_complete::engine::CompletionCandidate::new(format!("pacto/{n}"))),
-    );
     out
 }

@@ -5,12 +5,10 @@
 
 use crate::options::check_name;
 use anyhow::{bail, Result};
+use pacto_gates::kinds::{self, ApiKind};
 use serde_json::Value;
 
-/// The delivery API group (Stages, Operations, Approvals).
-pub const DELIVERY_GROUP: &str = "delivery.pacto.trianalab.io";
-/// The delivery API version.
-pub const DELIVERY_VERSION: &str = "v1alpha1";
+pub use pacto_gates::kinds::{DELIVERY_GROUP, DELIVERY_VERSION};
 
 /// A kind `get` lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +19,15 @@ pub enum Listed {
 }
 
 impl Listed {
+    /// The kind's API group, version and kind.
+    pub fn api_kind(self) -> ApiKind {
+        match self {
+            Listed::Pactos => kinds::PACTO,
+            Listed::Stages => kinds::STAGE,
+            Listed::Operations => kinds::OPERATION,
+        }
+    }
+
     /// The kind, as objects name it.
     pub fn kind(self) -> &'static str {
         match self {

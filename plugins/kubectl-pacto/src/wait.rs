@@ -11,20 +11,14 @@
 use crate::printer::jsonpath::{self, Template};
 use anyhow::{bail, Result};
 use pacto_gates::k8s::gofmt;
+use pacto_gates::pacto::gate::Outcome;
+use pacto_gates::pacto::verdict::KNOWN_VERDICTS;
 use serde_json::Value;
 
-/// The contractStatus values the Pacto operator writes (pacto-domain §2).
-pub const VERDICTS: [&str; 6] = [
-    "Compliant",
-    "Warning",
-    "NonCompliant",
-    "Invalid",
-    "Unknown",
-    "Reference",
-];
-
-/// The words of a gate outcome.
-pub const GATE_WORDS: [&str; 4] = ["pass", "hold", "fail", "none"];
+/// The words of a gate outcome ([`Outcome::as_str`]).
+fn gate_words() -> Vec<&'static str> {
+    Outcome::ALL.map(Outcome::as_str).to_vec()
+}
 
 /// A parsed `--for`.
 #[derive(Debug, Clone)]
@@ -64,20 +58,20 @@ impl WaitFor {
         match what {
             "gate" => {
                 pacto_only("gate")?;
-                if !GATE_WORDS.contains(&rest) {
+                if !gate_words().contains(&rest) {
                     bail!(
                         "--for gate={rest}: the GATE words are {}",
-                        GATE_WORDS.join(", ")
+                        gate_words().join(", ")
                     );
                 }
                 Ok(WaitFor::Gate(rest.to_string()))
             }
             "verdict" => {
                 pacto_only("verdict")?;
-                if !VERDICTS.contains(&rest) {
+                if !KNOWN_VERDICTS.contains(&rest) {
                     bail!(
                         "--for verdict={rest}: contractStatus is one of {} (spelled so)",
-                        VERDICTS.join(", ")
+                        KNOWN_VERDICTS.join(", ")
                     );
                 }
                 Ok(WaitFor::Verdict(rest.to_string()))
@@ -280,5 +274,23 @@ mod tests {
         assert!(WaitFor::parse("gate=passed", true).is_err());
         assert!(WaitFor::parse("ready", true).is_err());
         assert_eq!(split_jsonpath("{.a.b}=x=y"), ("{.a.b}", Some("x=y")));
+    }
+
+    /// `verdict=` takes the library's contractStatus values (the CRD's enum, NotEvaluated
+    /// included) and `gate=` the words of the gate outcomes, and nothing else.
+    #[test]
+    fn the_words_for_takes_are_the_librarys() {
+        for v in KNOWN_VERDICTS {
+            assert!(WaitFor::parse(&format!("verdict={v}"), true).is_ok(), "{v}");
+        }
+        assert!(WaitFor::parse("verdict=NotEvaluated", true).is_ok());
+        for w in ["pass", "hold", "fail", "none"] {
+            assert!(WaitFor::parse(&format!("gate={w}"), true).is_ok(), "{w}");
+        }
+        let e = WaitFor::parse("gate=block", true).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--for gate=block: the GATE words are pass, hold, fail, none"
+        );
     }
 }

@@ -79,6 +79,31 @@ pub enum ConfigMapError {
     Load(#[from] LoadError),
 }
 
+impl ConfigMapError {
+    /// The error for the file or object at `origin` (`cm.yaml: document 1`), one line. A
+    /// configuration Argo CD refuses names the data key at fault and says what Argo CD does
+    /// with it: the controller cannot load its comparison settings and every application's
+    /// health becomes Unknown (argo-cd `controller/state.go`, "using unknown comparison").
+    pub fn at(&self, origin: &str) -> String {
+        match self {
+            ConfigMapError::NotAConfigMap(_) | ConfigMapError::InvalidData(_) => {
+                format!("{origin}: {self}")
+            }
+            ConfigMapError::Load(e) => {
+                let key = if e.key.is_empty() {
+                    String::new()
+                } else {
+                    format!(" data key {:?}:", e.key)
+                };
+                format!(
+                    "{origin}:{key} {} (Argo CD refuses the whole configuration: every application's health becomes Unknown)",
+                    e.message
+                )
+            }
+        }
+    }
+}
+
 /// Parses the `data` of an object read as a ConfigMap, whatever its kind (as
 /// `argocd admin settings --argocd-cm-path` does). Errors: see [`parse_configmap`].
 pub fn parse_data_of(cm: &Value) -> Result<Overrides, LoadError> {
@@ -445,6 +470,25 @@ mod tests {
         .unwrap_err();
         assert!(matches!(e, ConfigMapError::InvalidData(_)), "{e}");
         assert!(e.to_string().contains("must be strings"), "{e}");
+    }
+
+    /// A refused configuration names the file and the key (settings.go's errors), and what
+    /// Argo CD then does (controller/state.go: every application's health Unknown).
+    #[test]
+    fn refusals_name_the_file_and_the_key() {
+        let e = parse_configmap(&cm(
+            json!({"resource.customizations.useOpenLibs.a_B": "yes"}),
+        ))
+        .unwrap_err();
+        assert_eq!(
+            e.at("cm.yaml: document 1"),
+            "cm.yaml: document 1: data key \"resource.customizations.useOpenLibs.a_B\": strconv.ParseBool: parsing \"yes\": invalid syntax (Argo CD refuses the whole configuration: every application's health becomes Unknown)"
+        );
+        let e = parse_configmap(&json!({"kind": "Secret"})).unwrap_err();
+        assert_eq!(
+            e.at("s.yaml"),
+            "s.yaml: expected the argocd-cm ConfigMap, found kind Secret"
+        );
     }
 
     /// Legacy blob merged per field with split keys (settings.go GetResourceOverrides).

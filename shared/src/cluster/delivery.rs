@@ -7,10 +7,10 @@
 //! known here: they come back as the API server sent them.
 
 use super::{Cluster, ClusterError, Scope};
+use crate::kinds::{
+    ApiKind, APPROVAL, KUSTOMIZATION, OCI_REPOSITORY, OPERATION, STAGE, STAGE_DEPENDENCIES,
+};
 use serde_json::Value;
-
-/// The delivery API group and version.
-const DELIVERY: (&str, &str) = ("delivery.pacto.trianalab.io", "v1alpha1");
 
 /// Which delivery objects to read, and in which namespaces (None: not wanted).
 #[derive(Debug, Clone, Copy, Default)]
@@ -44,44 +44,34 @@ impl Cluster {
     /// ([`Cluster::list`]). A kind that is not installed, or cannot be read, does not stop the
     /// others.
     pub async fn delivery_objects(&self, query: &DeliveryQuery<'_>) -> DeliveryObjects {
-        let mut wanted: Vec<((&str, &str, &str), Scope<'_>)> = Vec::new();
+        let mut wanted: Vec<(ApiKind, Scope<'_>)> = Vec::new();
         let delivery = [
-            ("Stage", query.stages),
-            ("Operation", query.operations),
-            ("Approval", query.approvals),
+            (STAGE, query.stages),
+            (OPERATION, query.operations),
+            (APPROVAL, query.approvals),
         ];
         for (kind, scope) in delivery {
             if let Some(scope) = scope {
-                wanted.push(((DELIVERY.0, DELIVERY.1, kind), scope));
+                wanted.push((kind, scope));
             }
         }
         if query.appliers {
-            wanted.extend([
-                (
-                    ("source.toolkit.fluxcd.io", "v1", "OCIRepository"),
-                    Scope::All,
-                ),
-                (
-                    ("kustomize.toolkit.fluxcd.io", "v1", "Kustomization"),
-                    Scope::All,
-                ),
-                (("argoproj.io", "v1alpha1", "Application"), Scope::All),
-            ]);
+            wanted.extend(STAGE_DEPENDENCIES.map(|k| (k, Scope::All)));
         }
-        let gvks: Vec<(&str, &str, &str)> = wanted.iter().map(|(gvk, _)| *gvk).collect();
+        let gvks: Vec<(&str, &str, &str)> = wanted.iter().map(|(k, _)| k.gvk()).collect();
         let kinds = self.discover_each(&gvks).await;
         let mut out = DeliveryObjects::default();
-        for (((_, _, kind), scope), found) in wanted.into_iter().zip(kinds) {
+        for ((wanted, scope), found) in wanted.into_iter().zip(kinds) {
             let read = match found {
                 Ok(k) => self.list(&k, scope, None).await,
                 Err(e) => Err(e),
             };
-            let slot = match kind {
-                "Stage" => &mut out.stages,
-                "Operation" => &mut out.operations,
-                "Approval" => &mut out.approvals,
-                "OCIRepository" => &mut out.oci_repositories,
-                "Kustomization" => &mut out.kustomizations,
+            let slot = match wanted {
+                STAGE => &mut out.stages,
+                OPERATION => &mut out.operations,
+                APPROVAL => &mut out.approvals,
+                OCI_REPOSITORY => &mut out.oci_repositories,
+                KUSTOMIZATION => &mut out.kustomizations,
                 _ => &mut out.applications,
             };
             *slot = Some(read);

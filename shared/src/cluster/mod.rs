@@ -33,7 +33,10 @@ pub use error::{chain, reason_phrase, root_cause, ClusterError};
 pub use kubeconfig::{check_kubeconfig_text, ConnectOptions};
 pub use overrides::Overrides;
 pub use request::{decode_list_answer, Scope};
-pub use watch::{decode_watch_line, Event, WatchStream, MAX_EVENT_BYTES};
+pub use watch::{
+    decode_watch_line, newest_resource_version, resource_version_of, Event, Follow, WatchStream,
+    MAX_EVENT_BYTES, MAX_WATCH_SECONDS,
+};
 pub use write::{is_conflict, StatusPatch};
 
 use kube::Client;

@@ -3,6 +3,14 @@
 //! them (apimachinery `watch` and kube-rs `Client::request_events`). The objects come back as
 //! sent. An event longer than [`MAX_EVENT_BYTES`] ends the watch with an error, so an answer
 //! without end cannot exhaust memory.
+//!
+//! [`Follow`] is the one resumable watch every command follows (`get -w`, `wait`): it starts
+//! from the resourceVersion of the listing the command printed, opens watch after watch as the
+//! server ends them (each resumes from the last resourceVersion seen, as client-go's
+//! `tools/cache/reflector.go` `watch` loop does), and stops at its deadline. Resuming after a
+//! `410 Gone` (the resourceVersion compacted away: relist, then watch from the new list) and
+//! bookmarks (`allowWatchBookmarks`) belong in [`Follow::next`], the one place that opens and
+//! resumes.
 
 use super::request::{api_error, parse_json, status_text, with_type, Op};
 use super::{Cluster, ClusterError, Kind, Scope};
@@ -11,6 +19,7 @@ use kube::api::WatchParams;
 use kube::core::{DynamicObject, Request};
 use kube::Resource as _;
 use serde_json::Value;
+use std::time::{Duration, Instant};
 
 /// The longest event line a watch accepts (64 MiB: more than any object etcd stores).
 pub const MAX_EVENT_BYTES: usize = 64 << 20;
@@ -151,6 +160,163 @@ impl WatchStream {
     /// One line: an event, None for a bookmark, or the error it carries.
     fn event(&self, line: &[u8]) -> Result<Option<Event>, Box<ClusterError>> {
         event(line, &self.kind, &self.op)
+    }
+}
+
+/// The longest a watch request asks the server to keep it open (`timeoutSeconds`): under the
+/// API server's own bound (kube-apiserver `--min-request-timeout`, 1800 s, randomised up to
+/// twice that), short enough that a connection some proxy dropped silently is noticed.
+pub const MAX_WATCH_SECONDS: u32 = 290;
+
+/// How long a follow waits before asking again when a watch ended without an event, so that a
+/// server that ends watches at once is not asked in a tight loop.
+const QUIET_PAUSE: Duration = Duration::from_millis(200);
+
+/// `metadata.resourceVersion` of an object as a number (0 when it has none, or another form).
+pub fn resource_version_of(o: &Value) -> u64 {
+    o.pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The highest `metadata.resourceVersion` of `objects` (0 when none has one): where a follow of
+/// a listing of them starts.
+pub fn newest_resource_version(objects: &[Value]) -> u64 {
+    objects.iter().map(resource_version_of).max().unwrap_or(0)
+}
+
+/// A resumable watch of one kind: see the module's documentation and [`Cluster::follow`].
+pub struct Follow<'a> {
+    cluster: &'a Cluster,
+    kind: Kind,
+    scope: Scope<'a>,
+    selector: Option<&'a str>,
+    /// The last resourceVersion seen; 0: the current objects first, as `ADDED`.
+    resource_version: u64,
+    until: Option<Instant>,
+    watch_seconds: u32,
+    stream: Option<WatchStream>,
+    /// Events of the open stream.
+    events: usize,
+}
+
+impl Cluster {
+    /// Follows the changes of `kind` in `scope` (label `selector`) after `resource_version`
+    /// (the listing's, see [`newest_resource_version`]; 0: the current objects first), until
+    /// `until` (None: until the caller stops). Nothing is asked of the server before the first
+    /// [`Follow::next`].
+    pub fn follow<'a>(
+        &'a self,
+        kind: &Kind,
+        scope: Scope<'a>,
+        selector: Option<&'a str>,
+        resource_version: u64,
+        until: Option<Instant>,
+    ) -> Follow<'a> {
+        Follow {
+            cluster: self,
+            kind: kind.clone(),
+            scope,
+            selector,
+            resource_version,
+            until,
+            watch_seconds: MAX_WATCH_SECONDS,
+            stream: None,
+            events: 0,
+        }
+    }
+}
+
+impl Follow<'_> {
+    /// How long each watch request asks the server to keep it open, seconds (1 to
+    /// [`MAX_WATCH_SECONDS`], the default); the follow resumes when the server ends it.
+    pub fn with_watch_seconds(mut self, seconds: u32) -> Self {
+        self.watch_seconds = seconds.clamp(1, MAX_WATCH_SECONDS);
+        self
+    }
+
+    /// The last resourceVersion seen (the listing's until an event came).
+    pub fn resource_version(&self) -> u64 {
+        self.resource_version
+    }
+
+    fn left(&self) -> Option<Duration> {
+        self.until
+            .map(|u| u.saturating_duration_since(Instant::now()))
+    }
+
+    /// The next change, in the order the server sent it; None once the deadline has passed.
+    /// A watch the server ended (its timeout, a closed connection) is opened again from the
+    /// last resourceVersion seen, after a short pause when it brought nothing. Opening a watch
+    /// is bounded by the deadline as well as by `--request-timeout`. Errors: the server's
+    /// answer to a watch request (403, 404, ...), the connection's, or an `ERROR` event (a
+    /// `410 Gone` when the resourceVersion is too old): the follow ends with it.
+    pub async fn next(&mut self) -> Option<Result<Event, ClusterError>> {
+        loop {
+            let left = self.left();
+            if left.is_some_and(|l| l.is_zero()) {
+                return None;
+            }
+            if self.stream.is_none() {
+                let seconds = left.map_or(self.watch_seconds, |l| {
+                    u32::try_from(l.as_secs())
+                        .unwrap_or(u32::MAX)
+                        .clamp(1, self.watch_seconds)
+                });
+                let rv = self.resource_version.to_string();
+                let open = self.cluster.watch(
+                    &self.kind,
+                    self.scope,
+                    self.selector,
+                    (self.resource_version > 0).then_some(rv.as_str()),
+                    seconds,
+                );
+                let opened = match left {
+                    None => open.await,
+                    Some(l) => match tokio::time::timeout(l, open).await {
+                        Ok(o) => o,
+                        Err(_) => return None,
+                    },
+                };
+                match opened {
+                    Ok(s) => {
+                        self.stream = Some(s);
+                        self.events = 0;
+                    }
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+            let left = self.left();
+            let stream = self.stream.as_mut()?;
+            let next = match left {
+                None => stream.next().await,
+                Some(l) => match tokio::time::timeout(l, stream.next()).await {
+                    Ok(n) => n,
+                    Err(_) => return None,
+                },
+            };
+            match next {
+                Some(Ok(event)) => {
+                    self.events += 1;
+                    self.resource_version = self
+                        .resource_version
+                        .max(resource_version_of(&event.object));
+                    return Some(Ok(event));
+                }
+                Some(Err(e)) => {
+                    self.stream = None;
+                    return Some(Err(e));
+                }
+                None => {
+                    self.stream = None;
+                    if self.events == 0 {
+                        let pause = self.left().map_or(QUIET_PAUSE, |l| l.min(QUIET_PAUSE));
+                        tokio::time::sleep(pause).await;
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use super::mediated::{appliers, Applier};
 use super::operation::{approvals, gate_meaning, place};
 use super::view::{ApprovalView, OperationView, StageView, WrittenCondition};
 use super::world::World;
-use crate::pacto::explain::{Row, Rows, Tone};
+use crate::pacto::explain::{Report, Row, Rows, Tone};
 use serde_json::{json, Value};
 
 fn status_tone(status: &str) -> Tone {
@@ -199,6 +199,65 @@ pub fn stage_json(stage: &StageView, computed: &Computed, world: &World) -> Valu
     })
 }
 
+/// Which objects of files are explained when no `KIND/NAME` picks one: every object, but the
+/// kinds Stages and Operations depend on ([`crate::kinds::is_dependency`]) only when the files
+/// hold neither a Stage nor an Operation (then they are read for those, not reported on their
+/// own). The order is kept.
+pub fn explained(objects: Vec<Value>) -> Vec<Value> {
+    let delivery = objects
+        .iter()
+        .any(|o| crate::kinds::STAGE.is(o) || crate::kinds::OPERATION.is(o));
+    if !delivery {
+        return objects;
+    }
+    objects
+        .into_iter()
+        .filter(|o| !crate::kinds::is_dependency(o))
+        .collect()
+}
+
+/// The report of one Stage judged against `world`: its rows, its data, and as notes what the
+/// world could not know (kinds not installed, objects given twice) and the kinds that could not
+/// be read, which leave a condition Unknown.
+pub fn stage_report(stage: &StageView, world: &World) -> Report {
+    let computed = super::compute(stage, world);
+    let mut notes = world.notes.clone();
+    notes.extend(computed.unreadable.iter().cloned());
+    Report {
+        rows: stage_rows(stage, &computed, world),
+        data: stage_json(stage, &computed, world),
+        notes,
+    }
+}
+
+/// The report of one Operation: the Stage it names (`spec.stageRef.name`, in the Operation's
+/// namespace) among `stages`, the Approvals among `approvals`, and `notes` saying why Stages or
+/// Approvals are not known (repeated as `Note` rows and in the data's `notes`).
+pub fn operation_report(
+    op: &OperationView,
+    stages: &[StageView],
+    approvals: &[ApprovalView],
+    notes: &[String],
+) -> Report {
+    let stage = stages
+        .iter()
+        .find(|s| s.this.namespace == op.this.namespace && s.this.name == op.stage);
+    let mut rows = operation_rows(op, stage, approvals);
+    rows.extend(notes.iter().map(|n| Row {
+        indent: 0,
+        key: "Note".into(),
+        value: n.clone(),
+        tone: Tone::Warn,
+    }));
+    let mut data = operation_json(op, stage, approvals);
+    data["notes"] = notes.to_vec().into();
+    Report {
+        rows,
+        data,
+        notes: notes.to_vec(),
+    }
+}
+
 /// The rows of `explain operation/NAME`. `stage` is the Stage it names (None when not found);
 /// `all_approvals` every Approval read.
 pub fn operation_rows(
@@ -347,4 +406,116 @@ pub fn operation_json(
         "approvals": approvals,
         "problems": op.problems,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delivery::{compute, Snapshot};
+    use crate::testutil::docs;
+
+    /// A Flux Stage in a cluster without Argo CD (`testdata/cases.yaml`, "Argo CD not installed
+    /// is no applier, not an error"): Ready and Mediated hold, and the report carries the note
+    /// the reason table gives; with the Applications unreadable, Mediated is Unknown and the
+    /// report says why.
+    #[test]
+    fn a_stage_report_carries_what_the_world_could_not_know() {
+        let all = docs(include_str!("testdata/base-flux.yaml"));
+        let mut snapshot = Snapshot::from_objects(&all);
+        snapshot.applications = None;
+        let world = World::new(&snapshot);
+        let stage = StageView::new(&snapshot.stages[0]);
+        let r = stage_report(&stage, &world);
+        assert_eq!(
+            r.notes,
+            ["Applications (argoproj.io) are not installed in this cluster: none apply"]
+        );
+        assert_eq!(r.data["kind"], json!("StageExplanation"));
+        assert_eq!(r.data["notes"], json!(r.notes));
+        assert_eq!(r.rows, stage_rows(&stage, &compute(&stage, &world), &world));
+        snapshot.applications = Some(Err("forbidden".into()));
+        let world = World::new(&snapshot);
+        let r = stage_report(&stage, &world);
+        let c = compute(&stage, &world);
+        assert_eq!(c.mediated.status, "Unknown");
+        assert_eq!(r.notes, c.unreadable);
+        assert!(
+            r.notes.iter().any(|n| n.contains("forbidden")),
+            "{:?}",
+            r.notes
+        );
+    }
+
+    /// The held promotion of `examples/delivery/operation-held.yaml` ("Delivery reference:
+    /// setup and gates": an Approval that accepts the Unknown gate counts): the Stage it names is
+    /// the one of its own namespace, and what could not be read is a warning row and a note.
+    #[test]
+    fn an_operation_report_finds_its_stage_in_its_namespace() {
+        let all = docs(include_str!(
+            "../../../examples/delivery/operation-held.yaml"
+        ));
+        let op = OperationView::new(&all[0]);
+        let approvals = [ApprovalView::new(&all[1])];
+        let stage = |ns: &str| {
+            StageView::new(
+                &json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1",
+                "kind": "Stage", "metadata": {"name": "payments", "namespace": ns}, "spec": {}}),
+            )
+        };
+        let stages = [stage("payments-prod"), stage("payments-test")];
+        let notes =
+            ["Stages (delivery.pacto.trianalab.io) could not be read: forbidden".to_string()];
+        let r = operation_report(&op, &stages, &approvals, &notes);
+        assert_eq!(
+            value_of(&r, "Stage").as_deref(),
+            Some("payments-test/payments")
+        );
+        assert_eq!(value_of(&r, "Approvals").as_deref(), Some("1"));
+        let last = r.rows.last().unwrap();
+        assert_eq!((last.key.as_str(), last.tone), ("Note", Tone::Warn));
+        assert_eq!(last.value, notes[0]);
+        assert_eq!(r.data["notes"], json!(notes));
+        assert_eq!(r.notes, notes);
+        // Not in its namespace: not found.
+        let r = operation_report(&op, &stages[..1], &approvals, &[]);
+        assert_eq!(
+            value_of(&r, "Stage").as_deref(),
+            Some("payments-test/payments (not found)")
+        );
+    }
+
+    /// A Stage's setup given as files ("Delivery reference: setup and gates", "Set up a
+    /// Stage"): the Stage is explained and what it depends on is read for it; the same
+    /// OCIRepository alone is explained on its own, and so is a Pacto beside a Stage.
+    #[test]
+    fn what_files_explain() {
+        let kinds = |objects: Vec<Value>| -> Vec<String> {
+            explained(objects)
+                .iter()
+                .map(|o| o["kind"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let mut setup = docs(include_str!("testdata/base-flux.yaml"));
+        setup.push(
+            json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+            "metadata": {"name": "payments"}}),
+        );
+        assert_eq!(kinds(setup.clone()), ["Stage", "Pacto"]);
+        let repos: Vec<Value> = setup
+            .into_iter()
+            .filter(|o| o["kind"] == json!("OCIRepository"))
+            .collect();
+        assert_eq!(kinds(repos), ["OCIRepository", "OCIRepository"]);
+        let held = docs(include_str!(
+            "../../../examples/delivery/operation-held.yaml"
+        ));
+        assert_eq!(kinds(held), ["Operation"]);
+    }
+
+    fn value_of(r: &Report, key: &str) -> Option<String> {
+        r.rows
+            .iter()
+            .find(|row| row.key == key)
+            .map(|row| row.value.clone())
+    }
 }

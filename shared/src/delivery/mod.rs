@@ -15,6 +15,7 @@ pub mod mediated;
 pub mod oidc;
 pub mod operation;
 pub mod ready;
+pub mod snapshot;
 pub mod stage;
 pub mod view;
 pub mod world;
@@ -23,15 +24,16 @@ pub mod world;
 mod tests;
 
 /// The delivery API group.
-pub const GROUP: &str = "delivery.pacto.trianalab.io";
+pub const GROUP: &str = crate::kinds::DELIVERY_GROUP;
 /// The delivery API version (alpha).
-pub const VERSION: &str = "v1alpha1";
-/// The label that ties an apply OCIRepository and its applier to the one Stage that applies through
-/// them: `delivery.pacto.trianalab.io/apply-ref=<stage name>` ("Delivery reference: setup and
-/// gates", "Set up a Stage").
+pub const VERSION: &str = crate::kinds::DELIVERY_VERSION;
+/// The label that ties an apply OCIRepository and its applier to the one Stage that applies
+/// through them: `delivery.pacto.trianalab.io/apply-ref=<stage name>` ("Delivery reference: setup
+/// and gates", "Set up a Stage").
 pub const APPLY_REF_LABEL: &str = "delivery.pacto.trianalab.io/apply-ref";
 
 pub use condition::{Computed, Condition, Failure};
+pub use snapshot::Snapshot;
 pub use stage::compute;
-pub use view::{Snapshot, StageView};
+pub use view::StageView;
 pub use world::World;

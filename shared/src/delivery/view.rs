@@ -662,23 +662,7 @@ impl ApprovalView {
     }
 }
 
-/// A list of objects of one kind as read: `None` when the kind is not installed in the cluster
-/// (no such API: nothing of it exists), `Some(Err(why))` when it could not be read (forbidden,
-/// failed), else the objects.
-pub type Listed = Option<Result<Vec<Value>, String>>;
-
-/// Everything a Stage's conditions depend on, each kind read once.
-#[derive(Debug, Clone, Default)]
-pub struct Snapshot {
-    /// Every Stage (for upstream Stages).
-    pub stages: Vec<Value>,
-    /// Flux OCIRepositories (apply and candidate repositories).
-    pub oci_repositories: Listed,
-    /// Flux Kustomizations.
-    pub kustomizations: Listed,
-    /// Argo CD Applications.
-    pub applications: Listed,
-}
+pub use super::snapshot::{Listed, Snapshot};
 
 #[cfg(test)]
 mod tests {

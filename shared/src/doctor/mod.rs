@@ -6,6 +6,7 @@
 //! findings go out.
 
 pub mod argocd;
+pub mod cluster;
 pub mod delivery;
 pub mod flux;
 pub mod near;

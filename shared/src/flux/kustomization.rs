@@ -83,6 +83,20 @@ impl Kustomization {
             JobOrder::NoJobReader
         }
     }
+
+    /// What the controller makes of `healthCheckExprs` that do not compile (`error`, as
+    /// [`crate::flux::health::FluxHealth::new`] words it): `Ready=False` and `Stalled=True`
+    /// with reason `InvalidCELExpression` and kustomize-controller's terminal message
+    /// (`internal/controller/constants.go` `TerminalErrorMessage`, written by
+    /// `kustomization_controller.go` before any apply; helm-controller does the same), as one
+    /// line: `Kustomization NAME: Ready=False, Stalled=True, reason InvalidCELExpression:
+    /// Reconciliation failed terminally due to configuration error: ERROR`.
+    pub fn invalid_cel_expression(&self, error: &str) -> String {
+        format!(
+            "{} {}: Ready=False, Stalled=True, reason InvalidCELExpression: Reconciliation failed terminally due to configuration error: {error}",
+            self.kind, self.name
+        )
+    }
 }
 
 /// Reads a Kustomization (`kustomize.toolkit.fluxcd.io`) or a HelmRelease
@@ -331,6 +345,29 @@ mod tests {
             "spec.healthCheckExprs[0].current: expected a string, found number"
         );
         assert!(parse(&json!({"apiVersion": "v1", "kind": "ConfigMap"})).is_err());
+    }
+
+    /// kustomize-controller's terminal error for expressions that do not compile
+    /// (`constants.go` `TerminalErrorMessage`, conditions Ready=False and Stalled=True with
+    /// reason `InvalidCELExpression`), on the error `cel.NewStatusReader` gives for an entry
+    /// without `current` (fluxcd/pkg `runtime/cel/status_evaluator.go`).
+    #[test]
+    fn expressions_that_do_not_compile_stall_the_kustomization() {
+        use crate::flux::health::FluxHealth;
+        let k = parse(&json!({
+            "apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+            "metadata": {"name": "apps", "namespace": "flux-system"},
+            "spec": {"healthCheckExprs": [{"apiVersion": "v1", "kind": "ConfigMap", "failed": "true"}]}
+        }))
+        .unwrap();
+        let e = FluxHealth::new(&k.exprs, k.job_order(), 0)
+            .err()
+            .expect("an entry without current does not compile");
+        let m = k.invalid_cel_expression(&e);
+        assert_eq!(
+            m,
+            format!("Kustomization apps: Ready=False, Stalled=True, reason InvalidCELExpression: Reconciliation failed terminally due to configuration error: {e}")
+        );
     }
 
     /// helm-controller `internal/action/wait.go`: `WaitWithJobs` (the default) adds Flux's Job

@@ -18,6 +18,8 @@ use std::collections::HashSet;
 
 pub use super::recommended::PACTO_ARGO_KEY;
 
+pub mod sources;
+
 /// The recommended Kustomization as read by [`kustomization::parse`]. With `warning_blocks`,
 /// Warning moves from the Pacto entry's `current` to its `failed` expression.
 pub fn recommended_kustomization(warning_blocks: bool) -> Kustomization {
@@ -340,6 +342,9 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome, in the order messages list their words (`pass, hold, fail, none`).
+    pub const ALL: [Outcome; 4] = [Outcome::Pass, Outcome::Hold, Outcome::Fail, Outcome::None];
+
     /// `none`, `pass`, `hold`, `fail`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -260,6 +260,37 @@ mod tests {
         s.parse().unwrap()
     }
 
+    /// The current operator line's CRD enum for `status.contractStatus` (TrianaLab/pacto
+    /// `integrations/kubernetes` `api/v1alpha1`: Compliant, Warning, NonCompliant, Reference,
+    /// Unknown, and the current line's Invalid and NotEvaluated): every value is known and has
+    /// its own meaning; values are case-sensitive, and a near miss says which was meant.
+    #[test]
+    fn the_known_verdicts_are_the_crds_enum() {
+        let crd_enum = [
+            "Compliant",
+            "Warning",
+            "NonCompliant",
+            "Reference",
+            "Unknown",
+            "Invalid",
+            "NotEvaluated",
+        ];
+        let mut known = KNOWN_VERDICTS.to_vec();
+        let mut want = crd_enum.to_vec();
+        known.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(known, want);
+        for v in crd_enum {
+            let m = meaning(Some(v));
+            assert!(
+                !m.contains("not a contractStatus value") && !m.contains("does not know"),
+                "{v}: {m}"
+            );
+        }
+        assert!(meaning(Some("noncompliant")).contains("NonCompliant was probably meant"));
+        assert!(meaning(Some("Provisional")).contains("does not know"));
+    }
+
     #[test]
     fn human_duration_follows_apimachinery_thresholds() {
         // Expected strings from k8s.io/apimachinery pkg/util/duration/duration_test.go

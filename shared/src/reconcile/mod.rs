@@ -5,6 +5,7 @@
 //! `status.observedGeneration` of each Stage, and nothing else.
 
 pub mod plan;
+pub mod report;
 pub mod schema;
 
 /// The field manager of every write, so that managedFields and audit logs say who wrote.

@@ -652,6 +652,7 @@ mod tests {
 mod delivery;
 pub mod doctor;
 mod pacto;
+pub mod reconcile;
 pub mod suite;
 pub use delivery::{operation_table, short_digest, stage_table, StageRow};
 pub use pacto::{explain_text, explanation, kube_list, pacto_table, PactoRow, TableOptions};

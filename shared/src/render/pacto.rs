@@ -207,23 +207,8 @@ pub fn explain_text(rows: &[Row], colour: bool) -> String {
     out
 }
 
-/// `explain -o json|yaml` of a Pacto or another gated kind: `{"apiVersion":
-/// "pacto.trianalab.io/v1alpha1", "kind": "Explanation", "object": {apiVersion, kind, namespace,
-/// name}, "rows": [{indent, key, value}, ...]}`, the rows exactly as the text report has them.
-pub fn explanation(obj: &Value, rows: &[Row]) -> Value {
-    let s = |p: &str| obj.pointer(p).cloned().unwrap_or(Value::Null);
-    json!({
-        "apiVersion": "pacto.trianalab.io/v1alpha1",
-        "kind": "Explanation",
-        "object": {
-            "apiVersion": s("/apiVersion"),
-            "kind": s("/kind"),
-            "namespace": s("/metadata/namespace"),
-            "name": s("/metadata/name"),
-        },
-        "rows": rows,
-    })
-}
+/// `explain -o json|yaml` of a gated kind: the library's data form of the report.
+pub use crate::pacto::explain::explanation;
 
 /// A kubectl `List` of objects (`-o json|yaml` of `get`): `{"apiVersion":"v1","kind":"List",
 /// "metadata":{"resourceVersion":""},"items":[...]}`, items exactly as read.

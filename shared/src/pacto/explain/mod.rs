@@ -13,7 +13,10 @@ mod findings;
 mod freshness;
 mod gates;
 mod other;
+pub mod report;
 mod timing;
+
+pub use report::{explanation, Report};
 
 use super::gate::Decision;
 use super::verdict;

@@ -1,30 +1,17 @@
-//! `kubectl pacto doctor` and `kubectl pacto snippet`: read the configuration (files, the
-//! cluster, or both), hand it to the library's checks, print the report; print a snippet.
-//! Exit codes of doctor: 0 clean, 1 findings, 2 could not run.
+//! `kubectl pacto doctor`: read the configuration (files, the cluster, or both), hand it to the
+//! library's checks, print the report. Exit codes: 0 clean, 1 findings, 2 could not run.
 
-use crate::live::{block_on, connect};
-use crate::write_stdout;
-use anyhow::{anyhow, bail, Context, Result};
-use kubectl_pacto::cli::{DoctorArgs, DoctorOutput, SnippetArgs, SnippetTarget, SnippetTool};
+use crate::io::connect::{block_on, connect};
+use crate::io::output::{exit_on_error, note, write_stdout};
+use anyhow::{bail, Context, Result};
+use kubectl_pacto::cli::{DoctorArgs, DoctorOutput};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use pacto_gates::cluster::{Cluster, Kind, Scope};
 use pacto_gates::doctor::{self, ClusterFacts, Input};
-use pacto_gates::pacto::recommended::Target;
-use pacto_gates::{object, render, snippets};
+use pacto_gates::kinds::POD;
+use pacto_gates::{object, render};
 use serde_json::Value;
 use std::process::ExitCode;
-
-/// The kinds doctor lists from a cluster, across all namespaces.
-const KINDS: [(&str, &str, &str); 8] = [
-    ("kustomize.toolkit.fluxcd.io", "v1", "Kustomization"),
-    ("helm.toolkit.fluxcd.io", "v2", "HelmRelease"),
-    ("pacto.trianalab.io", "v1alpha1", "Pacto"),
-    ("coder.com", "v1alpha1", "CoderTemplateTest"),
-    ("delivery.pacto.trianalab.io", "v1alpha1", "Stage"),
-    ("source.toolkit.fluxcd.io", "v1", "OCIRepository"),
-    ("argoproj.io", "v1alpha1", "Application"),
-    ("", "v1", "Pod"),
-];
 
 /// What a cluster holds for doctor: the objects, the facts, kinds not checked (with why), and
 /// whether anything at all could be read.
@@ -45,7 +32,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         anything: false,
     };
     let mut argocd_cm = None;
-    for name in ["argocd-cm", "argocd-cmd-params-cm"] {
+    for name in doctor::cluster::ARGOCD_CONFIGMAPS {
         match cluster.get(&Kind::configmap(), argocd_ns, name).await {
             Ok(cm) => {
                 read.anything = true;
@@ -65,21 +52,19 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
                 .push((format!("ConfigMap {argocd_ns}/{name}"), e.to_string())),
         }
     }
-    let kinds = cluster.discover_each(&KINDS).await;
+    let gvks = doctor::cluster::KINDS.map(|k| k.gvk());
+    let kinds = cluster.discover_each(&gvks).await;
     let mut pods = Vec::new();
-    for ((group, _, kind), found) in KINDS.iter().zip(kinds) {
-        let what = if group.is_empty() {
-            kind.to_string()
-        } else {
-            format!("{kind} ({group})")
-        };
+    for (wanted, found) in doctor::cluster::KINDS.iter().zip(kinds) {
+        let what = wanted.describe();
+        let is_pod = *wanted == POD;
         let listed = match found {
-            Ok(k) if *kind == "Pod" => {
+            Ok(k) if is_pod => {
                 cluster
                     .list(
                         &k,
                         Scope::Namespace(argocd_ns),
-                        Some("app.kubernetes.io/name=argocd-application-controller"),
+                        Some(doctor::cluster::CONTROLLER_POD_SELECTOR),
                     )
                     .await
             }
@@ -89,7 +74,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         match listed {
             Ok(items) => {
                 read.anything = true;
-                if *kind == "Pod" {
+                if is_pod {
                     pods = items;
                 } else {
                     read.objects.extend(items);
@@ -108,17 +93,24 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
 }
 
 /// `kubectl pacto doctor`: the report, and the exit code (2 when it could not run).
-pub fn doctor(args: &DoctorArgs, global: &Global) -> ExitCode {
-    crate::exit_on_error(run(args, global), 2)
+pub(crate) fn run(args: &DoctorArgs, global: &Global) -> ExitCode {
+    exit_on_error(check(args, global), 2)
 }
 
-fn run(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
+/// What is checked and where from: files, the cluster, or both; never one namespace (the
+/// findings name each object's namespace).
+fn validate(args: &DoctorArgs) -> Result<()> {
     if args.files.is_empty() && !args.cluster {
         bail!("nothing to check: give -f FILE|DIR, or --cluster");
     }
     if args.cluster_args.namespace.is_some() {
         bail!("doctor reads every namespace: -n is not supported (the findings name each object's namespace)");
     }
+    Ok(())
+}
+
+fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
+    validate(args)?;
     let window = duration_flag(
         "--stabilization-window",
         &args.stabilization_window,
@@ -157,7 +149,7 @@ fn run(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
     input.objects = objects;
     let report = doctor::run(&input);
     for n in notes.iter().chain(&report.notes) {
-        eprintln!("note: {}", render::one_line(n));
+        note(n);
     }
     let out = match args.output {
         Some(DoctorOutput::Json) => {
@@ -179,20 +171,32 @@ fn run(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
     Ok(ExitCode::from(report.exit_code()))
 }
 
-/// `kubectl pacto snippet argocd|flux [--for KIND] [--warning-blocks]`.
-pub fn snippet(args: &SnippetArgs) -> Result<ExitCode> {
-    let targets: Vec<Target> = match args.target {
-        None => Target::ALL.to_vec(),
-        Some(SnippetTarget::Pacto) => vec![Target::Pacto],
-        Some(SnippetTarget::Codertemplatetest) => vec![Target::CoderTemplateTest],
-    };
-    let text = match args.tool {
-        SnippetTool::Argocd => snippets::argocd(&targets, args.warning_blocks),
-        SnippetTool::Flux => snippets::flux(&targets, args.warning_blocks),
-    };
-    if text.is_empty() {
-        return Err(anyhow!("no snippet"));
+#[cfg(test)]
+mod tests {
+    use super::validate;
+    use clap::Parser;
+    use kubectl_pacto::cli::{Cli, Command, DoctorArgs};
+
+    fn args(words: &[&str]) -> DoctorArgs {
+        let cli = Cli::try_parse_from([&["kubectl-pacto", "doctor"], words].concat()).unwrap();
+        let Command::Doctor(a) = cli.command else {
+            unreachable!("parsed as doctor")
+        };
+        a
     }
-    write_stdout(&text)?;
-    Ok(ExitCode::SUCCESS)
+
+    /// Something to check, from files or the cluster, and never one namespace.
+    #[test]
+    fn doctor_checks_files_or_the_cluster_across_namespaces() {
+        assert!(validate(&args(&["-f", "x.yaml"])).is_ok());
+        assert!(validate(&args(&["--cluster"])).is_ok());
+        assert_eq!(
+            validate(&args(&[])).unwrap_err().to_string(),
+            "nothing to check: give -f FILE|DIR, or --cluster"
+        );
+        assert!(validate(&args(&["--cluster", "-n", "shop"]))
+            .unwrap_err()
+            .to_string()
+            .starts_with("doctor reads every namespace"));
+    }
 }

@@ -1,0 +1,158 @@
+//! `kubectl pacto explain`: one report per object, from the cluster (`KIND/NAME`) or from files.
+//! Pactos and other gated kinds are judged with the gates (the cluster's, files given, or the
+//! recommended gate); Stages and Operations against what they depend on. The reports print as
+//! text, or as data with `-o json|yaml` (a kubectl List when there are several).
+
+use crate::io::connect::{block_on, connect, namespace};
+use crate::io::delivery::{self, Objects};
+use crate::io::gates::load_gates;
+use crate::io::output::{note, write_stdout};
+use crate::io::select::in_namespace;
+use anyhow::{bail, Context, Result};
+use kubectl_pacto::cli::{ExplainArgs, Output};
+use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
+use kubectl_pacto::resource::{explain_target, Explained, Target};
+use pacto_gates::delivery::explain::explained;
+use pacto_gates::kinds::{OPERATION, STAGE};
+use pacto_gates::object;
+use pacto_gates::pacto::explain::{Options as ExplainOptions, Report};
+use pacto_gates::pacto::gate;
+use pacto_gates::render;
+use serde_json::Value;
+use std::process::ExitCode;
+
+/// The checked flags of one `explain`.
+struct Options<'a> {
+    args: &'a ExplainArgs,
+    global: &'a Global,
+    cluster: ClusterOptions,
+    /// The operator's stabilization window, for the timing of absences.
+    report: ExplainOptions,
+    target: Option<Target>,
+}
+
+impl<'a> Options<'a> {
+    /// The cluster flags, `--stabilization-window` and `KIND/NAME`, checked in that order.
+    fn complete(args: &'a ExplainArgs, global: &'a Global) -> Result<Options<'a>> {
+        let cluster = ClusterOptions::new(&args.cluster)?;
+        let window = duration_flag(
+            "--stabilization-window",
+            &args.stabilization_window,
+            "2m or 90 (seconds)",
+        )?;
+        let report = ExplainOptions {
+            stabilization_window_seconds: window.as_secs() as i64,
+        };
+        let target = args.target.as_deref().map(explain_target).transpose()?;
+        Ok(Options {
+            args,
+            global,
+            cluster,
+            report,
+            target,
+        })
+    }
+}
+
+/// `kubectl pacto explain`.
+pub(crate) fn run(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
+    let o = Options::complete(args, global)?;
+    let reports = match (&o.target, args.files.is_empty()) {
+        (_, false) => from_files(&o)?,
+        (None, true) => bail!("give KIND/NAME, or -f FILE"),
+        (Some(t), true) => vec![from_cluster(&o, t)?],
+    };
+    for r in &reports {
+        for n in &r.notes {
+            note(n);
+        }
+    }
+    let out = match args.output {
+        None => {
+            let blocks: Vec<String> = reports
+                .iter()
+                .map(|r| render::explain_text(&r.rows, global.colour))
+                .collect();
+            blocks.join("\n")
+        }
+        Some(format) => {
+            let mut data: Vec<Value> = reports.into_iter().map(|r| r.data).collect();
+            let doc = if data.len() == 1 {
+                data.remove(0)
+            } else {
+                render::kube_list(data)
+            };
+            match format {
+                Output::Json => serde_json::to_string_pretty(&doc)? + "\n",
+                Output::Yaml => serde_saphyr::to_string(&doc).context("rendering YAML")?,
+            }
+        }
+    };
+    write_stdout(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The report of the one object `KIND/NAME` names in the cluster.
+fn from_cluster(o: &Options<'_>, t: &Target) -> Result<Report> {
+    match t.kind {
+        Explained::Stage => delivery::stage_report(&o.cluster, &t.name),
+        Explained::Operation => delivery::operation_report(&o.cluster, &t.name),
+        Explained::Gated(group, version, kind) => {
+            let (obj, (argo, flux)) = block_on(async {
+                let cluster = connect(&o.cluster).await?;
+                let kind = cluster.discover(group, version, kind).await?;
+                let ns = namespace(&o.cluster, &cluster);
+                let obj = cluster.get(&kind, &ns, &t.name).await?;
+                let gates = load_gates(&o.args.gates, Some(&cluster), o.global.now).await?;
+                Ok::<_, anyhow::Error>((obj, gates))
+            })?;
+            let d = gate::decide(&argo, &flux, &obj);
+            Ok(Report::gated(&obj, &d, o.global.now, o.report))
+        }
+    }
+}
+
+/// The reports of the objects of `-f` files: the one KIND/NAME names, or every object (the
+/// kinds Stages and Operations depend on only when the files hold neither). What a Stage or an
+/// Operation depends on is taken from all the files, whatever `-n` says.
+fn from_files(o: &Options<'_>) -> Result<Vec<Report>> {
+    let all: Vec<Value> = object::read_values(&o.args.files)?;
+    let namespace = o.cluster.namespace.as_deref();
+    let target = o.target.as_ref();
+    let chosen: Vec<Value> = all
+        .iter()
+        .filter(|x| in_namespace(x, namespace))
+        .filter(|x| target.is_none_or(|t| t.is(x)))
+        .cloned()
+        .collect();
+    let chosen = match target {
+        Some(_) => chosen,
+        None => explained(chosen),
+    };
+    if chosen.is_empty() {
+        match o.args.target.as_deref() {
+            Some(t) => bail!("{t} is not in the files given"),
+            None => bail!("no objects in the files given"),
+        }
+    }
+    let is_delivery = |x: &Value| STAGE.is(x) || OPERATION.is(x);
+    let gates = if chosen.iter().all(is_delivery) {
+        None
+    } else {
+        Some(block_on(load_gates(&o.args.gates, None, o.global.now))?)
+    };
+    let objects = Objects::from_files(&all);
+    Ok(chosen
+        .iter()
+        .map(|x| {
+            if STAGE.is(x) {
+                objects.stage_report(x)
+            } else if OPERATION.is(x) {
+                objects.operation_report(x)
+            } else {
+                let (argo, flux) = gates.as_ref().expect("gates are loaded for gated objects");
+                Report::gated(x, &gate::decide(argo, flux, x), o.global.now, o.report)
+            }
+        })
+        .collect())
+}

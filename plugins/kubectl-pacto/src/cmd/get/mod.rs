@@ -1,0 +1,28 @@
+//! `kubectl pacto get`: Pactos with their verdict and what the gates decide, delivery Stages
+//! with their computed conditions, Operations with where they stand; from a cluster or from
+//! files. As kubectl's `get` does: the flags are completed into checked options and validated
+//! together ([`options::Options::complete`]), each kind reads its objects ([`pactos`], [`stages`],
+//! [`operations`]), and one flow prints them ([`listing`]: machine output, "No resources
+//! found", the table, `-w`).
+
+mod listing;
+mod operations;
+mod options;
+mod pactos;
+mod stages;
+
+use anyhow::Result;
+use kubectl_pacto::cli::GetArgs;
+use kubectl_pacto::options::Global;
+use kubectl_pacto::resource::Listed;
+use std::process::ExitCode;
+
+/// `kubectl pacto get`.
+pub(crate) fn run(args: &GetArgs, global: &Global) -> Result<ExitCode> {
+    let o = options::Options::complete(args, global)?;
+    match o.listed {
+        Listed::Pactos => pactos::run(&o),
+        Listed::Stages => stages::run(&o),
+        Listed::Operations => operations::run(&o),
+    }
+}

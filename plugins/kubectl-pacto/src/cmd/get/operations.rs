@@ -1,0 +1,77 @@
+//! `kubectl pacto get operations`: one GET for a name, else one paged list (the selector goes
+//! to the API server, as for Pactos); or the Operations of files.
+
+use super::listing::{self, Listing, Rows};
+use super::options::Options;
+use crate::io::connect::{block_on, connect, namespace, scope};
+use crate::io::select::{not_found, shown};
+use anyhow::Result;
+use kubectl_pacto::resource::Listed;
+use pacto_gates::delivery::view::OperationView;
+use pacto_gates::kinds::OPERATION;
+use pacto_gates::object;
+use pacto_gates::render::{self, TableOptions};
+use serde_json::Value;
+use std::process::ExitCode;
+
+pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
+    let args = o.args;
+    let name = o.name.as_deref();
+    let (objects, namespace) = if !args.files.is_empty() {
+        let all: Vec<Value> = object::read_values(&args.files)?;
+        let ns = o.cluster.namespace.clone().filter(|_| !args.all_namespaces);
+        let ops = shown(&OPERATION.select(&all), ns.as_deref(), name, &o.selector);
+        if let (Some(n), true) = (name, ops.is_empty()) {
+            return Err(not_found(Listed::Operations, n, None));
+        }
+        (ops, ns)
+    } else {
+        block_on(async {
+            let c = connect(&o.cluster).await?;
+            let kind = c
+                .discover(OPERATION.group, OPERATION.version, OPERATION.kind)
+                .await?;
+            let ns = namespace(&o.cluster, &c);
+            let ops = match name {
+                Some(n) => vec![c.get(&kind, &ns, n).await?],
+                None => {
+                    c.list(
+                        &kind,
+                        scope(args.all_namespaces, &ns),
+                        args.selector.as_deref(),
+                    )
+                    .await?
+                }
+            };
+            Ok::<_, anyhow::Error>((ops, (!args.all_namespaces).then_some(ns)))
+        })?
+    };
+    listing::print(o, Listing { objects, namespace }, |ops| {
+        Ok(OperationRows {
+            views: ops.iter().map(OperationView::new).collect(),
+        })
+    })
+}
+
+/// The Operations' table.
+struct OperationRows {
+    views: Vec<OperationView>,
+}
+
+impl Rows for OperationRows {
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn mixed_namespaces(&self) -> bool {
+        listing::mixed(self.views.iter().map(|v| v.this.namespace.as_str()))
+    }
+
+    fn table(&self, options: TableOptions<'_>) -> String {
+        render::operation_table(&self.views, options)
+    }
+
+    fn row(&self, o: &Value, options: TableOptions<'_>) -> String {
+        render::operation_table(&[OperationView::new(o)], options)
+    }
+}

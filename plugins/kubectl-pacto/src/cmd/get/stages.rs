@@ -1,0 +1,108 @@
+//! `kubectl pacto get stages`: every Stage is listed once (the upstream chain of a shown Stage
+//! may lead to another namespace), and the shown ones are picked here by namespace, name and
+//! selector; the kinds they depend on are read only for a table, and each Stage's conditions
+//! are computed against them.
+
+use super::listing::{self, Listing, Rows};
+use super::options::Options;
+use crate::io::connect::{block_on, connect, namespace};
+use crate::io::delivery::{read_stages, Objects};
+use crate::io::select::{not_found, shown};
+use anyhow::Result;
+use kubectl_pacto::resource::Listed;
+use pacto_gates::delivery::{compute, Computed, StageView, World};
+use pacto_gates::object;
+use pacto_gates::render::{self, StageRow, TableOptions};
+use serde_json::Value;
+use std::process::ExitCode;
+
+pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
+    let args = o.args;
+    let name = o.name.as_deref();
+    let table = o.print.format.is_table();
+    let (objects, namespace) = if !args.files.is_empty() {
+        let all: Vec<Value> = object::read_values(&args.files)?;
+        let ns = o.cluster.namespace.clone().filter(|_| !args.all_namespaces);
+        (Objects::from_files(&all), ns)
+    } else {
+        block_on(async {
+            let c = connect(&o.cluster).await?;
+            let mut objects = read_stages(&c).await?;
+            let ns = (!args.all_namespaces).then_some(namespace(&o.cluster, &c));
+            let any_shown = !shown(&objects.stages, ns.as_deref(), name, &o.selector).is_empty();
+            if table && any_shown {
+                objects.read_appliers(&c).await;
+            }
+            Ok::<_, anyhow::Error>((objects, ns))
+        })?
+    };
+    let stages = shown(&objects.stages, namespace.as_deref(), name, &o.selector);
+    if let (Some(n), true) = (name, stages.is_empty()) {
+        let ns = namespace.as_deref().filter(|_| args.files.is_empty());
+        return Err(not_found(Listed::Stages, n, ns));
+    }
+    let listing = Listing {
+        objects: stages,
+        namespace,
+    };
+    // The kinds they depend on are those read with the listing; each change is judged against
+    // them.
+    listing::print(o, listing, |stages| {
+        Ok(StageRows::new(objects.world(), stages))
+    })
+}
+
+/// The Stages' table: each with its conditions as computed here.
+struct StageRows<'w> {
+    world: &'w World,
+    views: Vec<StageView>,
+    computed: Vec<Computed>,
+}
+
+impl<'w> StageRows<'w> {
+    fn new(world: &'w World, stages: &[Value]) -> StageRows<'w> {
+        let views: Vec<StageView> = stages.iter().map(StageView::new).collect();
+        let computed = views.iter().map(|v| compute(v, world)).collect();
+        StageRows {
+            world,
+            views,
+            computed,
+        }
+    }
+}
+
+impl Rows for StageRows<'_> {
+    fn notes(&self) -> Vec<String> {
+        let mut notes = self.world.notes.clone();
+        for c in &self.computed {
+            notes.extend(c.unreadable.iter().cloned());
+        }
+        notes
+    }
+
+    fn mixed_namespaces(&self) -> bool {
+        listing::mixed(self.views.iter().map(|v| v.this.namespace.as_str()))
+    }
+
+    fn table(&self, options: TableOptions<'_>) -> String {
+        let rows: Vec<StageRow> = self
+            .views
+            .iter()
+            .zip(&self.computed)
+            .map(|(view, computed)| StageRow { view, computed })
+            .collect();
+        render::stage_table(&rows, options)
+    }
+
+    fn row(&self, o: &Value, options: TableOptions<'_>) -> String {
+        let view = StageView::new(o);
+        let computed = compute(&view, self.world);
+        render::stage_table(
+            &[StageRow {
+                view: &view,
+                computed: &computed,
+            }],
+            options,
+        )
+    }
+}
