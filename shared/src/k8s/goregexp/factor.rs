@@ -84,9 +84,9 @@ impl Parser<'_> {
                 out.push(sub[start]);
             } else if let (true, Some(prefix)) = (i > start + 1, first) {
                 // A run of two or more always has its leading regexp.
-                for j in start..i {
-                    sub[j] = self.remove_leading_regexp(sub[j], j != start);
-                    self.check_limits(sub[j])?;
+                for (j, s) in sub.iter_mut().enumerate().take(i).skip(start) {
+                    *s = self.remove_leading_regexp(*s, j != start);
+                    self.check_limits(*s)?;
                 }
                 let suffix = self.collapse(sub[start..i].to_vec(), Op::Alternate)?;
                 let re = self.new_node(Op::Concat);

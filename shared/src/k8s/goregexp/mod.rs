@@ -11,15 +11,21 @@
 //! `\s` and `\b` are ASCII, `$` is only the end of the text, `(?P<n>…)`, `\Q…\E` and `\C`
 //! differ, and Go refuses counts above 1000.
 //!
-//! So a pattern is parsed here as Go parses it ([`parse`](self): `regexp/syntax/parse.go`
-//! with the flags `syntax.Perl`), refused with Go's error text where Go refuses it
-//! ([`Error::Syntax`]), and the tree Go builds is handed to the regex crate's engine with every
-//! class spelled out ([`translate`](self)). Go's bounds (`expression too large`,
-//! `expression nests too deeply`) are kept as Go measures them; a pattern Go accepts but that
-//! is too large for this tool to evaluate is [`Error::TooLarge`].
+//! So a pattern is parsed here as Go parses it (`parse.rs`, `class.rs`, `tree.rs`, `factor.rs`:
+//! `regexp/syntax/parse.go` with the flags `syntax.Perl`), refused with Go's error text where
+//! Go refuses it ([`Error::Syntax`], `error.rs`), within Go's bounds as Go measures them
+//! (`limits.rs`: `expression too large`, `expression nests too deeply`, repeat counts), and the
+//! tree Go builds is handed to the regex crate's engine with every class spelled out as Go's
+//! ranges (`translate.rs`, `ranges.rs`). A pattern Go accepts but that is too large for this
+//! tool to evaluate is [`Error::TooLarge`].
 //!
 //! Unicode classes (`\pL`, `\p{Greek}`) and case folding follow Go 1.26's package `unicode`
-//! (Unicode 15.0.0): see [`unicode`](self).
+//! (Unicode 15.0.0), names and all (`unicode.rs`).
+//!
+//! The tests compare with what Go itself answers: `testdata/oracle` is a Go program (no
+//! dependencies) that prints, for the patterns of `testdata/cases.txt` and Go's RE2 search
+//! table, whether `regexp.Compile` accepts each, its error text, its parse tree and
+//! `MatchString` on subjects; `testdata/go.json` is its output.
 
 mod class;
 mod error;

@@ -86,8 +86,7 @@ pub(super) fn parse(s: &str, flags: Flags) -> Result<Tree, Error> {
                         t = &t[1..];
                     }
                     Some((min, max, after)) => {
-                        if min < 0
-                            || min > MAX_REPEAT
+                        if !(0..=MAX_REPEAT).contains(&min)
                             || max > MAX_REPEAT
                             || (max >= 0 && min > max)
                         {

@@ -167,7 +167,16 @@ impl<'a> Parser<'a> {
     pub(super) fn new_node(&mut self, op: Op) -> Id {
         match self.free.pop() {
             Some(id) => {
-                self.nodes[id] = Node::new(op);
+                // As new, keeping the allocations.
+                let n = &mut self.nodes[id];
+                n.op = op;
+                n.flags = 0;
+                n.sub.clear();
+                n.runes.clear();
+                n.min = 0;
+                n.max = 0;
+                n.cap = 0;
+                n.name.clear();
                 id
             }
             None => {
@@ -267,6 +276,8 @@ impl<'a> Parser<'a> {
             self.nodes[re1].flags = flags;
             return true;
         }
+        moved.clear();
+        self.nodes[re1].runes = moved;
         self.stack.pop();
         self.reuse(re1);
         false
@@ -400,10 +411,8 @@ impl<'a> Parser<'a> {
     /// Go's `mergeCharClass`: `dst = dst|src`, where `dst` is the more complex of the two.
     pub(super) fn merge_char_class(&mut self, dst: Id, src: Id) -> Result<(), Error> {
         match self.op_of(dst) {
-            Op::AnyCharNotNl => {
-                if self.match_rune(src, '\n' as i32) {
-                    self.nodes[dst].op = Op::AnyChar;
-                }
+            Op::AnyCharNotNl if self.match_rune(src, '\n' as i32) => {
+                self.nodes[dst].op = Op::AnyChar;
             }
             Op::CharClass => {
                 let mut class = std::mem::take(&mut self.nodes[dst].runes);
