@@ -1,13 +1,26 @@
 //! Whether a keyless `spec.verify.matchOIDCIdentity` entry names someone ("Delivery reference:
-//! setup and gates", section "Set up a Stage"): Flux reads the issuer and the subject as regular
-//! expressions, so each must be anchored (`^…$`) and must not match an identity nobody has — `.*`,
-//! or a subject left open at the end, counts as no identity at all.
+//! setup and gates", "Set up a Stage"): Flux reads the issuer and the subject as regular expressions, so each must be
+//! anchored (`^…$`) and must not match an identity nobody has — `.*`, or a subject left open at
+//! the end, counts as no identity at all.
+//!
+//! The patterns are read as Go's `regexp` reads them ([`crate::k8s::goregexp`]): Flux hands them
+//! to cosign, which compiles them with `regexp.Compile` and matches with `MatchString`. So
+//! `\w`, `\d`, `\s`, `\b` are ASCII, `$` is the end of the text unless `(?m)`, and a pattern
+//! Go refuses is refused with Go's error.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::k8s::goregexp;
 
 /// Why an issuer or subject pattern names no one, or None when it is anchored and closed.
 ///
-/// Rules: the pattern starts with `^` and ends with an unescaped `$`; between them it is not
-/// only a wildcard (`.*`, `.+`, `.?`, `\S*`, `\S+`, `[^…]*`, `[^…]+`); and it does not end in
-/// one (a subject open at the end matches every ref and workflow after its prefix).
+/// Rules: the pattern starts with `^` and ends with an unescaped `$`, which Go reads as the
+/// end of the text (not under `(?m)`, not inside `\Q…\E`); between them it is not only a
+/// wildcard (`.*`, `.+`, `.?`, `\S*`, `\S+`, `[^…]*`, `[^…]+`; Go's `\S` is anything but an
+/// ASCII space); it does not end in one (a subject open at the end matches every ref and
+/// workflow after its prefix); Go's `regexp.Compile` accepts it; and it matches none of a few
+/// identities nobody has. Each call compiles the pattern: [`Identities`] remembers verdicts.
 pub fn open_pattern(pattern: &str) -> Option<String> {
     if pattern.is_empty() {
         return Some("is empty: it matches every identity".to_string());
@@ -28,29 +41,90 @@ pub fn open_pattern(pattern: &str) -> Option<String> {
     }
     // What the pattern does, not how it is written: `^(.*)$`, `^.*|x$`, `^[\s\S]*$` ... match
     // identities nobody intended. Bounded: hostile patterns fail to compile, not to finish.
-    let re = match regex::RegexBuilder::new(pattern)
-        .size_limit(1 << 20)
-        .dfa_size_limit(1 << 20)
-        .build()
-    {
+    let re = match goregexp::compile(pattern) {
         Ok(re) => re,
-        Err(e) => {
-            let first = e
-                .to_string()
-                .lines()
-                .last()
-                .unwrap_or("")
-                .trim()
-                .to_string();
+        Err(e @ goregexp::Error::Syntax { .. }) => {
             return Some(format!(
-                "{pattern:?} is not a regular expression this tool can read ({first})"
+                "{pattern:?} is not a regular expression Go's regexp reads ({e})"
             ));
         }
+        Err(e @ goregexp::Error::TooLarge(_)) => {
+            return Some(format!("{pattern:?} is too large to check ({e})"));
+        }
     };
+    if !re.ends_at_end_of_text() {
+        return Some(format!(
+            "{pattern:?} is not anchored at the end ($): Go reads its last $ as the end of a line under (?m), or as a literal inside \\Q…\\E"
+        ));
+    }
     STRANGERS
         .iter()
         .find(|s| re.is_match(s))
         .map(|s| format!("{pattern:?} matches identities nobody intended (for example {s:?})"))
+}
+
+/// The verdicts of [`open_pattern`] for one run, so each distinct pattern is compiled once
+/// however many Stages read it. Bounded: past [`MEMO_BYTES`] of patterns and verdicts, new
+/// patterns are checked without being remembered.
+#[derive(Default)]
+pub struct Identities {
+    memo: Mutex<Memo>,
+}
+
+#[derive(Default, Clone)]
+struct Memo {
+    verdicts: HashMap<String, Option<String>>,
+    bytes: usize,
+}
+
+/// How many bytes of patterns and verdicts [`Identities`] keeps.
+pub const MEMO_BYTES: usize = 64 << 20;
+
+impl Identities {
+    /// [`open_pattern`] of `pattern`, remembered.
+    pub fn open_pattern(&self, pattern: &str) -> Option<String> {
+        if let Ok(memo) = self.memo.lock() {
+            if let Some(v) = memo.verdicts.get(pattern) {
+                return v.clone();
+            }
+        }
+        let verdict = open_pattern(pattern);
+        if let Ok(mut memo) = self.memo.lock() {
+            let cost = pattern.len() + verdict.as_ref().map_or(0, String::len);
+            if memo.bytes + cost <= MEMO_BYTES {
+                memo.bytes += cost;
+                memo.verdicts.insert(pattern.to_string(), verdict.clone());
+            }
+        }
+        verdict
+    }
+
+    /// How many patterns are remembered.
+    pub fn len(&self) -> usize {
+        self.memo.lock().map_or(0, |m| m.verdicts.len())
+    }
+
+    /// Whether none is.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Clone for Identities {
+    fn clone(&self) -> Identities {
+        let memo = self.memo.lock().map(|m| m.clone()).unwrap_or_default();
+        Identities {
+            memo: Mutex::new(memo),
+        }
+    }
+}
+
+impl std::fmt::Debug for Identities {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Identities")
+            .field("patterns", &self.len())
+            .finish()
+    }
 }
 
 /// Identities no publisher has: an anchored, closed pattern matches none of them.
@@ -124,6 +198,12 @@ mod tests {
             r"^https://github\.com/acme/payments/\.github/workflows/publish\.yaml@refs/heads/main$",
             r"^https://github\.com/acme/(payments|orders)/\.github/workflows/publish\.yaml@refs/tags/v[0-9]+$",
             r"^price\$$",
+            // Go's ASCII classes keep this small (with Unicode classes it was too large).
+            r"^\w{1,30}\w{1,30}x$",
+            r"^https://github\.com/acme/[\w-]+/\.github/workflows/publish\.yaml@refs/tags/v\d+\.\d+\.\d+$",
+            r"^https://github\.com/(?P<org>acme)/(?<repo>payments)/\.github/workflows/publish\.yaml@refs/heads/main$",
+            r"^\Qhttps://token.actions.githubusercontent.com\E$",
+            r"^(?i)https://TOKEN\.actions\.githubusercontent\.com$",
         ];
         for p in closed {
             assert_eq!(open_pattern(p), None, "{p}");
@@ -158,10 +238,45 @@ mod tests {
             ("^(a|.*)$", "matches identities nobody intended"),
             (r"^\S*\s*$", "matches identities nobody intended"),
             ("^(unclosed$", "not a regular expression"),
+            // As Go reads them: the last $ is a line's end under (?m), a literal in \Q…\E.
+            (r"^(?m)https://x$", "not anchored at the end"),
+            (r"^\Qhttps://x$", "not anchored at the end"),
+            // What Go refuses, with Go's error.
+            (
+                r"^https://x{1001}$",
+                "not a regular expression Go's regexp reads (error parsing regexp: invalid repeat count: `{1001}`)",
+            ),
+            (
+                r"^https://(?=x)y$",
+                "(error parsing regexp: invalid or unsupported Perl syntax: `(?=`)",
+            ),
+            (r"^(x)\1$", r"(error parsing regexp: invalid escape sequence: `\1`)"),
+            (r"^x\Z$", r"(error parsing regexp: invalid escape sequence: `\Z`)"),
+            (r"^(?'n'x)$", "invalid or unsupported Perl syntax: `(?'`"),
         ];
         for (p, why) in open {
             let got = open_pattern(p).unwrap_or_else(|| panic!("{p:?} passed"));
             assert!(got.contains(why), "{p:?}: {got}");
         }
+        let huge = format!("^{}$", "a".repeat(1 << 20));
+        let got = open_pattern(&huge).expect("refused");
+        assert!(got.contains("is too large to check"), "{got:.200}");
+    }
+
+    /// Each distinct pattern is compiled once: the verdict is remembered.
+    #[test]
+    fn identities_remember_verdicts() {
+        let ids = Identities::default();
+        let open = "^https://github.com/acme/.*$";
+        let closed = "^https://token.actions.githubusercontent.com$";
+        assert_eq!(ids.open_pattern(closed), None);
+        let first = ids.open_pattern(open);
+        assert!(first
+            .as_deref()
+            .is_some_and(|w| w.contains("open at the end")));
+        assert_eq!(ids.open_pattern(open), first);
+        assert_eq!(ids.open_pattern(closed), None);
+        assert_eq!(ids.len(), 2);
+        assert_eq!(ids.clone().len(), 2);
     }
 }

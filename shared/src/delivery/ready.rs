@@ -13,7 +13,6 @@
 
 use super::condition::{Failure, Rule};
 use super::mediated::label_field;
-use super::oidc::open_pattern;
 use super::view::{NamespacedName, StageView};
 use super::world::World;
 use super::APPLY_REF_LABEL;
@@ -145,7 +144,7 @@ fn candidate_rules(
     let mut verdict = "pass";
     for (i, (issuer, subject)) in repo.oidc_identities.iter().enumerate() {
         for (what, pattern) in [("issuer", issuer), ("subject", subject)] {
-            if let Some(why) = open_pattern(pattern) {
+            if let Some(why) = world.identities.open_pattern(pattern) {
                 verdict = "fail";
                 failures.push(Failure::new("Ready", 
                     "CandidateUnverified",

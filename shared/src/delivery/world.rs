@@ -3,6 +3,7 @@
 //! reads as empty (a note says so); a kind that could not be read makes the rules that need it
 //! undecided.
 
+use super::oidc::Identities;
 use super::view::{
     ApplicationView, KustomizationView, Listed, OciRepositoryView, Snapshot, StageView,
 };
@@ -35,6 +36,9 @@ pub struct World {
     pub applications: Kind<ApplicationView>,
     /// What the reader should know: kinds not installed.
     pub notes: Vec<String>,
+    /// The verdicts of the identity patterns read so far, so each distinct pattern is compiled
+    /// once per run however many Stages read it.
+    pub identities: Identities,
 }
 
 fn read<T>(
@@ -122,6 +126,7 @@ impl World {
                 &mut notes,
             ),
             notes,
+            identities: Identities::default(),
         }
     }
 

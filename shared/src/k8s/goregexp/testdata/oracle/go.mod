@@ -1,0 +1,3 @@
+module goregexp-oracle
+
+go 1.26
