@@ -1,7 +1,7 @@
 //! Whether a keyless `spec.verify.matchOIDCIdentity` entry names someone ("Delivery reference:
-//! setup and gates", "Set up a Stage"): Flux reads the issuer and the subject as regular expressions, so each must be
-//! anchored (`^…$`) and must not match an identity nobody has — `.*`, or a subject left open at
-//! the end, counts as no identity at all.
+//! setup and gates", "Set up a Stage"): Flux reads the issuer and the subject as regular
+//! expressions, so each must be anchored (`^…$`) and must not match an identity nobody has —
+//! `.*`, or a subject left open at the end, counts as no identity at all.
 //!
 //! The patterns are read as Go's `regexp` reads them ([`crate::k8s::goregexp`]): Flux hands them
 //! to cosign, which compiles them with `regexp.Compile` and matches with `MatchString`. So
