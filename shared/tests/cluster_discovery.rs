@@ -55,8 +55,10 @@ fn a_silent_api_server_is_given_up_on_after_the_injected_discovery_timeout() {
             server.url()
         )
     );
+    // At least the bound; well short of the 120 s the server would take (a busy machine only
+    // adds to the first).
     assert!(
-        took >= Duration::from_millis(300) && took < Duration::from_secs(20),
+        took >= Duration::from_millis(300) && took < Duration::from_secs(60),
         "gave up after {took:?}"
     );
 }
@@ -78,7 +80,7 @@ fn request_timeout_still_sets_another_discovery_bound() {
         )
     );
     assert!(
-        took >= Duration::from_millis(400) && took < Duration::from_secs(20),
+        took >= Duration::from_millis(400) && took < Duration::from_secs(60),
         "gave up after {took:?}"
     );
 }
