@@ -651,14 +651,18 @@ mod tests {
 
     #[test]
     fn parser_messages_speak_to_users() {
+        let bounds = crate::k8s::yaml::Bounds {
+            nodes: 1_000_000,
+            scalar_bytes: 1 << 24,
+            alias_values: 1 << 14,
+        };
         assert_eq!(
-            crate::k8s::yaml::readable("budget breached: Events { events: 1000001 }", 1_000_000, 1 << 24),
+            crate::k8s::yaml::readable("budget breached: Events { events: 1000001 }", &bounds),
             "refused: YAML aliases expand the document beyond 1000000 values (the bound is the document's size in bytes, at least 1048576)"
         );
         assert!(!crate::k8s::yaml::readable(
             "cannot deserialize null into string; use Option<String>",
-            1,
-            1
+            &bounds
         )
         .contains("Option"));
     }

@@ -55,8 +55,10 @@ fn a_silent_api_server_is_given_up_on_after_the_injected_discovery_timeout() {
             server.url()
         )
     );
+    // At least the bound; well short of the 120 s the server would take (a busy machine only
+    // adds to the first).
     assert!(
-        took >= Duration::from_millis(300) && took < Duration::from_secs(20),
+        took >= Duration::from_millis(300) && took < Duration::from_secs(60),
         "gave up after {took:?}"
     );
 }
@@ -66,19 +68,21 @@ fn request_timeout_still_sets_another_discovery_bound() {
     let (server, _dir, kubeconfig) = silent_discovery();
     let (err, took) = discover_pacto(&ConnectOptions {
         kubeconfig: Some(kubeconfig),
-        request_timeout: Some(Duration::from_millis(400)),
+        // The request timeout also bounds building the client (a few hundredths of a second of
+        // CPU): long enough that a busy machine cannot spend it before discovery starts.
+        request_timeout: Some(Duration::from_secs(5)),
         discovery_timeout: Some(Duration::from_secs(60)),
         ..Default::default()
     });
     assert_eq!(
         err,
         format!(
-            "no answer from the API server at {} within 400ms (--request-timeout) to discover the API group pacto.trianalab.io/v1alpha1",
+            "no answer from the API server at {} within 5s (--request-timeout) to discover the API group pacto.trianalab.io/v1alpha1",
             server.url()
         )
     );
     assert!(
-        took >= Duration::from_millis(400) && took < Duration::from_secs(20),
+        took >= Duration::from_secs(5) && took < Duration::from_secs(60),
         "gave up after {took:?}"
     );
 }

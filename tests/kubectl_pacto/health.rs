@@ -537,7 +537,6 @@ fn eval_bounds_are_flags() {
             .ends_with("context deadline exceeded"),
         "{argo}"
     );
-    assert!(r.elapsed < std::time::Duration::from_secs(10));
     let k = dir.path().join("k.yaml");
     std::fs::write(
         &k,

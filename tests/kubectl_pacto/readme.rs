@@ -115,3 +115,28 @@ fn layout_names_every_library_module() {
         );
     }
 }
+
+/// CI runs the README's test command, and that command runs every test target even when one
+/// fails (`--no-fail-fast`), so one failure never hides the rest.
+#[test]
+fn ci_runs_the_readme_test_command() {
+    let text = readme();
+    let (_, after) = text
+        .split_once("Run the tests (the same command CI runs")
+        .expect("README says how to run the tests");
+    let command = after
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a sh block after it")
+        .trim()
+        .to_string();
+    assert_eq!(command, "cargo test --workspace --no-fail-fast");
+    let ci = std::fs::read_to_string(repo().join(".ci/run")).unwrap();
+    let last = ci
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .last()
+        .unwrap_or_default();
+    assert_eq!(last, command, ".ci/run's command");
+}

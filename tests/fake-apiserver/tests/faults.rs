@@ -167,22 +167,19 @@ fn drop_closes_without_a_byte() {
 
 #[test]
 fn delay_then_normal_handling() {
+    // The delay is long against a loopback request (about a millisecond), so that a busy
+    // machine cannot make the second, undelayed request look delayed.
+    let delay = Duration::from_secs(2);
     let server = server_with_widgets();
-    server.fault(Fault::once(
-        "/version",
-        FaultAction::Delay(Duration::from_millis(250)),
-    ));
+    server.fault(Fault::once("/version", FaultAction::Delay(delay)));
     let start = Instant::now();
     let response = get(&server, "/version");
-    assert!(start.elapsed() >= Duration::from_millis(250));
+    assert!(start.elapsed() >= delay);
     assert_eq!(response.status, 200);
     assert_eq!(response.json()["gitVersion"], "v1.32.0");
     let start = Instant::now();
     get(&server, "/version");
-    assert!(
-        start.elapsed() < Duration::from_millis(250),
-        "the delay fired once only"
-    );
+    assert!(start.elapsed() < delay, "the delay fired once only");
 }
 
 #[test]

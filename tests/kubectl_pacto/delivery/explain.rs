@@ -228,10 +228,7 @@ fn get_operations_watch_prints_a_row_per_change() {
         .iter()
         .any(|r| r.query_param("watch").is_some())
     {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "no watch request"
-        );
+        assert!(started.elapsed() < DEADLINE, "no watch request");
         std::thread::sleep(Duration::from_millis(20));
     }
     let api = "delivery.pacto.trianalab.io/v1alpha1";
@@ -241,9 +238,9 @@ fn get_operations_watch_prints_a_row_per_change() {
         .unwrap();
     op["status"]["phase"] = serde_json::json!("Failed");
     c.server.insert(op);
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let out = finish(child, DEADLINE, "kubectl pacto get operations -w");
+    out.assert_code(0);
+    let stdout = out.stdout;
     assert!(stdout.starts_with(&before.stdout), "{stdout}");
     let rows: Vec<&str> = stdout[before.stdout.len()..].lines().collect();
     assert_eq!(rows.len(), 1, "{stdout}");

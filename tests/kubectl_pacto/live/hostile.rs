@@ -1,10 +1,11 @@
 //! A hostile API server or exec credential plugin: an endless answer stops at
 //! `--max-response-bytes`, a plugin that floods its output or hangs is stopped (and no longer
-//! runs afterwards), and a well-behaved plugin's token is used. Each error exits 1 within seconds.
+//! runs afterwards), and a well-behaved plugin's token is used. Each error exits 1 at its bound
+//! (bytes read, or the tool's own `--request-timeout`), which the error names; the runs' hang
+//! guard is far beyond it.
 
 use super::*;
 use fake_apiserver::{Fault, FaultAction};
-use std::time::Instant;
 
 /// An answer without end is refused at the bound, named with its flag.
 #[test]
@@ -12,10 +13,8 @@ fn an_endless_answer_stops_at_the_bound() {
     let c = shop();
     c.server
         .fault(Fault::always("/pactos", FaultAction::EndlessBody));
-    let start = Instant::now();
     let r = c.run(&["get", "--max-response-bytes", "1Mi"]);
     r.assert_code(1).assert_no_panic();
-    assert!(start.elapsed() < Duration::from_secs(20));
     assert_eq!(r.stdout, "");
     assert_eq!(
         r.stderr,
@@ -43,7 +42,7 @@ fn exec_kubeconfig(c: &Cluster, script: &str) -> PathBuf {
 fn run_exec(c: &Cluster, kc: &Path, extra: &[&str]) -> Run {
     let mut args = vec!["get", "--kubeconfig", s(kc)];
     args.extend_from_slice(extra);
-    run_with(&mut cmd(c.dir.path(), &args), None, Duration::from_secs(30))
+    run_with(&mut cmd(c.dir.path(), &args), None, DEADLINE)
 }
 
 /// Whether a process still runs (signal 0).
@@ -87,12 +86,12 @@ fn a_hanging_exec_plugin_is_killed_at_the_request_timeout() {
     let pid = c.dir.path().join("pid");
     let kc = exec_kubeconfig(
         &c,
-        &format!("#!/bin/sh\necho $$ > {}\nexec sleep 60\n", s(&pid)),
+        &format!("#!/bin/sh\necho $$ > {}\nexec sleep 600\n", s(&pid)),
     );
-    let start = Instant::now();
+    // The plugin would sleep far beyond the runs' hang guard: only the tool's own timeout,
+    // named in the error, ends this run.
     let r = run_exec(&c, &kc, &["--request-timeout", "1s"]);
     r.assert_code(1).assert_no_panic();
-    assert!(start.elapsed() < Duration::from_secs(10));
     assert_eq!(
         r.stderr,
         format!(

@@ -109,7 +109,7 @@ fn a_stuck_exec_credential_plugin_is_cut_off_by_request_timeout() {
     let server = "https://127.0.0.1:1";
     std::fs::write(
         dir.join("exec.yaml"),
-        format!("apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: fake\n  cluster: {{server: \"{server}\"}}\nusers:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sleep\n      args: [\"60\"]\n      interactiveMode: Never\ncontexts:\n- name: x\n  context: {{cluster: fake, user: u}}\n"),
+        format!("apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: fake\n  cluster: {{server: \"{server}\"}}\nusers:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: sleep\n      args: [\"600\"]\n      interactiveMode: Never\ncontexts:\n- name: x\n  context: {{cluster: fake, user: u}}\n"),
     )
     .unwrap();
     let r = run_with(
@@ -124,7 +124,7 @@ fn a_stuck_exec_credential_plugin_is_cut_off_by_request_timeout() {
             ],
         ),
         None,
-        Duration::from_secs(30),
+        DEADLINE,
     );
     r.assert_code(1).assert_no_panic();
     assert_eq!(

@@ -131,11 +131,7 @@ impl Cluster {
     fn run(&self, args: &[&str]) -> Run {
         let mut all = args.to_vec();
         all.extend(["--kubeconfig", s(&self.kubeconfig)]);
-        run_with(
-            &mut cmd(self.dir.path(), &all),
-            None,
-            Duration::from_secs(60),
-        )
+        run_with(&mut cmd(self.dir.path(), &all), None, DEADLINE)
     }
 
     /// Requests with this method whose path ends with `suffix`.

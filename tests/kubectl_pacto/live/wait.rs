@@ -19,27 +19,9 @@ fn start(c: &Cluster, args: &[&str]) -> std::process::Child {
         .unwrap()
 }
 
-/// Waits at most `limit` for the child; its exit code and output.
-fn finish(child: std::process::Child, limit: Duration) -> Run {
-    let started = std::time::Instant::now();
-    let mut child = child;
-    loop {
-        if child.try_wait().unwrap().is_some() || started.elapsed() > limit {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    if child.try_wait().unwrap().is_none() {
-        let _ = child.kill();
-        panic!("kubectl pacto wait did not end within {limit:?}");
-    }
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        elapsed: started.elapsed(),
-    }
+/// Waits for the child within the runs' hang guard; its exit code and output.
+fn finish(child: std::process::Child) -> Run {
+    crate::common::finish(child, DEADLINE, "kubectl pacto")
 }
 
 /// Waits until the server has seen a watch request (so a change after it is a change the
@@ -50,10 +32,7 @@ fn until_watching(c: &Cluster) {
         r.query_param("watch").as_deref() == Some("true")
             || r.query_param("watch").as_deref() == Some("1")
     }) {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "no watch request"
-        );
+        assert!(started.elapsed() < DEADLINE, "no watch request");
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -90,7 +69,7 @@ fn reached_when_the_verdict_catches_up_with_the_generation() {
             "--for",
             "gate=pass",
             "--timeout",
-            "20s",
+            "100s",
         ],
     );
     until_watching(&c);
@@ -101,13 +80,12 @@ fn reached_when_the_verdict_catches_up_with_the_generation() {
     let generation = o["metadata"]["generation"].clone();
     o["status"]["observedGeneration"] = generation;
     c.server.insert(o);
-    let r = finish(child, Duration::from_secs(30));
+    let r = finish(child);
     r.assert_code(0);
     assert_eq!(
         r.stdout,
         "pacto.pacto.trianalab.io/inventory condition met\n"
     );
-    assert!(r.elapsed < Duration::from_secs(15), "{:?}", r.elapsed);
 }
 
 #[test]
@@ -148,12 +126,12 @@ fn deleted_while_waiting_is_an_error_and_for_delete_is_met() {
             "--for",
             "gate=pass",
             "--timeout",
-            "20s",
+            "100s",
         ],
     );
     until_watching(&c);
     assert!(c.server.remove(PACTO, "Pacto", Some("shop"), "inventory"));
-    let r = finish(child, Duration::from_secs(30));
+    let r = finish(child);
     r.assert_code(1);
     assert_eq!(
         r.stderr,
@@ -168,12 +146,12 @@ fn deleted_while_waiting_is_an_error_and_for_delete_is_met() {
             "--for",
             "delete",
             "--timeout",
-            "20s",
+            "100s",
         ],
     );
     until_watching(&c);
     assert!(c.server.remove(PACTO, "Pacto", Some("shop"), "orders"));
-    let r = finish(child, Duration::from_secs(30));
+    let r = finish(child);
     r.assert_code(0);
     assert_eq!(r.stdout, "pacto.pacto.trianalab.io/orders condition met\n");
     // Already gone: met at once; a missing object for another condition is kubectl's NotFound.
@@ -220,7 +198,7 @@ fn get_watch_prints_the_listing_then_a_row_per_change() {
     let generation = o["metadata"]["generation"].clone();
     o["status"]["observedGeneration"] = generation;
     c.server.insert(o);
-    let r = finish(child, Duration::from_secs(30));
+    let r = finish(child);
     r.assert_code(0);
     assert!(r.stdout.starts_with(&before.stdout), "{}", r.stdout);
     let rows: Vec<&str> = r.stdout[before.stdout.len()..].lines().collect();

@@ -226,7 +226,6 @@ fn runaway_comprehensions_are_bounded() {
         deadline: None,
         ..Limits::default()
     });
-    let started = std::time::Instant::now();
     let got = small.eval_bool(&json!({})).unwrap_err();
     assert!(
         got.contains(
@@ -235,7 +234,6 @@ fn runaway_comprehensions_are_bounded() {
         ),
         "{got}"
     );
-    assert!(started.elapsed() < Duration::from_secs(5));
     let timed = e.with_limits(Limits {
         max_iterations: u64::MAX,
         deadline: Some(Duration::from_millis(50)),

@@ -147,29 +147,63 @@ pub fn parse_chunk_by_parser(chunk: &Chunk) -> Result<Option<Value>, String> {
     if !chunk.content {
         return Ok(None);
     }
-    // The parser's bounds grow with the document: text without aliases never reaches them, and a
-    // document that aliases expand (YAML's "billion laughs") stops at a few times its own size.
-    let len = chunk.text.len();
-    let nodes = len.max(1 << 20);
-    let scalar_bytes = len.saturating_mul(4).max(16 << 20);
+    let bounds = Bounds::for_len(chunk.text.len());
     let options = serde_saphyr::options! {
         duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
         legacy_octal_numbers: true,
         budget: serde_saphyr::budget! {
-            max_events: nodes.saturating_mul(2),
-            max_nodes: nodes,
+            max_events: bounds.nodes.saturating_mul(2),
+            max_nodes: bounds.nodes,
             max_depth: MAX_DEPTH,
-            max_total_scalar_bytes: scalar_bytes,
+            max_total_scalar_bytes: bounds.scalar_bytes,
+            max_recorded_anchor_events: bounds.alias_values,
+        },
+        alias_limits: serde_saphyr::alias_limits! {
+            max_total_replayed_events: bounds.alias_values,
         },
     };
     let value: Value = serde_saphyr::from_str_with_options(&chunk.text, options).map_err(|e| {
         readable(
             &shift_line(&first_line(&e.to_string()), chunk.offset),
-            nodes,
-            scalar_bytes,
+            &bounds,
         )
     })?;
     Ok((!value.is_null()).then_some(value))
+}
+
+/// The parser's bounds for one document, grown with its size in bytes so that text without
+/// aliases never reaches them, while a document that aliases expand (YAML's "billion laughs")
+/// stops after work proportional to its own size: the parser counts what it copies for anchors
+/// and replays for aliases as it goes, so a refusal costs no more than the bound, never the
+/// expansion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// Nodes (and half the events) of the whole document: its size in bytes, at least 2^20.
+    pub nodes: usize,
+    /// Bytes of scalar text: 4 times its size, at least 16 MiB.
+    pub scalar_bytes: usize,
+    /// Values replayed for aliases, and values copied into anchors (each bound alone; serde-saphyr's
+    /// `AliasLimits::max_total_replayed_events` and `Budget::max_recorded_anchor_events`):
+    /// [`ALIAS_VALUES_PER_BYTE`] times its size, at least [`MIN_ALIAS_VALUES`].
+    pub alias_values: usize,
+}
+
+/// Values aliases may replay (and anchors hold) per byte of the document.
+pub const ALIAS_VALUES_PER_BYTE: usize = 8;
+/// Values aliases may replay (and anchors hold) in any document, however small.
+pub const MIN_ALIAS_VALUES: usize = 1 << 14;
+
+impl Bounds {
+    /// The bounds of a document of `len` bytes.
+    pub fn for_len(len: usize) -> Bounds {
+        Bounds {
+            nodes: len.max(1 << 20),
+            scalar_bytes: len.saturating_mul(4).max(16 << 20),
+            alias_values: len
+                .saturating_mul(ALIAS_VALUES_PER_BYTE)
+                .max(MIN_ALIAS_VALUES),
+        }
+    }
 }
 
 /// A document that is plain JSON (`kubectl get -o json`), parsed as JSON: the same value the
@@ -209,10 +243,18 @@ fn has_negative_zero(v: &Value) -> bool {
 /// How deeply a document may nest (a fixed bound, deeper than any real object).
 pub const MAX_DEPTH: usize = 512;
 
-/// A parser message in a user's words where the parser speaks Rust: its budget breaches, its
-/// alias limits, serde's type errors and non-finite numbers.
-pub fn readable(message: &str, nodes: usize, scalar_bytes: usize) -> String {
+/// A parser message in a user's words where the parser speaks Rust: its budget breaches (of
+/// `bounds`, the document's), its alias limits, serde's type errors and non-finite numbers.
+pub fn readable(message: &str, bounds: &Bounds) -> String {
+    let Bounds {
+        nodes,
+        scalar_bytes,
+        alias_values,
+    } = *bounds;
     let bomb = "YAML aliases expand the document";
+    let alias_bound = format!(
+        "the bound is {ALIAS_VALUES_PER_BYTE} times the document's size in bytes, at least {MIN_ALIAS_VALUES}"
+    );
     if let Some(rest) = message.split("budget breached:").nth(1) {
         let what = rest.trim();
         let kind = what.split(['{', ' ']).next().unwrap_or(what);
@@ -225,7 +267,10 @@ pub fn readable(message: &str, nodes: usize, scalar_bytes: usize) -> String {
                 "{bomb} beyond {} of text (the bound is 4 times the document's size, at least 16 MiB)",
                 crate::k8s::read::size_words(scalar_bytes as u64)
             ),
-            "RecordedAnchorEvents" | "RecordedAnchorBytes" => "its YAML anchors and their aliases hold more than a million values or 64 MiB (a fixed bound against alias bombs)".to_string(),
+            "RecordedAnchorEvents" => format!(
+                "its YAML anchors and the aliases inside them hold more than {alias_values} values ({alias_bound})"
+            ),
+            "RecordedAnchorBytes" => "its YAML anchors and the aliases inside them hold more than 64 MiB of text (a fixed bound against alias bombs)".to_string(),
             "Aliases" | "Anchors" | "AliasAnchorRatio" | "MergeKeys" => format!(
                 "it uses too many YAML aliases, anchors or merge keys ({what}; a fixed bound against alias bombs)"
             ),
@@ -237,9 +282,7 @@ pub fn readable(message: &str, nodes: usize, scalar_bytes: usize) -> String {
     if message.contains("alias replay limit exceeded")
         || message.contains("alias expansion limit exceeded")
     {
-        return format!(
-            "refused: {bomb} beyond a million replayed values (a fixed bound against alias bombs)"
-        );
+        return format!("refused: {bomb} beyond {alias_values} replayed values ({alias_bound})");
     }
     if message.contains("cannot deserialize null into string") {
         return message.replace(
@@ -323,6 +366,68 @@ mod tests {
             parse_all("{a: 0644}\n"),
             vec![Some(serde_json::json!({"a": 420}))]
         );
+    }
+
+    /// A document of `levels` anchors, each a list of nine aliases of the one before (the first
+    /// nine strings): 9^levels strings once expanded.
+    fn laughs(levels: usize) -> String {
+        let mut text = String::from("kind: X\na0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        for i in 1..levels {
+            let p = i - 1;
+            text.push_str(&format!(
+                "a{i}: &a{i} [*a{p},*a{p},*a{p},*a{p},*a{p},*a{p},*a{p},*a{p},*a{p}]\n"
+            ));
+        }
+        text
+    }
+
+    fn parse_text(text: &str) -> Result<Option<Value>, String> {
+        parse_chunk(&Chunk {
+            offset: 0,
+            text: text.to_string(),
+            content: true,
+        })
+    }
+
+    /// A "billion laughs" of 514 bytes stops at the small bound of a small document (16384
+    /// values copied into its anchors), counted as the parser goes: the refusal costs that much
+    /// work, not the billions the aliases would expand to.
+    #[test]
+    fn an_alias_bomb_stops_at_a_bound_of_its_own_size() {
+        let text = laughs(10);
+        assert_eq!(Bounds::for_len(text.len()).alias_values, 16384);
+        assert_eq!(
+            parse_text(&text),
+            Err("refused: its YAML anchors and the aliases inside them hold more than 16384 values (the bound is 8 times the document's size in bytes, at least 16384)".to_string())
+        );
+        // Aliases replayed outside any anchor count against the same bound.
+        let hundred: Vec<String> = (0..100).map(|n| n.to_string()).collect();
+        let mut wide = format!("kind: X\na: &a [{}]\nb: [", hundred.join(","));
+        wide.push_str(&vec!["*a"; 300].join(","));
+        wide.push_str("]\n");
+        assert_eq!(Bounds::for_len(wide.len()).alias_values, 16384);
+        assert_eq!(
+            parse_text(&wide),
+            Err("refused: YAML aliases expand the document beyond 16384 replayed values (the bound is 8 times the document's size in bytes, at least 16384)".to_string())
+        );
+    }
+
+    /// Aliases within the bound are read, expanded, as go-yaml reads them.
+    #[test]
+    fn aliases_within_the_bound_are_expanded() {
+        let v = parse_text(&laughs(4)).unwrap().unwrap();
+        assert_eq!(v["a3"].as_array().unwrap().len(), 9);
+        assert_eq!(v["a3"][8][8][8], serde_json::json!(vec!["lol"; 9]));
+        let v = parse_text("kind: X\nmetadata:\n  labels: &l {app: x}\n  annotations: *l\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            v["metadata"]["annotations"],
+            serde_json::json!({"app": "x"})
+        );
+        // The bound grows with the document: 8 values per byte.
+        assert_eq!(Bounds::for_len(1 << 20).alias_values, 8 << 20);
+        assert_eq!(Bounds::for_len(0).nodes, 1 << 20);
     }
 
     /// Directives stay with the document they precede; `...` ends a document, and the `---`

@@ -43,7 +43,7 @@ impl Conn {
     pub fn open(server: &FakeApiServer) -> Conn {
         let stream = TcpStream::connect(server.addr()).expect("connect");
         stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
+            .set_read_timeout(Some(Duration::from_secs(120)))
             .unwrap();
         Conn {
             writer: stream.try_clone().unwrap(),
