@@ -3,12 +3,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pacto_gates::cluster::{decode_list_answer, decode_watch_line, Kind};
+use pacto_gates::cluster::{decode_list_answer, decode_watch_line, ServedKind};
 use std::sync::OnceLock;
 
-fn kind() -> &'static Kind {
-    static KIND: OnceLock<Kind> = OnceLock::new();
-    KIND.get_or_init(|| Kind {
+fn kind() -> &'static ServedKind {
+    static KIND: OnceLock<ServedKind> = OnceLock::new();
+    KIND.get_or_init(|| ServedKind {
         group: "pacto.trianalab.io".into(),
         version: "v1alpha1".into(),
         kind: "Pacto".into(),

@@ -6,8 +6,8 @@
 
 use fake_apiserver::{FakeApiServer, Fault, FaultAction, Resource};
 use pacto_gates::cluster::{
-    newest_resource_version, resource_version_of, Cluster, ClusterError, ConnectOptions, Kind,
-    Scope,
+    newest_resource_version, resource_version_of, Cluster, ClusterError, ConnectOptions, Scope,
+    ServedKind,
 };
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -39,7 +39,10 @@ fn watches(server: &FakeApiServer) -> Vec<fake_apiserver::Request> {
 }
 
 /// Runs `f` with a connected client and the Pacto kind, on a runtime of its own.
-fn with_cluster<T>(kubeconfig: std::path::PathBuf, f: impl AsyncFnOnce(&Cluster, &Kind) -> T) -> T {
+fn with_cluster<T>(
+    kubeconfig: std::path::PathBuf,
+    f: impl AsyncFnOnce(&Cluster, &ServedKind) -> T,
+) -> T {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -184,6 +184,18 @@ impl Repo {
                 if !ours && !relative_file {
                     continue;
                 }
+                // A backticked path whose first directory this repository has nowhere along the
+                // file's directories is another repository's (`util/lua/lua.go` beside an
+                // upstream table column).
+                if !ours
+                    && !relative
+                    && !file_dir
+                        .ancestors()
+                        .take_while(|d| d.starts_with(&self.root))
+                        .any(|d| d.join(first).is_dir())
+                {
+                    continue;
+                }
                 let before = &prose[..m.start()];
                 // The text the path follows: this line's, or the line before when the path
                 // opens the line.

@@ -110,7 +110,7 @@ fn names_of(objects: &[serde_json::Value]) -> Vec<String> {
 pub fn namespaces() -> Vec<clap_complete::engine::CompletionCandidate> {
     from_cluster(|c| async move {
         c.list(
-            &pacto_gates::cluster::Kind::namespace(),
+            &pacto_gates::cluster::ServedKind::namespace(),
             pacto_gates::cluster::Scope::All,
             None,
         )

@@ -12,45 +12,45 @@ pub use pacto_gates::kinds::{DELIVERY_GROUP, DELIVERY_VERSION};
 
 /// A kind `get` lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Listed {
+pub enum ResourceType {
     Pactos,
     Stages,
     Operations,
 }
 
-impl Listed {
+impl ResourceType {
     /// The kind's API group, version and kind.
     pub fn api_kind(self) -> ApiKind {
         match self {
-            Listed::Pactos => kinds::PACTO,
-            Listed::Stages => kinds::STAGE,
-            Listed::Operations => kinds::OPERATION,
+            ResourceType::Pactos => kinds::PACTO,
+            ResourceType::Stages => kinds::STAGE,
+            ResourceType::Operations => kinds::OPERATION,
         }
     }
 
     /// The kind, as objects name it.
     pub fn kind(self) -> &'static str {
         match self {
-            Listed::Pactos => "Pacto",
-            Listed::Stages => "Stage",
-            Listed::Operations => "Operation",
+            ResourceType::Pactos => "Pacto",
+            ResourceType::Stages => "Stage",
+            ResourceType::Operations => "Operation",
         }
     }
 
     /// `pactos`, `stages`, `operations`.
     pub fn plural(self) -> &'static str {
         match self {
-            Listed::Pactos => "pactos",
-            Listed::Stages => "stages",
-            Listed::Operations => "operations",
+            ResourceType::Pactos => "pactos",
+            ResourceType::Stages => "stages",
+            ResourceType::Operations => "operations",
         }
     }
 
     /// The API group.
     pub fn group(self) -> &'static str {
         match self {
-            Listed::Pactos => "pacto.trianalab.io",
-            Listed::Stages | Listed::Operations => DELIVERY_GROUP,
+            ResourceType::Pactos => kinds::PACTO.group,
+            ResourceType::Stages | ResourceType::Operations => DELIVERY_GROUP,
         }
     }
 
@@ -84,16 +84,19 @@ impl Listed {
 /// The RESOURCE argument of `get` (`stages`, `stage/NAME`, ...) and the NAME after it: the kind
 /// and the one name, if any. Errors: an unknown resource type (naming the three there are), a
 /// name given twice or empty, an invalid name.
-pub fn get_resource(arg: &str, name: Option<&str>) -> Result<(Listed, Option<String>)> {
+pub fn get_resource(arg: &str, name: Option<&str>) -> Result<(ResourceType, Option<String>)> {
     let (res, slash_name) = match arg.split_once('/') {
         Some((r, n)) => (r, Some(n.to_string())),
         None => (arg, None),
     };
     let lower = res.to_ascii_lowercase();
-    let Some(listed) = [Listed::Pactos, Listed::Stages, Listed::Operations]
-        .into_iter()
-        .find(|l| l.spellings().contains(&lower))
-    else {
+    let Some(listed) = [
+        ResourceType::Pactos,
+        ResourceType::Stages,
+        ResourceType::Operations,
+    ]
+    .into_iter()
+    .find(|l| l.spellings().contains(&lower)) else {
         let lower_res = res.to_ascii_lowercase();
         if lower_res.starts_with("codertemplatetest") {
             bail!("\"{res}\" is not a resource type kubectl pacto get knows: it lists pactos, stages and operations (a CoderTemplateTest: kubectl pacto explain codertemplatetest/NAME, or kubectl pacto health -f FILE)");
@@ -167,16 +170,17 @@ pub fn explain_target(t: &str) -> Result<Target> {
     let k = kind.to_ascii_lowercase();
     let kind = match k.as_str() {
         "pacto" | "pactos" | "pacto.pacto.trianalab.io" | "pactos.pacto.trianalab.io" => {
-            Explained::Gated("pacto.trianalab.io", "v1alpha1", "Pacto")
+            Explained::Gated(kinds::PACTO.group, kinds::PACTO.version, kinds::PACTO.kind)
         }
         "codertemplatetest"
         | "codertemplatetests"
         | "codertemplatetest.coder.com"
         | "codertemplatetests.coder.com" => {
-            Explained::Gated("coder.com", "v1alpha1", "CoderTemplateTest")
+            let k = kinds::CODER_TEMPLATE_TEST;
+            Explained::Gated(k.group, k.version, k.kind)
         }
-        k if Listed::Stages.spellings().iter().any(|s| s == k) => Explained::Stage,
-        k if Listed::Operations.spellings().iter().any(|s| s == k) => Explained::Operation,
+        k if ResourceType::Stages.spellings().iter().any(|s| s == k) => Explained::Stage,
+        k if ResourceType::Operations.spellings().iter().any(|s| s == k) => Explained::Operation,
         _ => bail!("{t}: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME and operation/NAME"),
     };
     Ok(Target {
@@ -192,26 +196,26 @@ mod tests {
     #[test]
     fn every_spelling_of_the_three_kinds() {
         for (arg, name, want) in [
-            ("pactos", None, (Listed::Pactos, None)),
+            ("pactos", None, (ResourceType::Pactos, None)),
             (
                 "Stage",
                 Some("payments"),
-                (Listed::Stages, Some("payments")),
+                (ResourceType::Stages, Some("payments")),
             ),
             (
                 "stages.delivery.pacto.trianalab.io",
                 None,
-                (Listed::Stages, None),
+                (ResourceType::Stages, None),
             ),
             (
                 "operation/payments-1-4-0",
                 None,
-                (Listed::Operations, Some("payments-1-4-0")),
+                (ResourceType::Operations, Some("payments-1-4-0")),
             ),
             (
                 "operation.delivery.pacto.trianalab.io",
                 None,
-                (Listed::Operations, None),
+                (ResourceType::Operations, None),
             ),
         ] {
             let (l, n) = get_resource(arg, name).unwrap();
@@ -223,7 +227,7 @@ mod tests {
         assert_eq!(e, "give the name once: stage/NAME or stages NAME");
         assert!(get_resource("stage/A_b", None).is_err());
         assert_eq!(
-            Listed::Stages.name_prefix(),
+            ResourceType::Stages.name_prefix(),
             "stage.delivery.pacto.trianalab.io"
         );
     }

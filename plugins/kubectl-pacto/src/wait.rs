@@ -11,13 +11,13 @@
 use crate::printer::jsonpath::{self, Template};
 use anyhow::{bail, Result};
 use pacto_gates::k8s::gofmt;
-use pacto_gates::pacto::gate::Outcome;
+use pacto_gates::pacto::gate::GateWord;
 use pacto_gates::pacto::verdict::KNOWN_VERDICTS;
 use serde_json::Value;
 
-/// The words of a gate outcome ([`Outcome::as_str`]).
+/// The words of a gate outcome ([`GateWord::as_str`]).
 fn gate_words() -> Vec<&'static str> {
-    Outcome::ALL.map(Outcome::as_str).to_vec()
+    GateWord::ALL.map(GateWord::as_str).to_vec()
 }
 
 /// A parsed `--for`.

@@ -26,17 +26,17 @@ pub struct DeliveryQuery<'a> {
 /// One kind as read: None when it was not asked for; `Err(ClusterError::NotInstalled)` when the
 /// cluster does not serve it; another error when it could not be read (403 names the verb and
 /// the resource).
-pub type Read = Option<Result<Vec<Value>, ClusterError>>;
+pub type ListRead = Option<Result<Vec<Value>, ClusterError>>;
 
 /// The delivery objects of a cluster, each kind on its own.
 #[derive(Debug, Default)]
 pub struct DeliveryObjects {
-    pub stages: Read,
-    pub operations: Read,
-    pub approvals: Read,
-    pub oci_repositories: Read,
-    pub kustomizations: Read,
-    pub applications: Read,
+    pub stages: ListRead,
+    pub operations: ListRead,
+    pub approvals: ListRead,
+    pub oci_repositories: ListRead,
+    pub kustomizations: ListRead,
+    pub applications: ListRead,
 }
 
 impl Cluster {

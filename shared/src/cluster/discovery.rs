@@ -11,12 +11,12 @@ use std::time::Duration;
 
 /// A kind the API server serves, as discovery describes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Kind {
+pub struct ServedKind {
     /// API group, empty for the core group.
     pub group: String,
     /// API version, e.g. `v1alpha1`.
     pub version: String,
-    /// Kind, e.g. `Pacto`.
+    /// ServedKind, e.g. `Pacto`.
     pub kind: String,
     /// Resource name in URLs, as discovery gives it, e.g. `pactos`.
     pub plural: String,
@@ -24,7 +24,7 @@ pub struct Kind {
     pub namespaced: bool,
 }
 
-impl Kind {
+impl ServedKind {
     /// `pactos.pacto.trianalab.io`, or `configmaps` for the core group (kubectl's spelling).
     pub fn resource(&self) -> String {
         if self.group.is_empty() {
@@ -42,8 +42,8 @@ impl Kind {
     }
 
     /// The core v1 ConfigMap (no discovery needed).
-    pub fn configmap() -> Kind {
-        Kind {
+    pub fn configmap() -> ServedKind {
+        ServedKind {
             group: String::new(),
             version: "v1".into(),
             kind: "ConfigMap".into(),
@@ -53,8 +53,8 @@ impl Kind {
     }
 
     /// The core v1 Namespace (cluster-scoped; no discovery needed).
-    pub fn namespace() -> Kind {
-        Kind {
+    pub fn namespace() -> ServedKind {
+        ServedKind {
             group: String::new(),
             version: "v1".into(),
             kind: "Namespace".into(),
@@ -93,7 +93,7 @@ impl Cluster {
         group: &str,
         version: &str,
         kind: &str,
-    ) -> Result<Kind, ClusterError> {
+    ) -> Result<ServedKind, ClusterError> {
         let served = self.served(group, version).await?;
         find_kind(served.as_deref(), group, version, kind)
             .ok_or_else(|| not_installed(group, version, kind))
@@ -105,7 +105,7 @@ impl Cluster {
     pub async fn discover_each(
         &self,
         kinds: &[(&str, &str, &str)],
-    ) -> Vec<Result<Kind, ClusterError>> {
+    ) -> Vec<Result<ServedKind, ClusterError>> {
         let mut documents: Vec<((&str, &str), Served)> = Vec::new();
         let mut out = Vec::with_capacity(kinds.len());
         for &(group, version, kind) in kinds {
@@ -181,7 +181,7 @@ fn group_version(group: &str, version: &str) -> String {
 
 /// The kind among the resources a group version serves (None: the group version is not served,
 /// or not this kind). Subresources (`pactos/status`) are not kinds.
-fn find_kind(served: Option<&[Value]>, group: &str, version: &str, kind: &str) -> Option<Kind> {
+fn find_kind(served: Option<&[Value]>, group: &str, version: &str, kind: &str) -> Option<ServedKind> {
     served?
         .iter()
         .find(|r| {
@@ -190,7 +190,7 @@ fn find_kind(served: Option<&[Value]>, group: &str, version: &str, kind: &str) -
                     .and_then(Value::as_str)
                     .is_some_and(|n| !n.contains('/'))
         })
-        .map(|r| Kind {
+        .map(|r| ServedKind {
             group: group.to_string(),
             version: version.to_string(),
             kind: kind.to_string(),

@@ -27,8 +27,8 @@ mod watch;
 mod write;
 
 pub use contexts::kubeconfig_contexts;
-pub use delivery::{DeliveryObjects, DeliveryQuery, Read};
-pub use discovery::{Kind, DISCOVERY_TIMEOUT};
+pub use delivery::{DeliveryObjects, DeliveryQuery, ListRead};
+pub use discovery::{ServedKind, DISCOVERY_TIMEOUT};
 pub use error::{chain, reason_phrase, root_cause, ClusterError};
 pub use kubeconfig::{check_kubeconfig_text, ConnectOptions};
 pub use overrides::Overrides;
@@ -83,7 +83,7 @@ impl Cluster {
     /// answers for the other.
     pub async fn gate_objects(&self, argocd_namespace: &str) -> GateObjects {
         let argocd_cm = self
-            .get(&Kind::configmap(), argocd_namespace, "argocd-cm")
+            .get(&ServedKind::configmap(), argocd_namespace, "argocd-cm")
             .await;
         let kustomizations = match self
             .discover("kustomize.toolkit.fluxcd.io", "v1", "Kustomization")

@@ -6,7 +6,7 @@
 //! depth limit. Follows kube-rs's `kube-client/src/client/mod.rs` and, for the retries and the
 //! timeout, client-go's `rest/request.go`.
 
-use super::{reason_phrase, root_cause, Cluster, ClusterError, Kind};
+use super::{reason_phrase, root_cause, Cluster, ClusterError, ServedKind};
 use http_body_util::BodyExt;
 use kube::api::ListParams;
 use kube::core::{DynamicObject, Request};
@@ -89,7 +89,7 @@ impl Cluster {
     /// the server stopped serving.
     pub async fn list(
         &self,
-        kind: &Kind,
+        kind: &ServedKind,
         scope: Scope<'_>,
         selector: Option<&str>,
     ) -> Result<Vec<Value>, ClusterError> {
@@ -165,7 +165,7 @@ impl Cluster {
     /// Reads one object. Errors: [`ClusterError::NotFound`] when it does not exist.
     pub async fn get(
         &self,
-        kind: &Kind,
+        kind: &ServedKind,
         namespace: &str,
         name: &str,
     ) -> Result<Value, ClusterError> {
@@ -500,7 +500,11 @@ fn page_items(list: &Value, op: &Op<'_>) -> Result<Vec<Value>, Box<ClusterError>
 
 /// Only objects of the kind asked for: anything else in a list is not ours to show. An object of
 /// that kind which does not name itself is an error (naming `items[i]`), not a blank row.
-fn keep_items(all: Vec<Value>, kind: &Kind, op: &Op<'_>) -> Result<Vec<Value>, Box<ClusterError>> {
+fn keep_items(
+    all: Vec<Value>,
+    kind: &ServedKind,
+    op: &Op<'_>,
+) -> Result<Vec<Value>, Box<ClusterError>> {
     let mut out = Vec::with_capacity(all.len());
     for (i, o) in all.into_iter().enumerate() {
         if !o.is_object() {
@@ -521,7 +525,7 @@ fn keep_items(all: Vec<Value>, kind: &Kind, op: &Op<'_>) -> Result<Vec<Value>, B
 /// that name themselves. Pure, for fuzzing and tests. Errors: [`ClusterError::Malformed`] with
 /// the detail a user sees (boxed, as the module's other pure decoders box it).
 #[doc(hidden)]
-pub fn decode_list_answer(body: &[u8], kind: &Kind) -> Result<Vec<Value>, Box<ClusterError>> {
+pub fn decode_list_answer(body: &[u8], kind: &ServedKind) -> Result<Vec<Value>, Box<ClusterError>> {
     let op = Op {
         verb: "list",
         resource: kind.resource(),
@@ -563,7 +567,7 @@ fn check_identity(o: &Value) -> Result<(), String> {
     }
 }
 
-pub(super) fn with_type(mut o: Value, kind: &Kind) -> Value {
+pub(super) fn with_type(mut o: Value, kind: &ServedKind) -> Value {
     if let Some(m) = o.as_object_mut() {
         let api_version = if kind.group.is_empty() {
             kind.version.clone()
@@ -603,8 +607,8 @@ mod tests {
         );
     }
 
-    fn pactos() -> Kind {
-        Kind {
+    fn pactos() -> ServedKind {
+        ServedKind {
             group: "pacto.trianalab.io".into(),
             version: "v1alpha1".into(),
             kind: "Pacto".into(),

@@ -13,7 +13,7 @@
 //! resumes.
 
 use super::request::{api_error, parse_json, status_text, with_type, Op};
-use super::{Cluster, ClusterError, Kind, Scope};
+use super::{Cluster, ClusterError, Scope, ServedKind};
 use http_body_util::BodyExt;
 use kube::api::WatchParams;
 use kube::core::{DynamicObject, Request};
@@ -37,7 +37,7 @@ pub struct Event {
 pub struct WatchStream {
     body: kube::client::Body,
     buffer: Vec<u8>,
-    kind: Kind,
+    kind: ServedKind,
     op: Op<'static>,
     ended: bool,
 }
@@ -49,7 +49,7 @@ impl Cluster {
     /// server's answer (403, 404, ...) or the connection's.
     pub async fn watch(
         &self,
-        kind: &Kind,
+        kind: &ServedKind,
         scope: Scope<'_>,
         selector: Option<&str>,
         resource_version: Option<&str>,
@@ -189,7 +189,7 @@ pub fn newest_resource_version(objects: &[Value]) -> u64 {
 /// A resumable watch of one kind: see the module's documentation and [`Cluster::follow`].
 pub struct Follow<'a> {
     cluster: &'a Cluster,
-    kind: Kind,
+    kind: ServedKind,
     scope: Scope<'a>,
     selector: Option<&'a str>,
     /// The last resourceVersion seen; 0: the current objects first, as `ADDED`.
@@ -208,7 +208,7 @@ impl Cluster {
     /// [`Follow::next`].
     pub fn follow<'a>(
         &'a self,
-        kind: &Kind,
+        kind: &ServedKind,
         scope: Scope<'a>,
         selector: Option<&'a str>,
         resource_version: u64,
@@ -323,7 +323,7 @@ impl Follow<'_> {
 /// One line of a watch answer: an event, None for a bookmark, or the error it carries (an
 /// `ERROR` event's `Status` as the API error it words; a line that is not JSON, or an event of
 /// another type, as [`ClusterError::Malformed`]).
-fn event(line: &[u8], kind: &Kind, op: &Op<'_>) -> Result<Option<Event>, Box<ClusterError>> {
+fn event(line: &[u8], kind: &ServedKind, op: &Op<'_>) -> Result<Option<Event>, Box<ClusterError>> {
     let v = parse_json(line).map_err(|e| Box::new(op.malformed(e)))?;
     let kind_of = v.get("type").and_then(Value::as_str).unwrap_or("");
     let object = v.get("object").cloned().unwrap_or(Value::Null);
@@ -348,7 +348,10 @@ fn event(line: &[u8], kind: &Kind, op: &Op<'_>) -> Result<Option<Event>, Box<Clu
 /// One line of a watch answer decoded as [`WatchStream::next`] decodes it (see `event` above):
 /// `Ok(None)` for a bookmark. Pure, for fuzzing and tests. Errors: as `event`, boxed.
 #[doc(hidden)]
-pub fn decode_watch_line(line: &[u8], kind: &Kind) -> Result<Option<Event>, Box<ClusterError>> {
+pub fn decode_watch_line(
+    line: &[u8],
+    kind: &ServedKind,
+) -> Result<Option<Event>, Box<ClusterError>> {
     let op = Op {
         verb: "watch",
         resource: kind.resource(),
@@ -362,8 +365,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn pactos() -> Kind {
-        Kind {
+    fn pactos() -> ServedKind {
+        ServedKind {
             group: "pacto.trianalab.io".into(),
             version: "v1alpha1".into(),
             kind: "Pacto".into(),

@@ -5,7 +5,7 @@
 //! where the served schema says how lists merge.
 
 use super::request::Op;
-use super::{Cluster, ClusterError, Kind};
+use super::{Cluster, ClusterError, ServedKind};
 use kube::core::DynamicObject;
 use kube::Resource as _;
 use serde_json::Value;
@@ -43,7 +43,7 @@ impl Cluster {
     /// [`is_conflict`], 404 not found ...).
     pub async fn patch_status(
         &self,
-        kind: &Kind,
+        kind: &ServedKind,
         namespace: &str,
         name: &str,
         patch: StatusPatch<'_>,

@@ -9,7 +9,7 @@ use serde_json::Value;
 /// A list of objects of one kind as read: `None` when the kind is not installed in the cluster
 /// (no such API: nothing of it exists), `Some(Err(why))` when it could not be read (forbidden,
 /// failed), else the objects.
-pub type Listed = Option<Result<Vec<Value>, String>>;
+pub type ListedObjects = Option<Result<Vec<Value>, String>>;
 
 /// Everything a Stage's conditions depend on, each kind read once.
 #[derive(Debug, Clone, Default)]
@@ -17,11 +17,11 @@ pub struct Snapshot {
     /// Every Stage (for upstream Stages).
     pub stages: Vec<Value>,
     /// Flux OCIRepositories (apply and candidate repositories).
-    pub oci_repositories: Listed,
+    pub oci_repositories: ListedObjects,
     /// Flux Kustomizations.
-    pub kustomizations: Listed,
+    pub kustomizations: ListedObjects,
     /// Argo CD Applications.
-    pub applications: Listed,
+    pub applications: ListedObjects,
 }
 
 impl Snapshot {
@@ -76,7 +76,7 @@ mod tests {
         );
         let snapshot = Snapshot::from_objects(&all);
         assert_eq!(snapshot.stages.len(), 2);
-        fn count(l: &Listed) -> Option<Result<usize, &String>> {
+        fn count(l: &ListedObjects) -> Option<Result<usize, &String>> {
             l.as_ref().map(|r| r.as_ref().map(Vec::len))
         }
         assert_eq!(

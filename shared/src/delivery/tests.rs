@@ -2,7 +2,7 @@
 //! through the real computation and the explanation.
 
 use super::explain::{stage_json, stage_rows};
-use super::view::{Listed, Snapshot, StageView};
+use super::view::{ListedObjects, Snapshot, StageView};
 use super::{compute, World};
 use serde_json::{json, Value};
 
@@ -33,7 +33,7 @@ fn snapshot(case: &Value) -> (Snapshot, (&'static str, &'static str)) {
             panic!("unknown edit {e}");
         }
     }
-    let of = |kind: &str| -> Listed {
+    let of = |kind: &str| -> ListedObjects {
         if unlisted.iter().any(|k| k == kind) {
             return None;
         }

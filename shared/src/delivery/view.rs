@@ -662,7 +662,7 @@ impl ApprovalView {
     }
 }
 
-pub use super::snapshot::{Listed, Snapshot};
+pub use super::snapshot::{ListedObjects, Snapshot};
 
 #[cfg(test)]
 mod tests {

@@ -5,24 +5,24 @@
 
 use super::oidc::Identities;
 use super::view::{
-    ApplicationView, KustomizationView, Listed, OciRepositoryView, Snapshot, StageView,
+    ApplicationView, KustomizationView, ListedObjects, OciRepositoryView, Snapshot, StageView,
 };
 
 /// Views of one kind: the objects, or why they could not be read.
 #[derive(Debug, Clone)]
-pub enum Kind<T> {
+pub enum Views<T> {
     /// Read (empty when the kind is not installed).
     Read(Vec<T>),
     /// Could not be read: why, naming the kind.
     Unreadable(String),
 }
 
-impl<T> Kind<T> {
+impl<T> Views<T> {
     /// The objects, or the reason they are not known.
     pub fn get(&self) -> Result<&[T], &str> {
         match self {
-            Kind::Read(v) => Ok(v),
-            Kind::Unreadable(why) => Err(why),
+            Views::Read(v) => Ok(v),
+            Views::Unreadable(why) => Err(why),
         }
     }
 }
@@ -31,9 +31,9 @@ impl<T> Kind<T> {
 #[derive(Debug, Clone)]
 pub struct World {
     pub stages: Vec<StageView>,
-    pub repositories: Kind<OciRepositoryView>,
-    pub kustomizations: Kind<KustomizationView>,
-    pub applications: Kind<ApplicationView>,
+    pub repositories: Views<OciRepositoryView>,
+    pub kustomizations: Views<KustomizationView>,
+    pub applications: Views<ApplicationView>,
     /// What the reader should know: kinds not installed.
     pub notes: Vec<String>,
     /// The verdicts of the identity patterns read so far, so each distinct pattern is compiled
@@ -42,20 +42,20 @@ pub struct World {
 }
 
 fn read<T>(
-    listed: &Listed,
+    listed: &ListedObjects,
     what: &str,
     view: fn(&serde_json::Value) -> T,
     notes: &mut Vec<String>,
-) -> Kind<T> {
+) -> Views<T> {
     match listed {
         None => {
             notes.push(format!(
                 "{what} are not installed in this cluster: none apply"
             ));
-            Kind::Read(Vec::new())
+            Views::Read(Vec::new())
         }
-        Some(Err(why)) => Kind::Unreadable(format!("{what} could not be read: {why}")),
-        Some(Ok(items)) => Kind::Read(last_wins(items, what, notes).iter().map(view).collect()),
+        Some(Err(why)) => Views::Unreadable(format!("{what} could not be read: {why}")),
+        Some(Ok(items)) => Views::Read(last_wins(items, what, notes).iter().map(view).collect()),
     }
 }
 

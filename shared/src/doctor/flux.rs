@@ -30,8 +30,8 @@ pub struct Context {
     pub max_test_timeout: i64,
 }
 
-const PACTO_GROUP: &str = "pacto.trianalab.io";
-const CTT_GROUP: &str = "coder.com";
+const PACTO_GROUP: &str = crate::kinds::PACTO.group;
+const CTT_GROUP: &str = crate::kinds::CODER_TEMPLATE_TEST.group;
 
 /// Every check of one Kustomization or HelmRelease. `now_unix` is the clock of kstatus.
 pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {

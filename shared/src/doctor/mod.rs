@@ -197,16 +197,22 @@ pub fn run(input: &Input) -> Report {
         .collect();
     let kustomizations: Vec<&Value> = objs
         .iter()
-        .filter(|o| {
-            is(o, "kustomize.toolkit.fluxcd.io", "Kustomization")
-                || is(o, "helm.toolkit.fluxcd.io", "HelmRelease")
-        })
+        .filter(|o| crate::kinds::KUSTOMIZATION.is(o) || crate::kinds::HELM_RELEASE.is(o))
         .collect();
     let pactos = of(crate::pacto::GROUP, crate::pacto::KIND);
-    let ctts = of("coder.com", "CoderTemplateTest");
-    let stages = of(crate::delivery::GROUP, "Stage");
-    let repos = of("source.toolkit.fluxcd.io", "OCIRepository");
-    let apps = of("argoproj.io", "Application");
+    let ctts = of(
+        crate::kinds::CODER_TEMPLATE_TEST.group,
+        crate::kinds::CODER_TEMPLATE_TEST.kind,
+    );
+    let stages = of(crate::kinds::STAGE.group, crate::kinds::STAGE.kind);
+    let repos = of(
+        crate::kinds::OCI_REPOSITORY.group,
+        crate::kinds::OCI_REPOSITORY.kind,
+    );
+    let apps = of(
+        crate::kinds::APPLICATION.group,
+        crate::kinds::APPLICATION.kind,
+    );
     let mut report = Report::default();
     let mut findings = Vec::new();
 

@@ -305,14 +305,14 @@ impl FluxDecision {
     /// What this Kustomization does with the next step: none when it does not wait for the
     /// object or never reads its verdict (a kstatus Current), hold when its expressions do not
     /// compile (the Kustomization stalls), else pass / hold / fail from the status.
-    pub fn outcome(&self) -> Outcome {
+    pub fn outcome(&self) -> GateWord {
         match (&self.verdict, self.waits) {
             // kustomize-controller builds the status reader on every reconcile, wait or not:
             // an expression that does not compile stalls the Kustomization (InvalidCELExpression).
-            (None, _) if !self.unapplied => Outcome::Hold,
-            (_, false) => Outcome::None,
-            (Some(v), true) if self.verdict_blind && v.status == KStatus::Current => Outcome::None,
-            (None, true) => Outcome::Hold,
+            (None, _) if !self.unapplied => GateWord::Hold,
+            (_, false) => GateWord::None,
+            (Some(v), true) if self.verdict_blind && v.status == KStatus::Current => GateWord::None,
+            (None, true) => GateWord::Hold,
             (Some(v), true) => outcome(flux_gate(v)),
         }
     }
@@ -333,7 +333,7 @@ pub struct Decision {
 
 /// What a gate does with the next rollout step, including "there is no gate".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Outcome {
+pub enum GateWord {
     /// No check applies: nothing waits for this object.
     None,
     Pass,
@@ -341,56 +341,61 @@ pub enum Outcome {
     Fail,
 }
 
-impl Outcome {
+impl GateWord {
     /// Every outcome, in the order messages list their words (`pass, hold, fail, none`).
-    pub const ALL: [Outcome; 4] = [Outcome::Pass, Outcome::Hold, Outcome::Fail, Outcome::None];
+    pub const ALL: [GateWord; 4] = [
+        GateWord::Pass,
+        GateWord::Hold,
+        GateWord::Fail,
+        GateWord::None,
+    ];
 
     /// `none`, `pass`, `hold`, `fail`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Outcome::None => "none",
-            Outcome::Pass => "pass",
-            Outcome::Hold => "hold",
-            Outcome::Fail => "fail",
+            GateWord::None => "none",
+            GateWord::Pass => "pass",
+            GateWord::Hold => "hold",
+            GateWord::Fail => "fail",
         }
     }
 }
 
-fn outcome(g: Gate) -> Outcome {
+fn outcome(g: Gate) -> GateWord {
     match g {
-        Gate::Pass => Outcome::Pass,
-        Gate::Hold => Outcome::Hold,
-        Gate::Fail => Outcome::Fail,
+        Gate::Pass => GateWord::Pass,
+        Gate::Hold => GateWord::Hold,
+        Gate::Fail => GateWord::Fail,
     }
 }
 
 impl Decision {
-    /// Argo CD: no health (no check) is [`Outcome::None`]; a configuration Argo refuses fails
+    /// Argo CD: no health (no check) is [`GateWord::None`]; a configuration Argo refuses fails
     /// (argo-cd `controller/sync.go`: the sync operation errors with "Failed to load resource
     /// overrides").
-    pub fn argo_outcome(&self) -> Outcome {
+    pub fn argo_outcome(&self) -> GateWord {
         match &self.argo {
             // argo-cd controller/sync.go: "Failed to load resource overrides": every sync errors.
-            None => Outcome::Fail,
-            Some(v) if v.health.is_none() => Outcome::None,
+            None => GateWord::Fail,
+            Some(v) if v.health.is_none() => GateWord::None,
             Some(v) => outcome(argo_gate(v)),
         }
     }
 
     /// Flux: the strictest of the Kustomizations that wait for the object; an unusable
     /// configuration holds (the Kustomization stalls).
-    pub fn flux_outcome(&self) -> Outcome {
+    pub fn flux_outcome(&self) -> GateWord {
         self.flux
             .iter()
             .map(FluxDecision::outcome)
             .max()
-            .unwrap_or(Outcome::None)
+            .unwrap_or(GateWord::None)
     }
 
     /// What the two gates together do with the next rollout step: the stricter side decides
     /// (fail over hold over pass), and a side that gates nothing does not count (`none` only
     /// when neither side gates). What `wait --for gate=` compares.
-    pub fn overall(&self) -> Outcome {
+    pub fn overall(&self) -> GateWord {
         self.argo_outcome().max(self.flux_outcome())
     }
 
@@ -534,8 +539,8 @@ mod tests {
             ..FluxGate::recommended("test", false, 0)
         };
         for (status, argo_word, overall) in [
-            ("Compliant", "pass", Outcome::Pass),
-            ("NonCompliant", "fail", Outcome::Fail),
+            ("Compliant", "pass", GateWord::Pass),
+            ("NonCompliant", "fail", GateWord::Fail),
         ] {
             let d = decide(&argo, &no_flux, &pacto(status));
             assert_eq!(d.argo_outcome().as_str(), argo_word, "{status}");
@@ -543,9 +548,9 @@ mod tests {
         }
         let flux = FluxGate::recommended("test", false, 0);
         let d = decide(&argo, &flux, &pacto("NonCompliant"));
-        assert_eq!(d.overall(), Outcome::Fail);
+        assert_eq!(d.overall(), GateWord::Fail);
         let both_pass = decide(&argo, &flux, &pacto("Compliant"));
-        assert_eq!(both_pass.overall(), Outcome::Pass);
+        assert_eq!(both_pass.overall(), GateWord::Pass);
     }
 
     #[test]
@@ -604,7 +609,7 @@ mod tests {
             d.flux[0].verdict.as_ref().unwrap().status.as_str(),
             "Current"
         );
-        assert_eq!(d.argo_outcome(), Outcome::None);
+        assert_eq!(d.argo_outcome(), GateWord::None);
         assert!(d.flux[0].verdict_blind);
         assert_eq!(d.gate_word(), "none");
         // Not in the inventory: the recommended gate answers.
@@ -612,6 +617,6 @@ mod tests {
         other["metadata"]["name"] = json!("billing");
         let d = decide(&argo, &flux, &other);
         assert_eq!(d.flux[0].kustomization, "recommended");
-        assert_eq!(d.flux_outcome(), Outcome::Fail);
+        assert_eq!(d.flux_outcome(), GateWord::Fail);
     }
 }

@@ -9,8 +9,8 @@ pub mod verdict;
 pub mod view;
 
 /// The Pacto API group.
-pub const GROUP: &str = "pacto.trianalab.io";
+pub const GROUP: &str = crate::kinds::PACTO.group;
 /// The Pacto API version served by both operator lines.
 pub const VERSION: &str = "v1alpha1";
 /// The Pacto kind.
-pub const KIND: &str = "Pacto";
+pub const KIND: &str = crate::kinds::PACTO.kind;

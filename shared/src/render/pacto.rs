@@ -2,7 +2,7 @@
 
 use super::{one_line, status_word};
 use crate::pacto::explain::{verdict_tone, Row, Tone};
-use crate::pacto::gate::{Decision, Outcome};
+use crate::pacto::gate::{Decision, GateWord};
 use crate::pacto::verdict::{self, human_duration};
 use crate::pacto::view::{PactoView, Schema};
 use jiff::{SignedDuration, Timestamp};
@@ -56,11 +56,11 @@ pub(super) fn paint(word: &str, tone: Tone, colour: bool) -> String {
 fn gate_tone(d: &Decision) -> Tone {
     let (a, f) = (d.argo_outcome(), d.flux_outcome());
     match a.max(f) {
-        Outcome::Fail => Tone::Bad,
-        Outcome::Hold => Tone::Pending,
-        Outcome::Pass if a == f => Tone::Good,
-        Outcome::Pass => Tone::Warn,
-        Outcome::None => Tone::Warn,
+        GateWord::Fail => Tone::Bad,
+        GateWord::Hold => Tone::Pending,
+        GateWord::Pass if a == f => Tone::Good,
+        GateWord::Pass => Tone::Warn,
+        GateWord::None => Tone::Warn,
     }
 }
 

@@ -7,7 +7,7 @@ use super::connect::{block_on, connect, namespace};
 use super::select::{name_of, not_found, shown};
 use anyhow::Result;
 use kubectl_pacto::options::ClusterOptions;
-use kubectl_pacto::resource::Listed;
+use kubectl_pacto::resource::ResourceType;
 use pacto_gates::cluster::{self, Cluster, ClusterError, DeliveryQuery, Scope};
 use pacto_gates::delivery::explain;
 use pacto_gates::delivery::view::{ApprovalView, OperationView, Snapshot, StageView};
@@ -82,12 +82,12 @@ impl Objects {
 
 /// A kind the command lists or explains: it must be read (a kind not installed is the error
 /// that says so).
-fn primary(read: cluster::Read) -> Result<Vec<Value>> {
+fn primary(read: cluster::ListRead) -> Result<Vec<Value>> {
     Ok(read.transpose()?.unwrap_or_default())
 }
 
 /// A kind a Stage depends on, as [`Snapshot`] takes it: None when not installed.
-fn listed(read: cluster::Read) -> pacto_gates::delivery::view::Listed {
+fn listed(read: cluster::ListRead) -> pacto_gates::delivery::view::ListedObjects {
     match read {
         None => Some(Ok(Vec::new())),
         Some(Ok(items)) => Some(Ok(items)),
@@ -97,7 +97,7 @@ fn listed(read: cluster::Read) -> pacto_gates::delivery::view::Listed {
 }
 
 /// A kind an Operation report reads: the objects, or none and a note saying why.
-fn or_note(read: cluster::Read, what: &str, notes: &mut Vec<String>) -> Vec<Value> {
+fn or_note(read: cluster::ListRead, what: &str, notes: &mut Vec<String>) -> Vec<Value> {
     match read {
         None => Vec::new(),
         Some(Ok(items)) => items,
@@ -148,7 +148,7 @@ pub(crate) fn stage_report(c: &ClusterOptions, name: &str) -> Result<Report> {
         let mut objects = read_stages(&cluster).await?;
         let Some(stage) = shown(&objects.stages, Some(&ns), Some(name), &Selector::default()).pop()
         else {
-            return Err(not_found(Listed::Stages, name, Some(&ns)));
+            return Err(not_found(ResourceType::Stages, name, Some(&ns)));
         };
         objects.read_appliers(&cluster).await;
         Ok(objects.stage_report(&stage))
@@ -172,7 +172,7 @@ pub(crate) fn operation_report(c: &ClusterOptions, name: &str) -> Result<Report>
             .await;
         let ops = primary(read.operations)?;
         let Some(op) = ops.into_iter().find(|o| name_of(o) == Some(name)) else {
-            return Err(not_found(Listed::Operations, name, Some(&ns)));
+            return Err(not_found(ResourceType::Operations, name, Some(&ns)));
         };
         let mut notes = Vec::new();
         let stages = or_note(

@@ -3,7 +3,7 @@
 //! are picked as a cluster's would be), and the errors for a named object that is not there.
 
 use anyhow::{anyhow, Result};
-use kubectl_pacto::resource::Listed;
+use kubectl_pacto::resource::ResourceType;
 use pacto_gates::cluster::ClusterError;
 use pacto_gates::k8s::selector::Selector;
 use serde_json::Value;
@@ -51,7 +51,11 @@ pub(crate) fn shown(
 
 /// The error for a named object that was not read: the API server's NotFound for a cluster's
 /// namespace, else that the files given lack it.
-pub(crate) fn not_found(listed: Listed, name: &str, namespace: Option<&str>) -> anyhow::Error {
+pub(crate) fn not_found(
+    listed: ResourceType,
+    name: &str,
+    namespace: Option<&str>,
+) -> anyhow::Error {
     match namespace {
         Some(ns) => ClusterError::NotFound {
             resource: listed.resource(),
@@ -99,7 +103,7 @@ mod tests {
             .to_string()
             .starts_with("-l/--selector "));
         assert_eq!(
-            not_found(Listed::Stages, "x", Some("shop")).to_string(),
+            not_found(ResourceType::Stages, "x", Some("shop")).to_string(),
             ClusterError::NotFound {
                 resource: "stages.delivery.pacto.trianalab.io".into(),
                 name: "x".into(),
@@ -108,7 +112,7 @@ mod tests {
             .to_string()
         );
         assert_eq!(
-            not_found(Listed::Operations, "x", None).to_string(),
+            not_found(ResourceType::Operations, "x", None).to_string(),
             "operation \"x\" not found in the files given"
         );
     }

@@ -5,31 +5,31 @@
 //! wait (fluxcd/pkg `ssa/manager_wait.go`, kstatus when no `healthCheckExprs` entry matches).
 
 use super::{Rows, Tone};
-use crate::pacto::gate::{Decision, FluxDecision, Outcome, Source};
+use crate::pacto::gate::{Decision, FluxDecision, GateWord, Source};
 use crate::pacto::view::PactoView;
 use serde_json::Value;
 
-fn outcome_tone(o: Outcome) -> Tone {
+fn outcome_tone(o: GateWord) -> Tone {
     match o {
-        Outcome::Pass => Tone::Good,
-        Outcome::Hold => Tone::Pending,
-        Outcome::Fail => Tone::Bad,
-        Outcome::None => Tone::Warn,
+        GateWord::Pass => Tone::Good,
+        GateWord::Hold => Tone::Pending,
+        GateWord::Fail => Tone::Bad,
+        GateWord::None => Tone::Warn,
     }
 }
 
-fn argo_meaning(o: Outcome, status: &str) -> String {
+fn argo_meaning(o: GateWord, status: &str) -> String {
     // gitops-engine pkg/sync/sync_context.go: a synced resource is waited on only when later
     // sync waves (or hooks) follow; in the last wave the sync ends whatever its health.
     match o {
-        Outcome::Pass => "a later sync wave goes on".to_string(),
-        Outcome::Hold => format!(
+        GateWord::Pass => "a later sync wave goes on".to_string(),
+        GateWord::Hold => format!(
             "a later sync wave waits for it; in the last wave the sync ends and the application shows {status}"
         ),
-        Outcome::Fail => {
+        GateWord::Fail => {
             "a sync with later waves fails here; in the last wave the application shows Degraded".to_string()
         }
-        Outcome::None => {
+        GateWord::None => {
             "Argo CD assesses no health: sync waves do not wait for it whatever the verdict".to_string()
         }
     }
@@ -172,13 +172,13 @@ fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
     r.add(0, "Flux", head, outcome_tone(o));
     let timeout = &f.timeout;
     let meaning = match o {
-        Outcome::Pass => format!("{who} counts it ready"),
-        Outcome::Fail => format!("{who} fails its health check early, without waiting for the timeout"),
-        Outcome::Hold => format!("{who} waits, then fails with a timeout after {timeout}"),
-        Outcome::None if f.waits => format!(
+        GateWord::Pass => format!("{who} counts it ready"),
+        GateWord::Fail => format!("{who} fails its health check early, without waiting for the timeout"),
+        GateWord::Hold => format!("{who} waits, then fails with a timeout after {timeout}"),
+        GateWord::None if f.waits => format!(
             "{who} waits for it, but never reads its verdict: kstatus reads a Pacto as Current whatever its contractStatus"
         ),
-        Outcome::None => format!(
+        GateWord::None => format!(
             "{who} does not wait for it (spec.wait is false and spec.healthChecks does not list it)"
         ),
     };
@@ -234,7 +234,7 @@ fn flux_rows(r: &mut Rows, f: &FluxDecision, obj: &Value, gk: &str) {
 pub(super) fn divergence(r: &mut Rows, p: &PactoView, d: &Decision) {
     let (a, f) = (d.argo_outcome(), d.flux_outcome());
     let unusable = d.argo_load_error.is_some() || d.flux.iter().any(|f| f.verdict.is_none());
-    if a == f || a == Outcome::None || f == Outcome::None || unusable {
+    if a == f || a == GateWord::None || f == GateWord::None || unusable {
         return;
     }
     let why = if p.deletion_timestamp.is_some() {
@@ -267,8 +267,8 @@ pub(super) fn no_gate_warning(r: &mut Rows, d: &Decision) {
         .flux
         .iter()
         .all(|f| f.unapplied || matches!(f.source, Source::Configured(_)));
-    let argo_none = d.argo_outcome() == Outcome::None;
-    let flux_none = d.flux.iter().all(|f| f.outcome() == Outcome::None);
+    let argo_none = d.argo_outcome() == GateWord::None;
+    let flux_none = d.flux.iter().all(|f| f.outcome() == GateWord::None);
     if configured_argo && configured_flux && argo_none && flux_none {
         r.add(
             0,

@@ -6,7 +6,7 @@
 //! fail-fast texts, [`crate::flux::wait`]).
 
 use super::{seconds, Options, Rows, Tone};
-use crate::pacto::gate::{Decision, Outcome};
+use crate::pacto::gate::{Decision, GateWord};
 use crate::pacto::verdict::{self, Freshness};
 use crate::pacto::view::{PactoView, Schema};
 use jiff::Timestamp;
@@ -128,7 +128,7 @@ pub(super) fn timing(r: &mut Rows, p: &PactoView, d: &Decision, now: Timestamp, 
     let holding = d
         .flux
         .iter()
-        .find(|f| f.outcome() == Outcome::Hold && f.verdict.is_some());
+        .find(|f| f.outcome() == GateWord::Hold && f.verdict.is_some());
     if let (Some(f), Some(v)) = (holding, holding.and_then(|f| f.verdict.as_ref())) {
         let entry = |status| {
             crate::flux::wait::Checked {

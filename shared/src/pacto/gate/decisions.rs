@@ -82,21 +82,21 @@ fn flux_side(side: &str, warning_blocks: bool) -> FluxGate {
     }
 }
 
-fn word(v: &Value, table: &Value, side: &str) -> Outcome {
+fn word(v: &Value, table: &Value, side: &str) -> GateWord {
     match s(&table["gate_words"][side][s(v)]) {
-        "pass" => Outcome::Pass,
-        "hold" => Outcome::Hold,
-        "fail" => Outcome::Fail,
+        "pass" => GateWord::Pass,
+        "hold" => GateWord::Hold,
+        "fail" => GateWord::Fail,
         other => panic!("unknown gate word {other}"),
     }
 }
 
-fn outcome(w: &str) -> Outcome {
+fn outcome(w: &str) -> GateWord {
     match w {
-        "none" => Outcome::None,
-        "pass" => Outcome::Pass,
-        "hold" => Outcome::Hold,
-        "fail" => Outcome::Fail,
+        "none" => GateWord::None,
+        "pass" => GateWord::Pass,
+        "hold" => GateWord::Hold,
+        "fail" => GateWord::Fail,
         other => panic!("unknown outcome {other}"),
     }
 }
@@ -168,7 +168,7 @@ fn every_state_freshness_and_gate_configuration() {
                                 );
                                 match s(&row["kstatus"]) {
                                     // A kstatus Current never read the verdict: no gate.
-                                    "Current" => Outcome::None,
+                                    "Current" => GateWord::None,
                                     _ => word(&row["kstatus"], &t, "flux"),
                                 }
                             }
@@ -229,11 +229,11 @@ fn gate_words_per_status() {
     }
 }
 
-fn outcome_of(g: Gate) -> Outcome {
+fn outcome_of(g: Gate) -> GateWord {
     match g {
-        Gate::Pass => Outcome::Pass,
-        Gate::Hold => Outcome::Hold,
-        Gate::Fail => Outcome::Fail,
+        Gate::Pass => GateWord::Pass,
+        Gate::Hold => GateWord::Hold,
+        Gate::Fail => GateWord::Fail,
     }
 }
 

@@ -6,7 +6,7 @@ use crate::io::output::{exit_on_error, note, write_stdout};
 use anyhow::{bail, Context, Result};
 use kubectl_pacto::cli::{DoctorArgs, DoctorOutput};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
-use pacto_gates::cluster::{Cluster, Kind, Scope};
+use pacto_gates::cluster::{Cluster, Scope, ServedKind};
 use pacto_gates::doctor::{self, ClusterFacts, Input};
 use pacto_gates::kinds::POD;
 use pacto_gates::{object, render};
@@ -33,7 +33,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
     };
     let mut argocd_cm = None;
     for name in doctor::cluster::ARGOCD_CONFIGMAPS {
-        match cluster.get(&Kind::configmap(), argocd_ns, name).await {
+        match cluster.get(&ServedKind::configmap(), argocd_ns, name).await {
             Ok(cm) => {
                 read.anything = true;
                 if name == "argocd-cm" {

@@ -14,15 +14,15 @@ mod stages;
 use anyhow::Result;
 use kubectl_pacto::cli::GetArgs;
 use kubectl_pacto::options::Global;
-use kubectl_pacto::resource::Listed;
+use kubectl_pacto::resource::ResourceType;
 use std::process::ExitCode;
 
 /// `kubectl pacto get`.
 pub(crate) fn run(args: &GetArgs, global: &Global) -> Result<ExitCode> {
     let o = options::Options::complete(args, global)?;
     match o.listed {
-        Listed::Pactos => pactos::run(&o),
-        Listed::Stages => stages::run(&o),
-        Listed::Operations => operations::run(&o),
+        ResourceType::Pactos => pactos::run(&o),
+        ResourceType::Stages => stages::run(&o),
+        ResourceType::Operations => operations::run(&o),
     }
 }

@@ -6,7 +6,7 @@ use super::options::Options;
 use crate::io::connect::{block_on, connect, namespace, scope};
 use crate::io::select::{not_found, shown};
 use anyhow::Result;
-use kubectl_pacto::resource::Listed;
+use kubectl_pacto::resource::ResourceType;
 use pacto_gates::delivery::view::OperationView;
 use pacto_gates::kinds::OPERATION;
 use pacto_gates::object;
@@ -22,7 +22,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
         let ns = o.cluster.namespace.clone().filter(|_| !args.all_namespaces);
         let ops = shown(&OPERATION.select(&all), ns.as_deref(), name, &o.selector);
         if let (Some(n), true) = (name, ops.is_empty()) {
-            return Err(not_found(Listed::Operations, n, None));
+            return Err(not_found(ResourceType::Operations, n, None));
         }
         (ops, ns)
     } else {

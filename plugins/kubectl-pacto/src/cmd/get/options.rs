@@ -5,7 +5,7 @@ use anyhow::{anyhow, bail, Result};
 use kubectl_pacto::cli::GetArgs;
 use kubectl_pacto::options::{ClusterOptions, Global};
 use kubectl_pacto::printer::PrintOptions;
-use kubectl_pacto::resource::{get_resource, Listed};
+use kubectl_pacto::resource::{get_resource, ResourceType};
 use pacto_gates::k8s::selector::Selector;
 
 /// The checked flags of one `get`.
@@ -13,7 +13,7 @@ pub(super) struct Options<'a> {
     pub args: &'a GetArgs,
     pub global: &'a Global,
     /// The kind listed.
-    pub listed: Listed,
+    pub listed: ResourceType,
     /// The one object asked for by name.
     pub name: Option<String>,
     /// The label selector matched here: for objects of files, and for Stages (picked from the
@@ -46,7 +46,7 @@ impl<'a> Options<'a> {
         let cluster = ClusterOptions::new(&args.cluster)?;
         let selector = match (file_selector, listed) {
             (Some(s), _) => s,
-            (None, Listed::Pactos) => Selector::default(),
+            (None, ResourceType::Pactos) => Selector::default(),
             (None, _) => select::selector(args.selector.as_deref())?,
         };
         Ok(Options {

@@ -9,7 +9,7 @@ use crate::io::connect::{block_on, connect, namespace};
 use crate::io::delivery::{read_stages, Objects};
 use crate::io::select::{not_found, shown};
 use anyhow::Result;
-use kubectl_pacto::resource::Listed;
+use kubectl_pacto::resource::ResourceType;
 use pacto_gates::delivery::{compute, Computed, StageView, World};
 use pacto_gates::object;
 use pacto_gates::render::{self, StageRow, TableOptions};
@@ -39,7 +39,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
     let stages = shown(&objects.stages, namespace.as_deref(), name, &o.selector);
     if let (Some(n), true) = (name, stages.is_empty()) {
         let ns = namespace.as_deref().filter(|_| args.files.is_empty());
-        return Err(not_found(Listed::Stages, n, ns));
+        return Err(not_found(ResourceType::Stages, n, ns));
     }
     let listing = Listing {
         objects: stages,

@@ -8,7 +8,7 @@ use crate::io::output::{exit_on_error, note, write_stdout};
 use anyhow::{anyhow, bail, Context, Result};
 use kubectl_pacto::cli::{Output, ReconcileArgs};
 use kubectl_pacto::options::{ClusterOptions, Global};
-use pacto_gates::cluster::{is_conflict, Cluster, ClusterError, Kind, StatusPatch};
+use pacto_gates::cluster::{is_conflict, Cluster, ClusterError, ServedKind, StatusPatch};
 use pacto_gates::delivery::view::Snapshot;
 use pacto_gates::delivery::{World, GROUP, VERSION};
 use pacto_gates::reconcile::report::{self, Failure, StageResult};
@@ -28,15 +28,15 @@ fn now_rfc3339(global: &Global) -> String {
 
 /// The Stages a run covers, every Stage an upstream reference needs, the appliers, the Stage
 /// kind and how its conditions merge.
-struct Read {
+struct RunInputs {
     stages: Vec<Value>,
     snapshot: Snapshot,
-    kind: Kind,
+    kind: ServedKind,
     list_type: ListType,
     notes: Vec<String>,
 }
 
-async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Result<Read> {
+async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Result<RunInputs> {
     let scope = scope(args.all_namespaces, namespace);
     let kind = cluster
         .discover(GROUP, VERSION, "Stage")
@@ -81,7 +81,7 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
             ListType::Atomic
         }
     };
-    Ok(Read {
+    Ok(RunInputs {
         stages,
         snapshot,
         kind,
@@ -94,7 +94,7 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
 /// ([`report::CONFLICT_RETRIES`] times at most).
 async fn write(
     cluster: &Cluster,
-    read: &Read,
+    read: &RunInputs,
     world: &World,
     change: Change,
     now: &str,

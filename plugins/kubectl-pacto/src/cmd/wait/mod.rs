@@ -10,7 +10,7 @@ use crate::io::output::write_stdout;
 use anyhow::{anyhow, bail, Result};
 use kubectl_pacto::cli::WaitArgs;
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
-use kubectl_pacto::resource::{get_resource, Listed};
+use kubectl_pacto::resource::{get_resource, ResourceType};
 use kubectl_pacto::wait::WaitFor;
 use pacto_gates::cluster::{newest_resource_version, ClusterError, Scope};
 use pacto_gates::pacto::explain::{Options as ExplainOptions, Report};
@@ -26,7 +26,7 @@ struct Options<'a> {
     args: &'a WaitArgs,
     global: &'a Global,
     cluster: ClusterOptions,
-    listed: Listed,
+    listed: ResourceType,
     name: Option<String>,
     wait_for: WaitFor,
     timeout: Duration,
@@ -41,7 +41,7 @@ impl<'a> Options<'a> {
         let cluster = ClusterOptions::new(&args.cluster)?;
         let (listed, name) = get_resource(&args.target, None)?;
         validate(name.is_some(), args.selector.is_some())?;
-        let wait_for = WaitFor::parse(&args.condition, listed == Listed::Pactos)?;
+        let wait_for = WaitFor::parse(&args.condition, listed == ResourceType::Pactos)?;
         let timeout = duration_flag("--timeout", &args.timeout, "30s or 5m")?;
         let window = duration_flag(
             "--stabilization-window",
@@ -136,12 +136,12 @@ pub(crate) fn run(args: &WaitArgs, global: &Global) -> Result<ExitCode> {
 fn why_not(o: &Options<'_>, p: &Value, gates: Option<&(ArgoGate, FluxGate)>) -> Result<Report> {
     let n = name_of(p);
     Ok(match (o.listed, gates) {
-        (Listed::Stages, _) => delivery::stage_report(&o.cluster, &n)?,
-        (Listed::Operations, _) => delivery::operation_report(&o.cluster, &n)?,
-        (Listed::Pactos, Some((argo, flux))) => {
+        (ResourceType::Stages, _) => delivery::stage_report(&o.cluster, &n)?,
+        (ResourceType::Operations, _) => delivery::operation_report(&o.cluster, &n)?,
+        (ResourceType::Pactos, Some((argo, flux))) => {
             Report::gated(p, &gate::decide(argo, flux, p), o.global.now, o.report)
         }
-        (Listed::Pactos, None) => {
+        (ResourceType::Pactos, None) => {
             let (argo, flux) = block_on(load_gates(&o.args.gates, None, o.global.now))?;
             Report::gated(p, &gate::decide(&argo, &flux, p), o.global.now, o.report)
         }
