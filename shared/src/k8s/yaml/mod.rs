@@ -176,6 +176,12 @@ pub fn parse_chunk_by_parser(chunk: &Chunk) -> Result<Option<Value>, String> {
 /// stops after work proportional to its own size: the parser counts what it copies for anchors
 /// and replays for aliases as it goes, so a refusal costs no more than the bound, never the
 /// expansion.
+///
+/// go-yaml v2, which Kubernetes tools read YAML with, bounds aliases by ratio instead
+/// (`decode.go` `allowedAliasRatio`): it refuses a document once more than 99% of the values it
+/// has decoded came from aliases (10% beyond four million values). Both stop a billion laughs
+/// within a few thousand values; a small document that also holds values of its own may expand to
+/// about 400,000 values under go-yaml's rule, further than [`Bounds::alias_values`] lets it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bounds {
     /// Nodes (and half the events) of the whole document: its size in bytes, at least 2^20.
