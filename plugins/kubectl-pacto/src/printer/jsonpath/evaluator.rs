@@ -105,7 +105,7 @@ pub(super) fn eval<'v>(steps: &[Step], mut cur: Vec<&'v Value>) -> Result<Vec<&'
                         continue;
                     }
                     let Some(items) = v.as_array() else {
-                        return Err(format!("{} is not array or slice", go_type(v)));
+                        return Err(format!("{} is not array or slice", pacto_gates::k8s::gofmt::go_type(v)));
                     };
                     next.extend(slice(items, *start, *end, *step, *derived)?);
                 }
@@ -272,16 +272,5 @@ fn compare(a: &Value, b: &Value) -> Result<Option<Ordering>, String> {
         (Value::String(x), Value::String(y)) => Ok(Some(x.cmp(y))),
         (Value::Bool(x), Value::Bool(y)) => Ok((x == y).then_some(Ordering::Equal)),
         _ => Err("incompatible types for comparison".into()),
-    }
-}
-
-fn go_type(v: &Value) -> &'static str {
-    match v {
-        Value::Object(_) => "map[string]interface {}",
-        Value::String(_) => "string",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float64",
-        Value::Number(_) => "int64",
-        _ => "interface {}",
     }
 }
