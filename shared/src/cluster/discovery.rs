@@ -181,7 +181,12 @@ fn group_version(group: &str, version: &str) -> String {
 
 /// The kind among the resources a group version serves (None: the group version is not served,
 /// or not this kind). Subresources (`pactos/status`) are not kinds.
-fn find_kind(served: Option<&[Value]>, group: &str, version: &str, kind: &str) -> Option<ServedKind> {
+fn find_kind(
+    served: Option<&[Value]>,
+    group: &str,
+    version: &str,
+    kind: &str,
+) -> Option<ServedKind> {
     served?
         .iter()
         .find(|r| {

@@ -105,7 +105,10 @@ pub(super) fn eval<'v>(steps: &[Step], mut cur: Vec<&'v Value>) -> Result<Vec<&'
                         continue;
                     }
                     let Some(items) = v.as_array() else {
-                        return Err(format!("{} is not array or slice", pacto_gates::k8s::gofmt::go_type(v)));
+                        return Err(format!(
+                            "{} is not array or slice",
+                            pacto_gates::k8s::gofmt::go_type(v)
+                        ));
                     };
                     next.extend(slice(items, *start, *end, *step, *derived)?);
                 }
