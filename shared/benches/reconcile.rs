@@ -121,7 +121,7 @@ async fn run(kubeconfig: &std::path::Path) -> usize {
             ..Default::default()
         })
         .await;
-    let listed = |r: pacto_gates::cluster::Read| r.map(|r| r.map_err(|e| e.to_string()));
+    let listed = |r: pacto_gates::cluster::ListRead| r.map(|r| r.map_err(|e| e.to_string()));
     let snap = Snapshot {
         stages: stages.clone(),
         oci_repositories: listed(read.oci_repositories),

@@ -135,8 +135,7 @@ fn ci_runs_the_readme_test_command() {
     let ci = std::fs::read_to_string(repo().join(".ci/run")).unwrap();
     let last = ci
         .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .last()
+        .rfind(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .unwrap_or_default();
     assert_eq!(last, command, ".ci/run's command");
 }
