@@ -671,3 +671,61 @@ fn unicode_names_are_go_1_26s() {
         "Uppercaseletter"
     );
 }
+/// Every category and script Go 1.26 has, and every rune's `unicode.SimpleFold`, as the
+/// oracle printed them (testdata/go.json `tables`, `simple_fold`).
+#[test]
+fn unicode_tables_are_go_1_26s() {
+    let fx = fixture();
+    let hex = |s: &str| i32::from_str_radix(s, 16).expect("hex");
+    let tables = fx["tables"].as_object().expect("tables");
+    assert_eq!(
+        tables.len(),
+        unicode::CATEGORIES.len() + unicode::SCRIPTS.len()
+    );
+    for (name, want) in tables {
+        let want: Vec<i32> = want
+            .as_str()
+            .unwrap()
+            .split(' ')
+            .filter(|r| !r.is_empty())
+            .flat_map(|r| r.split('-').map(hex).collect::<Vec<_>>())
+            .collect();
+        let table = match name.split_once('=') {
+            Some(("gc", key)) => unicode::Table::Category(
+                unicode::CATEGORIES
+                    .iter()
+                    .find(|k| **k == key)
+                    .expect("a category"),
+            ),
+            Some(("sc", key)) => unicode::Table::Script(
+                unicode::SCRIPTS
+                    .iter()
+                    .find(|k| **k == key)
+                    .expect("a script"),
+            ),
+            _ => panic!("table {name}"),
+        };
+        assert_eq!(unicode::ranges(table, false), want, "{name}");
+    }
+    let folds = fx["simple_fold"].as_str().expect("simple_fold");
+    let want: std::collections::HashMap<i32, i32> = folds
+        .split(' ')
+        .map(|p| {
+            let (r, f) = p.split_once(':').expect("r:f");
+            (hex(r), hex(f))
+        })
+        .collect();
+    assert!(want.len() > 2800, "{} folds", want.len());
+    // Go's minFold and maxFold bound every rune that folds.
+    assert!(want
+        .keys()
+        .all(|r| (unicode::MIN_FOLD..=unicode::MAX_FOLD).contains(r)));
+    let mut p = super::tree::Parser::new("", PERL);
+    let wrong: Vec<String> = (unicode::MIN_FOLD..=unicode::MAX_FOLD)
+        .filter_map(|r| {
+            let (got, want) = (p.simple_fold(r), *want.get(&r).unwrap_or(&r));
+            (got != want).then(|| format!("{r:x}: {got:x} want {want:x}"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "SimpleFold differs: {wrong:?}");
+}

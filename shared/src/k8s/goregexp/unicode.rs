@@ -5,9 +5,12 @@
 //! The names are Go's own lists. The code points come from the regex crate's tables (Unicode
 //! 16.0) cut to what Unicode 15.0.0, the version of Go 1.26's package `unicode`, had assigned:
 //! a category or script is its Unicode 16 set less the characters new in 16.0, `Cn` is every
-//! character 15.0 left unassigned, and case folding pairs only characters 15.0 knew. The
-//! surrogates U+D800 to U+DFFF, which no Rust string holds, are added back where Go has them
-//! (`Cs`, `C`, `Any`), so a class reads with Go's ranges.
+//! character 15.0 left unassigned, and case folding pairs only characters 15.0 knew. What
+//! Unicode changed since for characters 15.0 already had is undone: U+1171E is `Mn`
+//! ([`MN_IN_15`]) and three foldings are not made ([`FOLDS_SINCE_15`]). The surrogates U+D800
+//! to U+DFFF, which no Rust string holds, are added back where Go has them (`Cs`, `C`, `Any`),
+//! so a class reads with Go's ranges. A test compares every category, script and fold with
+//! Go's.
 
 use std::sync::OnceLock;
 
@@ -245,6 +248,25 @@ pub(super) const CATEGORY_ALIASES: [(&str, &str); 42] = [
 pub(super) const FOLD_CATEGORIES: [&str; 6] = ["L", "Ll", "Lt", "Lu", "M", "Mn"];
 pub(super) const FOLD_SCRIPTS: [&str; 3] = ["Common", "Greek", "Inherited"];
 
+/// U+1171E AHOM CONSONANT SIGN MEDIAL RA: `Mn` in Unicode 15.0 (and Go 1.26), `Mc` since 16.0.
+pub(super) const MN_IN_15: char = '\u{1171E}';
+
+/// Simple case foldings Unicode 15.1 added between characters 15.0 already had; Go 1.26 folds
+/// none of them (`unicode.SimpleFold(0x390)` is 0x390).
+pub(super) const FOLDS_SINCE_15: [(char, char); 3] = [
+    ('\u{390}', '\u{1FD3}'),
+    ('\u{3B0}', '\u{1FE3}'),
+    ('\u{FB05}', '\u{FB06}'),
+];
+
+fn folds_since_15() -> ClassUnicode {
+    ClassUnicode::new(
+        FOLDS_SINCE_15
+            .iter()
+            .flat_map(|&(a, b)| [ClassUnicodeRange::new(a, a), ClassUnicodeRange::new(b, b)]),
+    )
+}
+
 /// A table `\p{...}` names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(super) enum Table {
@@ -381,8 +403,12 @@ fn unicode15(table: Table) -> ClassUnicode {
         Table::Script(key) => property(&format!("sc={key}")),
     };
     c.intersect(age15());
-    if table == Table::Category("C") {
-        c.union(&unassigned15());
+    let ra = ClassUnicode::new([ClassUnicodeRange::new(MN_IN_15, MN_IN_15)]);
+    match table {
+        Table::Category("C") => c.union(&unassigned15()),
+        Table::Category("Mn") => c.union(&ra),
+        Table::Category("Mc") => c.difference(&ra),
+        _ => {}
     }
     c
 }
@@ -405,7 +431,8 @@ fn has_surrogates(table: Table) -> bool {
 /// case-fold equivalent to one of them (Go's table merged with its fold table).
 pub(super) fn ranges(table: Table, folded: bool) -> Vec<i32> {
     let mut c = unicode15(table);
-    if folded {
+    // Every rune already holds its equivalents.
+    if folded && table != Table::Any {
         c.union(&fold_class(&c));
     }
     let mut out = to_runes(&c);
@@ -421,6 +448,8 @@ pub(super) fn ranges(table: Table, folded: bool) -> Vec<i32> {
 fn fold_class(c: &ClassUnicode) -> ClassUnicode {
     let mut f = c.clone();
     f.intersect(age15());
+    // Characters Go folds with nothing (their only partners came later) add nothing.
+    f.difference(&folds_since_15());
     f.case_fold_simple();
     f.intersect(age15());
     f
@@ -470,7 +499,8 @@ pub(super) fn orbit(r: i32) -> Vec<i32> {
     let Some(c) = u32::try_from(r).ok().and_then(char::from_u32) else {
         return vec![r];
     };
-    if !(MIN_FOLD..=MAX_FOLD).contains(&r) || !in_age15(c) {
+    let unfolded = FOLDS_SINCE_15.iter().any(|&(a, b)| c == a || c == b);
+    if !(MIN_FOLD..=MAX_FOLD).contains(&r) || !in_age15(c) || unfolded {
         return vec![r];
     }
     let mut class = ClassUnicode::new([ClassUnicodeRange::new(c, c)]);

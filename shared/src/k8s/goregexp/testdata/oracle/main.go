@@ -65,6 +65,8 @@ type output struct {
 	Aliases    map[string]string `json:"category_aliases"`
 	FoldCats   []string          `json:"fold_categories"`
 	FoldScrs   []string          `json:"fold_scripts"`
+	Tables     map[string]string `json:"tables"`
+	SimpleFold string            `json:"simple_fold"`
 	ProbeList  []string          `json:"probe_subjects"`
 	Cases      []*entry          `json:"cases"`
 	Hostile    []*hostile        `json:"hostile"`
@@ -95,6 +97,20 @@ func main() {
 	}
 	sort.Strings(out.FoldCats)
 	sort.Strings(out.FoldScrs)
+	out.Tables = map[string]string{}
+	for k, t := range unicode.Categories {
+		out.Tables["gc="+k] = tableRanges(t)
+	}
+	for k, t := range unicode.Scripts {
+		out.Tables["sc="+k] = tableRanges(t)
+	}
+	var folds []string
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if f := unicode.SimpleFold(r); f != r {
+			folds = append(folds, fmt.Sprintf("%x:%x", r, f))
+		}
+	}
+	out.SimpleFold = strings.Join(folds, " ")
 
 	cases, hostiles, probes := readCases(os.Args[1])
 	cases = append(cases, readRE2(os.Args[2])...)
@@ -122,6 +138,36 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// tableRanges is a table's code points as merged ranges "lo-hi lo-hi ..." in hex.
+func tableRanges(t *unicode.RangeTable) string {
+	var out []int
+	add := func(c int) {
+		if n := len(out); n > 0 && out[n-1]+1 == c {
+			out[n-1] = c
+			return
+		}
+		out = append(out, c, c)
+	}
+	for _, r := range t.R16 {
+		for c := int(r.Lo); c <= int(r.Hi); c += int(r.Stride) {
+			add(c)
+		}
+	}
+	for _, r := range t.R32 {
+		for c := int(r.Lo); c <= int(r.Hi); c += int(r.Stride) {
+			add(c)
+		}
+	}
+	var b strings.Builder
+	for i := 0; i < len(out); i += 2 {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%x-%x", out[i], out[i+1])
+	}
+	return b.String()
 }
 
 func unquote(s string) string {
