@@ -318,3 +318,63 @@ fn a_denied_request_is_worded_as_the_rbac_authorizer_words_it() {
         assert_eq!(f, r, "GET {path}: the fake (left) answers otherwise");
     }
 }
+
+/// Field ownership as kube-apiserver records it (structured-merge-diff's `FieldsV1`): an
+/// update records the fields it set under its manager with operation Update, a server-side
+/// apply records the applied fields with operation Apply, a write through `/status` is an entry
+/// with `subresource: status`; entries are compared whole but for their timestamps.
+#[test]
+fn managed_fields_are_recorded_as_kube_apiserver_records_them() {
+    let kube = kube_harness::shared();
+    let real_ns = kube.namespace("conformance");
+    let fake = fake_with_pactos();
+    let fields: &[&str] = &["/metadata/managedFields"];
+    let mut apply = step(
+        "PATCH",
+        "/apis/pacto.trianalab.io/v1alpha1/namespaces/NS/pactos/orders?fieldManager=applier&force=true",
+        Some(json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+            "metadata": {"name": "orders", "namespace": "NS", "labels": {"team": "shop"}},
+            "spec": {"target": {"serviceName": "orders"}, "checkIntervalSeconds": 30}})),
+        fields,
+    );
+    apply.content_type = "application/apply-patch+yaml";
+    let mut status_apply = step(
+        "PATCH",
+        "/apis/pacto.trianalab.io/v1alpha1/namespaces/NS/pactos/orders/status?fieldManager=reconciler&force=true",
+        Some(json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+            "metadata": {"name": "orders", "namespace": "NS"},
+            "status": {"contractStatus": "Compliant",
+                "conditions": [{"type": "Ready", "status": "True", "reason": "Compliant"}]}})),
+        fields,
+    );
+    status_apply.content_type = "application/apply-patch+yaml";
+    let steps = [
+        step(
+            "POST",
+            "/apis/pacto.trianalab.io/v1alpha1/namespaces/NS/pactos?fieldManager=creator",
+            Some(json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+                "metadata": {"name": "orders", "namespace": "NS"},
+                "spec": {"contractRef": {"oci": "ghcr.io/acme/orders-pacto:1.0.0"}}})),
+            fields,
+        ),
+        apply,
+        step(
+            "PATCH",
+            "/apis/pacto.trianalab.io/v1alpha1/namespaces/NS/pactos/orders/status?fieldManager=writer",
+            Some(json!({"status": {"contractVersion": "1.0.0"}})),
+            fields,
+        ),
+        status_apply,
+        step(
+            "PATCH",
+            "/apis/pacto.trianalab.io/v1alpha1/namespaces/NS/pactos/orders?fieldManager=creator",
+            Some(json!({"spec": {"checkIntervalSeconds": 60}})),
+            fields,
+        ),
+    ];
+    assert_same(differences(
+        (&Endpoint::real(kube), &real_ns),
+        (&Endpoint::fake(&fake), &real_ns),
+        &steps,
+    ));
+}
