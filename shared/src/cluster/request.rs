@@ -451,38 +451,54 @@ pub(super) fn api_error(op: &Op<'_>, code: u16, reason: String, message: String)
 /// as kubectl refuses them.
 const MAX_DEPTH: usize = 10_000;
 
-/// How deeply a value nests (a scalar is 0), without recursion.
-fn depth(v: &Value) -> usize {
-    let mut deepest = 0;
-    let mut stack = vec![(v, 0usize)];
-    while let Some((v, d)) = stack.pop() {
-        deepest = deepest.max(d);
-        match v {
-            Value::Array(a) => stack.extend(a.iter().map(|x| (x, d + 1))),
-            Value::Object(o) => stack.extend(o.values().map(|x| (x, d + 1))),
+/// Whether the JSON text `body` opens more than `max` arrays and objects inside one another,
+/// counted on the bytes before anything is built (brackets inside strings do not count), so a
+/// deep answer is refused in one linear pass, without recursion and without memory.
+fn nested_deeper_than(body: &[u8], max: usize) -> bool {
+    let (mut level, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in body {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                level += 1;
+                if level > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => level = level.saturating_sub(1),
             _ => {}
         }
     }
-    deepest
+    false
 }
 
-/// Parses an answer: JSON up to Go's depth limit (serde_json's own limit of 128 is lower than
-/// what the API server accepts), numbers
-/// typed as Kubernetes types them. Errors: not UTF-8, not JSON.
+/// Parses an answer: JSON up to Go's depth limit of 10,000 (serde_json's own limit of 128 is
+/// lower than what the API server accepts; the depth is checked on the bytes first, so a deeper
+/// answer is refused before it is parsed), numbers typed as Kubernetes types them. Errors: not
+/// UTF-8, nested too deep, not JSON.
 pub(super) fn parse_json(body: &[u8]) -> Result<Value, String> {
     if std::str::from_utf8(body).is_err() {
         return Err("the answer is not UTF-8".to_string());
+    }
+    if nested_deeper_than(body, MAX_DEPTH) {
+        return Err(format!(
+            "nested deeper than {MAX_DEPTH} levels (Go's JSON decoder refuses it too)"
+        ));
     }
     let mut de = serde_json::Deserializer::from_slice(body);
     de.disable_recursion_limit();
     let v =
         serde::Deserialize::deserialize(&mut de).map_err(|e: serde_json::Error| e.to_string())?;
     de.end().map_err(|e| e.to_string())?;
-    if depth(&v) > MAX_DEPTH {
-        return Err(format!(
-            "nested deeper than {MAX_DEPTH} levels (Go's JSON decoder refuses it too)"
-        ));
-    }
     Ok(crate::object::kube_numbers(v))
 }
 
@@ -584,6 +600,39 @@ pub(super) fn with_type(mut o: Value, kind: &ServedKind) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Go's `encoding/json` refuses a value nested deeper than 10,000 (`maxNestingDepth` in
+    /// `scanner.go`); the same bound is counted on the bytes, brackets inside strings (escaped
+    /// quotes included) not counting.
+    #[test]
+    fn the_nesting_bound_is_counted_on_the_bytes() {
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(!nested_deeper_than(deep(10_000).as_bytes(), MAX_DEPTH));
+        assert!(nested_deeper_than(deep(10_001).as_bytes(), MAX_DEPTH));
+        let quoted = format!(
+            "{{\"a\": \"{}\\\"{}\"}}",
+            "[".repeat(20_000),
+            "{".repeat(20_000)
+        );
+        assert!(!nested_deeper_than(quoted.as_bytes(), MAX_DEPTH));
+        assert!(serde_json::from_str::<Value>(&quoted).is_ok());
+        let wide = format!("[{}]", "[],".repeat(50_000) + "[]");
+        assert!(!nested_deeper_than(wide.as_bytes(), 2));
+        assert!(nested_deeper_than(b"[[[", 2));
+        assert_eq!(
+            parse_json(deep(2_000_000).as_bytes()).unwrap_err(),
+            "nested deeper than 10000 levels (Go's JSON decoder refuses it too)"
+        );
+        // Parsing (and dropping) 10,000 levels recurses: the commands run on threads with a
+        // large stack (the plugin's runtime), as this check does.
+        let at_bound = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(move || parse_json(deep(10_000).as_bytes()).map(|_| ()))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(at_bound, Ok(()));
+    }
 
     /// An object that does not name itself is refused (it would be shown as ` / `).
     #[test]

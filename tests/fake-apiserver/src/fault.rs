@@ -43,6 +43,9 @@ pub enum FaultAction {
     /// Answer 200 with a JSON content type and a body that never ends (no length, the
     /// connection closes only when the client goes away).
     EndlessBody,
+    /// Answer 200 with a JSON content type and exactly these bytes as the body (a hostile or
+    /// broken answer: nested without end, not JSON, a list of the wrong shape).
+    Body(Vec<u8>),
 }
 
 impl Fault {

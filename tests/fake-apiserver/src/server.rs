@@ -90,6 +90,10 @@ fn serve(shared: &Shared, stream: TcpStream) {
                 return;
             }
             Some(FaultAction::Status(code)) => fault::status_response(code, &req),
+            Some(FaultAction::Body(body)) => http::Response {
+                body,
+                ..http::Response::json(200, &serde_json::Value::Null)
+            },
             Some(FaultAction::Delay(delay)) => {
                 thread::sleep(delay);
                 dispatch(shared, &req)

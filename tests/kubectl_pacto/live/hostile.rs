@@ -160,3 +160,35 @@ fn an_object_without_a_name_from_the_server_is_an_error() {
         "error: cannot list pactos.pacto.trianalab.io in namespace \"shop\": the API server's answer is malformed: items[0]: an object without metadata\n"
     );
 }
+
+/// An answer nested 2,000,000 levels deep (4 MB, within every size bound) is refused before it
+/// is parsed, at Go's nesting limit (10,000: `encoding/json` refuses it too), naming the
+/// request; it used to overflow the stack (SIGABRT). Run with the address space bounded to
+/// 4 GiB (`ulimit -v 4194304`), where nothing may abort either.
+#[test]
+fn an_answer_nested_without_end_is_refused_before_it_is_parsed() {
+    let c = shop();
+    let n = 2_000_000;
+    let body = format!("{}{}", "[".repeat(n), "]".repeat(n)).into_bytes();
+    c.server
+        .fault(Fault::always("/pactos", FaultAction::Body(body)));
+    let mut cmd = Command::new("bash");
+    cmd.args([
+        "-c",
+        "ulimit -v 4194304 && exec \"$0\" \"$@\"",
+        PACTO,
+        "get",
+        "pactos",
+        "--kubeconfig",
+        s(&c.kubeconfig),
+    ])
+    .env("HOME", c.dir.path())
+    .env_remove("KUBECONFIG");
+    let r = run_with(&mut cmd, None, DEADLINE);
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        "error: cannot list pactos.pacto.trianalab.io in namespace \"shop\": the API server's answer is malformed: nested deeper than 10000 levels (Go's JSON decoder refuses it too)\n"
+    );
+}
