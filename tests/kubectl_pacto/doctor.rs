@@ -272,6 +272,44 @@ fn a_forbidden_kind_is_not_checked_and_only_nothing_read_exits_2() {
     );
 }
 
+/// With Argo CD absent (its ConfigMaps not found) and every kind forbidden, nothing was
+/// checked: exit 2 naming what could not be read, as the README promises (it used to report
+/// "0 errors, 0 warnings, 0 info" and exit 0). With the kinds simply not installed, the cluster
+/// was checked and holds nothing to judge: exit 0.
+#[test]
+fn every_kind_forbidden_with_argo_cd_absent_exits_2() {
+    let (server, _dir, kubeconfig) = cluster();
+    assert!(
+        server.remove("v1", "ConfigMap", Some("argocd"), "argocd-cm"),
+        "the example argocd-cm was stored"
+    );
+    for plural in ["/pactos", "/codertemplatetests", "/kustomizations", "/pods"] {
+        server.fault(Fault::always(plural, FaultAction::Status(403)));
+    }
+    let r = doctor_cluster(&kubeconfig, &[]);
+    r.assert_code(2).assert_no_panic();
+    assert_eq!(r.stdout, "");
+    assert!(
+        r.stderr
+            .starts_with("error: nothing could be read from the cluster:\nKustomization (kustomize.toolkit.fluxcd.io): "),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("\nPod: "), "{}", r.stderr);
+
+    let empty = FakeApiServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let r = doctor_cluster(&empty.write_kubeconfig(dir.path(), None), &[]);
+    r.assert_code(0).assert_no_panic();
+    assert_eq!(json_of(&r)["findings"], json!([]), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("note: Pacto (pacto.trianalab.io): not installed in this cluster"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// The README's doctor example on the broken set shows what doctor prints (exit 1, so it is a
 /// text block the console test does not run).
 #[test]

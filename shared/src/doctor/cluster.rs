@@ -31,10 +31,47 @@ pub const KINDS: [ApiKind; 8] = [
 /// `manifests/base/application-controller`, `app.kubernetes.io/name`).
 pub const CONTROLLER_POD_SELECTOR: &str = "app.kubernetes.io/name=argocd-application-controller";
 
+/// What one read of the cluster came to, for [`could_not_run`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadOutcome {
+    /// Objects were read (a list answered, a ConfigMap was there).
+    Read,
+    /// Nothing of it exists: the kind is not installed, the ConfigMap is not there.
+    Absent,
+    /// It could not be read (forbidden, unauthorized, failed): not checked.
+    Unreadable,
+}
+
+/// Whether `doctor --cluster` could not run (exit 2, as kubectl's checks exit when they could
+/// not check): something could not be read and nothing was. A cluster where every kind is
+/// simply absent was checked (nothing there to judge: exit 0 with notes); one where some kinds
+/// could not be read but others were is checked in part (those are named as not checked).
+pub fn could_not_run(outcomes: &[ReadOutcome]) -> bool {
+    outcomes.contains(&ReadOutcome::Unreadable) && !outcomes.contains(&ReadOutcome::Read)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::kinds::STAGE_DEPENDENCIES;
+
+    /// The README's exit codes for `doctor --cluster`: 2 when nothing readable was read.
+    #[test]
+    fn doctor_could_not_run_only_when_nothing_was_read() {
+        use ReadOutcome::*;
+        let cases: &[(&[ReadOutcome], bool)] = &[
+            (&[Unreadable, Unreadable], true),
+            // A missing argocd-cm says Argo CD is not there, but no kind was read.
+            (&[Absent, Unreadable, Unreadable], true),
+            (&[Absent, Absent], false),
+            (&[Read, Unreadable], false),
+            (&[Read], false),
+            (&[], false),
+        ];
+        for (outcomes, want) in cases {
+            assert_eq!(could_not_run(outcomes), *want, "{outcomes:?}");
+        }
+    }
 
     /// Every kind a Stage depends on is read with the Stages (the delivery checks judge a Stage
     /// against them, as the reconcile does), each once, and Pods come last: they are the only

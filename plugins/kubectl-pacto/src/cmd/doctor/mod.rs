@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use kubectl_pacto::cli::{DoctorArgs, DoctorOutput};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use pacto_gates::cluster::{Cluster, Scope, ServedKind};
+use pacto_gates::doctor::cluster::ReadOutcome;
 use pacto_gates::doctor::{self, ClusterFacts, Input};
 use pacto_gates::kinds::POD;
 use pacto_gates::{object, render};
@@ -14,13 +15,13 @@ use serde_json::Value;
 use std::process::ExitCode;
 
 /// What a cluster holds for doctor: the objects, the facts, kinds not checked (with why), and
-/// whether anything at all could be read.
+/// what each read came to ([`doctor::cluster::could_not_run`] decides from it).
 struct ClusterRead {
     objects: Vec<Value>,
     facts: ClusterFacts,
     not_checked: Vec<(String, String)>,
     notes: Vec<String>,
-    anything: bool,
+    outcomes: Vec<ReadOutcome>,
 }
 
 async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
@@ -29,27 +30,29 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         facts: ClusterFacts::default(),
         not_checked: Vec::new(),
         notes: Vec::new(),
-        anything: false,
+        outcomes: Vec::new(),
     };
     let mut argocd_cm = None;
     for name in doctor::cluster::ARGOCD_CONFIGMAPS {
         match cluster.get(&ServedKind::configmap(), argocd_ns, name).await {
             Ok(cm) => {
-                read.anything = true;
+                read.outcomes.push(ReadOutcome::Read);
                 if name == "argocd-cm" {
                     argocd_cm = Some(cm.clone());
                 }
                 read.objects.push(cm);
             }
             Err(pacto_gates::cluster::ClusterError::NotFound { .. }) => {
-                read.anything = true;
+                read.outcomes.push(ReadOutcome::Absent);
                 if name == "argocd-cm" {
                     read.notes.push(format!("no ConfigMap {argocd_ns}/argocd-cm: Argo CD is not installed there (--argocd-namespace)"));
                 }
             }
-            Err(e) => read
-                .not_checked
-                .push((format!("ConfigMap {argocd_ns}/{name}"), e.to_string())),
+            Err(e) => {
+                read.outcomes.push(ReadOutcome::Unreadable);
+                read.not_checked
+                    .push((format!("ConfigMap {argocd_ns}/{name}"), e.to_string()))
+            }
         }
     }
     let gvks = doctor::cluster::KINDS.map(|k| k.gvk());
@@ -73,7 +76,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         };
         match listed {
             Ok(items) => {
-                read.anything = true;
+                read.outcomes.push(ReadOutcome::Read);
                 if is_pod {
                     pods = items;
                 } else {
@@ -81,11 +84,14 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
                 }
             }
             Err(pacto_gates::cluster::ClusterError::NotInstalled { .. }) => {
-                read.anything = true;
+                read.outcomes.push(ReadOutcome::Absent);
                 read.notes
                     .push(format!("{what}: not installed in this cluster"));
             }
-            Err(e) => read.not_checked.push((what, e.to_string())),
+            Err(e) => {
+                read.outcomes.push(ReadOutcome::Unreadable);
+                read.not_checked.push((what, e.to_string()))
+            }
         }
     }
     read.facts = doctor::cluster_facts(argocd_cm.as_ref(), &pods);
@@ -130,7 +136,7 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
             let cluster = connect(&opts).await?;
             Ok(read_cluster(&cluster, &args.argocd_namespace).await)
         })?;
-        if !read.anything && args.files.is_empty() {
+        if doctor::cluster::could_not_run(&read.outcomes) && args.files.is_empty() {
             let why: Vec<String> = read
                 .not_checked
                 .iter()
