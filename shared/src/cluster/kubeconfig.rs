@@ -247,6 +247,14 @@ impl Cluster {
         let mut config = if let Some((mut kc, source)) = loaded {
             check_context(&kc, o.context.as_deref())
                 .map_err(|e| ClusterError::Config(format!("{source}: {e}")))?;
+            let ca_overridden =
+                o.overrides.certificate_authority.is_some() || o.overrides.insecure_skip_tls_verify;
+            super::referenced::inline_referenced_files(
+                &mut kc,
+                o.context.as_deref(),
+                ca_overridden,
+            )
+            .map_err(|e| ClusterError::Config(format!("{source}: {e}")))?;
             // The exec credential plugin runs here, bounded, not inside kube-rs.
             let context = o.context.clone();
             kc = tokio::task::spawn_blocking(move || {

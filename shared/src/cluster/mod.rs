@@ -22,6 +22,7 @@ mod exec;
 mod kubeconfig;
 mod overrides;
 pub mod proxy;
+mod referenced;
 mod request;
 mod watch;
 mod write;

@@ -147,9 +147,12 @@ fn server_uri(s: &str) -> Result<http::Uri, String> {
     };
     let uri: http::Uri = with_scheme
         .parse()
-        .map_err(|e| format!("--server {s:?}: not a URL: {e}"))?;
+        .map_err(|e| format!("--server {:?}: not a URL: {e}", super::proxy::redacted(s)))?;
     if uri.host().is_none() {
-        return Err(format!("--server {s:?}: not a URL: no host"));
+        return Err(format!(
+            "--server {:?}: not a URL: no host",
+            super::proxy::redacted(s)
+        ));
     }
     Ok(uri)
 }

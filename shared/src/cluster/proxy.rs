@@ -16,9 +16,18 @@ pub fn proxy_for(
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Option<http::Uri>, String> {
     let parse = |p: &str| {
-        p.parse::<http::Uri>()
-            .map(Some)
-            .map_err(|e| format!("proxy URL {p:?}: {e}"))
+        let uri = p
+            .parse::<http::Uri>()
+            .map_err(|e| format!("proxy URL {:?}: {e}", redacted(p)))?;
+        // kubectl's proxy schemes (client-go `rest/transport.go` `ParseProxyURL`).
+        match uri.scheme_str() {
+            Some("http" | "https" | "socks5") => Ok(Some(uri)),
+            other => Err(format!(
+                "proxy URL {:?}: unsupported scheme {:?}, must be http, https, or socks5",
+                redacted(p),
+                other.unwrap_or("")
+            )),
+        }
     };
     if let Some(p) = explicit.filter(|p| !p.is_empty()) {
         return parse(p);
@@ -48,6 +57,23 @@ pub fn proxy_for(
         }
     }
     parse(&proxy)
+}
+
+/// A URL as an error shows it when it may carry a password: the password replaced by `xxxxx`,
+/// as Go's `url.URL.Redacted` shows it (`socks5://user:xxxxx@proxy:1080`). Works on text that
+/// does not parse as a URL too (no scheme, a bad host), since that is when it is shown.
+pub fn redacted(text: &str) -> String {
+    let start = text.find("://").map_or(0, |i| i + 3);
+    let end = text[start..]
+        .find(['/', '?', '#'])
+        .map_or(text.len(), |i| start + i);
+    let Some(at) = text[start..end].rfind('@').map(|i| start + i) else {
+        return text.to_string();
+    };
+    match text[start..at].find(':') {
+        Some(colon) => format!("{}xxxxx{}", &text[..start + colon + 1], &text[at..]),
+        None => text.to_string(),
+    }
 }
 
 /// httpproxy `useProxy`: `*`; an IP or CIDR; a domain (`example.com` also covers its
@@ -127,6 +153,35 @@ mod tests {
         );
         // HTTPS_PROXY is for https servers; an http server uses HTTP_PROXY (unset here).
         assert_eq!(got("http://other.example.com"), None);
+    }
+
+    /// A password never reaches a message; kubectl's scheme rule.
+    #[test]
+    fn proxy_urls_in_errors_carry_no_password() {
+        for (text, shown) in [
+            (
+                "socks5://user:SECRET@proxy:1080",
+                "socks5://user:xxxxx@proxy:1080",
+            ),
+            ("user:SECRET@proxy:1080", "user:xxxxx@proxy:1080"),
+            ("http://user:S@CRET@%zz/x@y", "http://user:xxxxx@%zz/x@y"),
+            ("http://user@proxy:3128", "http://user@proxy:3128"),
+            ("http://proxy:3128/a:b@c", "http://proxy:3128/a:b@c"),
+        ] {
+            assert_eq!(redacted(text), shown, "{text}");
+        }
+        let server = uri("https://10.0.0.1:6443");
+        let e = proxy_for(&server, Some("user:SECRET@proxy:1080"), |_| None).unwrap_err();
+        assert_eq!(
+            e,
+            "proxy URL \"user:xxxxx@proxy:1080\": unsupported scheme \"\", must be http, https, or socks5"
+        );
+        let e = proxy_for(&server, Some("http://user:SECRET@%zz"), |_| None).unwrap_err();
+        assert!(!e.contains("SECRET") && e.contains("user:xxxxx@"), "{e}");
+        let env = |k: &str| (k == "HTTPS_PROXY").then(|| "http://u:SECRET@%zz".to_string());
+        let e = proxy_for(&uri("https://example.com"), None, env).unwrap_err();
+        assert!(!e.contains("SECRET"), "{e}");
+        assert!(proxy_for(&server, Some("socks5://u:p@proxy:1080"), |_| None).is_ok());
     }
 
     #[test]

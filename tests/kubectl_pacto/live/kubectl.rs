@@ -231,3 +231,89 @@ fn a_token_with_a_control_character_is_refused() {
         r.stderr
     );
 }
+
+/// A kubeconfig whose only cluster is `cluster` (YAML flow fields) and whose only user is
+/// `user`, in `dir`.
+fn tls_kubeconfig(dir: &Path, name: &str, cluster: &str, user: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        format!("apiVersion: v1\nkind: Config\ncurrent-context: x\nclusters:\n- name: c\n  cluster: {{server: 'https://127.0.0.1:1', {cluster}}}\nusers:\n- name: u\n  user: {{{user}}}\ncontexts:\n- name: x\n  context: {{cluster: c, user: u, namespace: shop}}\n"),
+    )
+    .unwrap();
+    path
+}
+
+/// What kubectl v1.32 refuses before it connects, refused here in its words (each case was run
+/// with kubectl: `specifying a root certificates file with the insecure flag is not allowed`,
+/// `unable to load root certificates: unable to parse bytes as PEM block`); files the kubeconfig
+/// names are read with a bound (a device, a FIFO: refused at once, not read for ever); a
+/// password in a proxy or server URL never reaches a message.
+#[test]
+fn bad_tls_settings_unbounded_files_and_secrets_in_urls() {
+    let c = shop();
+    let dir = c.dir.path();
+    let garbage = "Z2FyYmFnZQo="; // base64 of "garbage\n"
+    let fifo = dir.join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // (kubeconfig, the error after `error: KUBECONFIG: `, or after `error: ` when it starts
+    // with `proxy URL`: the proxy is chosen after the kubeconfig is read).
+    let cases: Vec<(PathBuf, String)> = vec![
+        (
+            tls_kubeconfig(dir, "insecure.yaml", &format!("insecure-skip-tls-verify: true, certificate-authority-data: {garbage}"), "token: t"),
+            "specifying a root certificates file with the insecure flag is not allowed".into(),
+        ),
+        (
+            tls_kubeconfig(dir, "garbage.yaml", &format!("certificate-authority-data: {garbage}"), "token: t"),
+            "unable to load root certificates: unable to parse bytes as PEM block".into(),
+        ),
+        (
+            tls_kubeconfig(dir, "zero.yaml", "insecure-skip-tls-verify: true", "tokenFile: /dev/zero"),
+            "tokenFile /dev/zero: not a regular file (a FIFO or a device would block or never end)".into(),
+        ),
+        (
+            tls_kubeconfig(dir, "fifo.yaml", &format!("certificate-authority: {}", fifo.display()), "token: t"),
+            format!("certificate-authority {}: not a regular file (a FIFO or a device would block or never end)", fifo.display()),
+        ),
+        (
+            tls_kubeconfig(dir, "proxy.yaml", "insecure-skip-tls-verify: true, proxy-url: 'user:SECRET@proxy:1080'", "token: t"),
+            "proxy URL \"user:xxxxx@proxy:1080\": unsupported scheme \"\", must be http, https, or socks5".into(),
+        ),
+    ];
+    for (kubeconfig, want) in cases {
+        let r = run_with(
+            &mut cmd(dir, &["get", "pactos", "--kubeconfig", s(&kubeconfig)]),
+            None,
+            DEADLINE,
+        );
+        r.assert_code(1).assert_no_panic();
+        let shown = if want.starts_with("proxy URL") {
+            format!("error: {want}\n")
+        } else {
+            format!("error: {}: {want}\n", kubeconfig.display())
+        };
+        assert_eq!(r.stderr, shown, "{}", kubeconfig.display());
+    }
+    let r = run_with(
+        &mut cmd(
+            dir,
+            &[
+                "get",
+                "pactos",
+                "-s",
+                "https://user:SECRET@%zz:6443",
+                "--token",
+                "t",
+            ],
+        ),
+        None,
+        DEADLINE,
+    );
+    r.assert_code(1).assert_no_panic();
+    assert!(!r.stderr.contains("SECRET"), "{}", r.stderr);
+    assert!(r.stderr.contains("user:xxxxx@%zz:6443"), "{}", r.stderr);
+}
