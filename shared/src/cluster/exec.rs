@@ -123,6 +123,10 @@ fn run(
             cmd.env(k, v);
         }
     }
+    // The plugin leads a process group of its own, so that stopping it stops what it started
+    // too (a plugin that runs a helper which hangs would otherwise leave it running).
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     cmd.env("KUBERNETES_EXEC_INFO", info.to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -138,7 +142,7 @@ fn run(
         ))
     })?;
     let Some(stdout) = child.stdout.take() else {
-        let _ = child.kill();
+        stop(&mut child);
         return Err(config("the exec plugin's output is not readable".into()));
     };
     // The answer is read on its own thread so that a plugin which neither ends nor writes is
@@ -154,7 +158,7 @@ fn run(
     let status = loop {
         if let Some(t) = timeout {
             if started.elapsed() >= t {
-                let _ = child.kill();
+                stop(&mut child);
                 let _ = child.wait();
                 return Err(config(format!(
                     "the kubeconfig's exec plugin {command:?} gave no credentials within {} (--request-timeout; 60s without it): it was stopped",
@@ -169,7 +173,7 @@ fn run(
             Ok(Some(s)) => break Some(s),
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
             Err(e) => {
-                let _ = child.kill();
+                stop(&mut child);
                 return Err(config(format!("exec plugin {command:?}: {e}")));
             }
         }
@@ -180,13 +184,13 @@ fn run(
             match reader.join() {
                 Ok(Ok(r)) => break r,
                 Ok(Err(e)) => {
-                    let _ = child.kill();
+                    stop(&mut child);
                     return Err(config(format!(
                         "exec plugin {command:?}: reading its answer: {e}"
                     )));
                 }
                 Err(_) => {
-                    let _ = child.kill();
+                    stop(&mut child);
                     return Err(config(format!(
                         "exec plugin {command:?}: reading its answer failed"
                     )));
@@ -195,7 +199,7 @@ fn run(
         }
         if timeout.is_some_and(|t| started.elapsed() >= t) {
             // A child of the plugin still holds its output open.
-            let _ = child.kill();
+            stop(&mut child);
             return Err(config(format!(
                 "the kubeconfig's exec plugin {command:?} did not close its output within --request-timeout (60s without it)"
             )));
@@ -203,7 +207,7 @@ fn run(
         std::thread::sleep(Duration::from_millis(5));
     };
     if over {
-        let _ = child.kill();
+        stop(&mut child);
         let _ = child.wait();
         return Err(config(format!(
             "the kubeconfig's exec plugin {command:?} answered more than {bound} (--max-response-bytes): it was stopped"
@@ -217,7 +221,7 @@ fn run(
         ) {
             Some(s) => s,
             None => {
-                let _ = child.kill();
+                stop(&mut child);
                 let _ = child.wait();
                 return Err(config(format!(
                     "the kubeconfig's exec plugin {command:?} did not exit within --request-timeout (60s without it): it was stopped"
@@ -323,6 +327,20 @@ fn apply(auth: &mut AuthInfo, answer: Value) -> Result<(), String> {
 fn base64(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Stops the plugin and every process of its group (SIGKILL to the group on Unix), then reaps
+/// nothing: the caller waits where it needs the status.
+fn stop(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the process group the plugin leads; it
+        // touches no memory of this process.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
 }
 
 #[cfg(test)]

@@ -104,6 +104,37 @@ fn a_hanging_exec_plugin_is_killed_at_the_request_timeout() {
     assert!(!alive(&pid), "the plugin {pid} still runs");
 }
 
+/// A plugin that starts a helper and waits for it: at the request timeout the whole process
+/// group is stopped, the helper with the plugin (it used to keep running).
+#[cfg(unix)]
+#[test]
+fn a_hanging_exec_plugins_children_are_stopped_with_it() {
+    let c = shop();
+    let pid = c.dir.path().join("child-pid");
+    let kc = exec_kubeconfig(
+        &c,
+        // The helper's output goes elsewhere: only the process group holds it to the plugin.
+        &format!(
+            "#!/bin/sh\nsleep 600 >/dev/null 2>&1 &\necho $! > {}\nwait\n",
+            s(&pid)
+        ),
+    );
+    let r = run_exec(&c, &kc, &["--request-timeout", "1s"]);
+    r.assert_code(1).assert_no_panic();
+    assert!(
+        r.stderr.contains("gave no credentials within 1s"),
+        "{}",
+        r.stderr
+    );
+    let pid = std::fs::read_to_string(&pid).unwrap();
+    // The kill is sent before the tool exits; the helper is gone once the kernel delivers it.
+    let gone = (0..200).any(|_| {
+        std::thread::sleep(Duration::from_millis(50));
+        !alive(&pid)
+    });
+    assert!(gone, "the plugin's child {pid} still runs");
+}
+
 /// A plugin that answers an ExecCredential: its token is sent, the request info it was given
 /// is client-go's.
 #[cfg(unix)]
