@@ -80,6 +80,8 @@ pub(crate) struct Watch {
     pub from: usize,
     /// When the server ends the stream (`timeoutSeconds`).
     pub until: std::time::Instant,
+    /// Whether the client asked for bookmarks (`allowWatchBookmarks=true`).
+    pub bookmarks: bool,
 }
 
 impl Response {

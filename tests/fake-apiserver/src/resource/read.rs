@@ -121,7 +121,13 @@ pub(super) fn list(store: &Store, cx: &Ctx<'_>) -> Reply {
 
 /// A watch: without `resourceVersion` (or `0`), every matching object as `ADDED`; with one,
 /// the changes after it; then each change as it happens, until `timeoutSeconds` (default 60 s)
-/// or the client goes away. The stream is close-delimited JSON lines.
+/// or the client goes away. The stream is close-delimited JSON lines. With
+/// `allowWatchBookmarks=true` it also sends bookmarks as kube-apiserver's watch cache does
+/// (apiserver `pkg/storage/cacher/cache_watcher.go` `nextBookmarkTime`: 2 s before the deadline
+/// and every minute; see `server::stream_watch`). From a resourceVersion older than the last
+/// compaction (see [`crate::FakeApiServer::compact`]) the answer is 200 with one `ERROR` event,
+/// a `410` `Expired` Status `too old resource version: RV (OLDEST)` (apiserver
+/// `pkg/storage/cacher/watch_cache.go`), and the stream ends.
 pub(super) fn watch(store: &Store, cx: &Ctx<'_>) -> Reply {
     let filter = Filter::from_query(cx)?;
     let since: Option<u64> = cx
@@ -134,7 +140,20 @@ pub(super) fn watch(store: &Store, cx: &Ctx<'_>) -> Reply {
         .get("timeoutSeconds")
         .and_then(|v| v.parse::<u64>().ok())
         .unwrap_or(60);
+    let bookmarks = cx.query.flag("allowWatchBookmarks");
     let mut body = Vec::new();
+    if let Some(v) = since.filter(|v| *v < store.compacted()) {
+        let message = format!("too old resource version: {v} ({})", store.compacted());
+        let status = crate::status::status_value(410, "Expired", &message, None);
+        body.extend_from_slice(&event_line("ERROR", &status));
+        return Ok(Response {
+            status: 200,
+            headers: Vec::new(),
+            body,
+            close: true,
+            watch: None,
+        });
+    }
     let from = match since {
         Some(v) => store.changes_after_version(v),
         None => {
@@ -156,6 +175,7 @@ pub(super) fn watch(store: &Store, cx: &Ctx<'_>) -> Reply {
             filter,
             from,
             until: std::time::Instant::now() + std::time::Duration::from_secs(timeout),
+            bookmarks,
         })),
     })
 }
