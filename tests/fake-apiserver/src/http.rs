@@ -82,6 +82,8 @@ pub(crate) struct Watch {
     pub until: std::time::Instant,
     /// Whether the client asked for bookmarks (`allowWatchBookmarks=true`).
     pub bookmarks: bool,
+    /// The resourceVersion the watch started from (the store's for a watch from `0`).
+    pub since: u64,
 }
 
 impl Response {

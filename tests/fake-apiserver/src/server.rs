@@ -113,9 +113,14 @@ fn serve(shared: &Shared, stream: TcpStream) {
 
 /// Sends each change to the watched objects as it happens, until the watch's deadline, the
 /// client goes away or the server restarts. With bookmarks asked for, a `BOOKMARK` carrying the
-/// store's resourceVersion goes out 2 s before the deadline and every minute, as kube-apiserver's
-/// watch cache sends them (apiserver `pkg/storage/cacher/cache_watcher.go` `nextBookmarkTime`:
-/// none when the deadline is less than 2 s away).
+/// store's resourceVersion is due 2 s before the deadline and every minute, as kube-apiserver's
+/// watch cache schedules them (apiserver `pkg/storage/cacher/cache_watcher.go`
+/// `nextBookmarkTime`: none when the deadline is less than 2 s away), and goes out only when
+/// that resourceVersion is newer than the one the watch started from (the same file's
+/// `process`): a quiet watch gets none. (The real server's one-second buckets may send the
+/// pre-deadline bookmark twice; the fake sends it once.) The real server's watch cache learns of writes
+/// to other kinds only from etcd's progress notifications (or a consistent read), the fake at
+/// once.
 fn stream_watch(shared: &Shared, writer: &mut TcpStream, watch: &http::Watch) {
     use std::io::Write;
     use std::time::{Duration, Instant};
@@ -148,21 +153,21 @@ fn stream_watch(shared: &Shared, writer: &mut TcpStream, watch: &http::Watch) {
         }
         let now = Instant::now();
         if bookmark_at.is_some_and(|t| now >= t) {
-            let line = {
-                let store = lock(&shared.store);
+            let version = lock(&shared.store).resource_version();
+            if version > watch.since {
                 let object = serde_json::json!({
                     "kind": watch.resource.kind,
                     "apiVersion": watch.resource.api_version(),
-                    "metadata": {"resourceVersion": store.resource_version().to_string()},
+                    "metadata": {"resourceVersion": version.to_string()},
                 });
-                resource::event_line("BOOKMARK", &object)
-            };
-            if writer
-                .write_all(&line)
-                .and_then(|_| writer.flush())
-                .is_err()
-            {
-                return;
+                let line = resource::event_line("BOOKMARK", &object);
+                if writer
+                    .write_all(&line)
+                    .and_then(|_| writer.flush())
+                    .is_err()
+                {
+                    return;
+                }
             }
             bookmark_at = next_bookmark(now);
         }

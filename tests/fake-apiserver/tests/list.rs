@@ -257,9 +257,11 @@ fn watch_streams_added_events_then_changes_until_its_timeout() {
 }
 
 /// With `allowWatchBookmarks=true`, kube-apiserver's watch cache sends a `BOOKMARK` 2 s before
-/// the watch's deadline (apiserver `pkg/storage/cacher/cache_watcher.go` `nextBookmarkTime`): an
-/// object of the watched kind that carries only the resourceVersion the server has reached,
-/// changes to other kinds included. Without it, no bookmark.
+/// the watch's deadline (apiserver `pkg/storage/cacher/cache_watcher.go` `nextBookmarkTime`)
+/// when the resourceVersion it has reached is newer than the watch's (`process`): an object of
+/// the watched kind that carries only that resourceVersion, changes to other kinds included.
+/// Without it, no bookmark. The real server's answers are compared in
+/// `tests/kubectl_pacto/real/watch.rs`.
 #[test]
 fn a_watch_asking_for_bookmarks_gets_one_before_its_deadline() {
     let server = seeded();
@@ -287,6 +289,27 @@ fn a_watch_asking_for_bookmarks_gets_one_before_its_deadline() {
         || {},
     );
     assert!(events.is_empty(), "{events:?}");
+    // A quiet watch from the current resourceVersion: no bookmark (it would not move on).
+    let (_, events) = watch_events(
+        &server,
+        &format!("watch=true&allowWatchBookmarks=true&resourceVersion={now}&timeoutSeconds=3"),
+        || {},
+    );
+    assert!(events.is_empty(), "{events:?}");
+    // From 0: the objects as ADDED, then the bookmark that ends the initial events.
+    let (_, events) = watch_events(
+        &server,
+        "watch=true&allowWatchBookmarks=true&labelSelector=tier%3Dback&timeoutSeconds=1",
+        || {},
+    );
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["type"], "ADDED");
+    assert_eq!(
+        events[1],
+        json!({"type": "BOOKMARK", "object": {"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"annotations": {"k8s.io/initial-events-end": "true"},
+                "resourceVersion": now.to_string()}}})
+    );
     // A watch shorter than 2 s ends before a bookmark is due.
     let (_, events) = watch_events(
         &server,

@@ -10,6 +10,7 @@
 mod rbac;
 mod smoke;
 mod walkthrough;
+mod watch;
 
 use crate::common::*;
 use serde_json::Value;

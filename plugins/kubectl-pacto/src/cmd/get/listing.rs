@@ -108,12 +108,18 @@ pub(super) fn print<R: Rows>(
     let header_due = std::cell::Cell::new(table.is_empty() && !o.print.no_headers);
     follow(&o.cluster, &watched, |changed| {
         let labels = o.print.labels(&[changed]);
+        // kubectl prints each event's AGE at the time it prints it.
+        let now = match o.global.clock_fixed {
+            true => o.global.now,
+            false => jiff::Timestamp::now(),
+        };
         rows.row(
             changed,
             TableOptions {
                 headers: header_due.replace(false),
                 labels: labels.as_deref(),
                 min_widths: Some(&widths),
+                now,
                 ..options
             },
         )
