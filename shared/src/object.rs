@@ -197,17 +197,6 @@ pub fn read_values(paths: &[PathBuf]) -> Result<Vec<Value>, ObjectError> {
     Ok(read_paths(paths)?.into_iter().map(|o| o.value).collect())
 }
 
-/// Reads one file of objects (see [`parse_objects`]), at most
-/// [`crate::k8s::read::max_input_bytes`].
-pub fn read_file(path: &Path) -> Result<Vec<K8sObject>, ObjectError> {
-    let mut out = Vec::new();
-    visit_file(path, &mut |o| {
-        out.push(o);
-        Ok(())
-    })?;
-    Ok(out)
-}
-
 /// Reads one file of YAML documents (None for an empty one), at most
 /// [`crate::k8s::read::max_input_bytes`]. Errors: as [`parse_documents`], and the file's own
 /// (unreadable, too large, not UTF-8).

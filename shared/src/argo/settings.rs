@@ -214,7 +214,7 @@ pub fn parse_data(data: &BTreeMap<String, String>) -> Result<Overrides, LoadErro
 
 /// argo-cd `convertToOverrideKey`: `group_Kind` → `group/Kind`, `Kind` → `Kind`, anything with
 /// more than one `_` (or empty) is an error.
-pub fn convert_to_override_key(group_kind: &str) -> Result<String, String> {
+fn convert_to_override_key(group_kind: &str) -> Result<String, String> {
     let parts: Vec<&str> = group_kind.split('_').collect();
     match parts.as_slice() {
         [g, k] => Ok(format!("{g}/{k}")),
@@ -226,7 +226,7 @@ pub fn convert_to_override_key(group_kind: &str) -> Result<String, String> {
 }
 
 /// Go's `strconv.ParseBool`.
-pub fn parse_go_bool(s: &str) -> Option<bool> {
+fn parse_go_bool(s: &str) -> Option<bool> {
     match s {
         "1" | "t" | "T" | "TRUE" | "true" | "True" => Some(true),
         "0" | "f" | "F" | "FALSE" | "false" | "False" => Some(false),

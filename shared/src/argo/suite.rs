@@ -172,7 +172,7 @@ fn run_case(
 /// Reads a `health_test.yaml`: (input path joined to the suite directory, expected status).
 /// Field names are matched case-insensitively, as Go's JSON decoding does (two corpus files
 /// spell `inputpath`).
-pub fn read_suite(dir: &Path) -> Result<Vec<(PathBuf, HealthStatus)>, String> {
+fn read_suite(dir: &Path) -> Result<Vec<(PathBuf, HealthStatus)>, String> {
     let file = dir.join("health_test.yaml");
     let doc = crate::object::read_documents(&file)
         .map_err(|e| e.to_string())?

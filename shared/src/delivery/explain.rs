@@ -260,7 +260,7 @@ pub fn operation_report(
 
 /// The rows of `explain operation/NAME`. `stage` is the Stage it names (None when not found);
 /// `all_approvals` every Approval read.
-pub fn operation_rows(
+fn operation_rows(
     op: &OperationView,
     stage: Option<&StageView>,
     all_approvals: &[ApprovalView],
@@ -373,7 +373,7 @@ pub fn operation_rows(
 }
 
 /// `explain operation/NAME -o json|yaml`: the explanation as data.
-pub fn operation_json(
+fn operation_json(
     op: &OperationView,
     stage: Option<&StageView>,
     all_approvals: &[ApprovalView],

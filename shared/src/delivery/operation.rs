@@ -181,21 +181,6 @@ pub fn gate_meaning(gate: &str, result: &str) -> String {
     format!("{verdict} — {rule}")
 }
 
-/// The after-check of "Delivery reference: setup and gates" on a Pacto's verdict: `Pass` for
-/// Compliant and Warning, `Fail` for NonCompliant and Invalid, `Unknown` for anything else
-/// (Reference, Unknown, NotEvaluated, no verdict) and whenever `status.evaluatedRevision` does not
-/// name this version (`revision_matches` false).
-pub fn after_check(contract_status: Option<&str>, revision_matches: bool) -> &'static str {
-    if !revision_matches {
-        return "Unknown";
-    }
-    match contract_status {
-        Some("Compliant") | Some("Warning") => "Pass",
-        Some("NonCompliant") | Some("Invalid") => "Fail",
-        _ => "Unknown",
-    }
-}
-
 /// The Approvals of `op`, and whether one counts: decision approve and every Unknown gate of the
 /// operation accepted.
 pub fn approvals<'a>(op: &OperationView, all: &'a [ApprovalView]) -> Vec<(&'a ApprovalView, bool)> {
@@ -282,27 +267,5 @@ mod tests {
         assert!(p
             .meaning
             .contains("spec.type \"deploy\" is not one of the six operation types"));
-    }
-
-    /// "Delivery reference: setup and gates", "How a change moves": Compliant and Warning pass,
-    /// NonCompliant and Invalid fail, anything else — Reference included — is Unknown; a stale
-    /// evaluatedRevision is Unknown whatever the verdict.
-    #[test]
-    fn after_check_table() {
-        let cases = [
-            (Some("Compliant"), true, "Pass"),
-            (Some("Warning"), true, "Pass"),
-            (Some("NonCompliant"), true, "Fail"),
-            (Some("Invalid"), true, "Fail"),
-            (Some("Reference"), true, "Unknown"),
-            (Some("Unknown"), true, "Unknown"),
-            (Some("NotEvaluated"), true, "Unknown"),
-            (None, true, "Unknown"),
-            (Some("Compliant"), false, "Unknown"),
-            (Some("NonCompliant"), false, "Unknown"),
-        ];
-        for (status, fresh, want) in cases {
-            assert_eq!(after_check(status, fresh), want, "{status:?} {fresh}");
-        }
     }
 }

@@ -297,12 +297,10 @@ pub fn run(input: &Input) -> Report {
 
     // Delivery.
     if !stages.is_empty() {
-        let snapshot = crate::delivery::Snapshot {
-            stages: stages.iter().map(|s| (*s).clone()).collect(),
-            oci_repositories: Some(Ok(repos.iter().map(|s| (*s).clone()).collect())),
-            kustomizations: Some(Ok(kustomizations.iter().map(|s| (*s).clone()).collect())),
-            applications: Some(Ok(apps.iter().map(|s| (*s).clone()).collect())),
-        };
+        // The same snapshot `get stages -f` reads: each kind a Stage depends on, by its own
+        // group and kind (a HelmRelease, checked above with the Kustomizations, applies no
+        // OCIRepository for a Stage).
+        let snapshot = crate::delivery::Snapshot::from_objects(objs);
         let world = crate::delivery::World::new(&snapshot);
         let labelled: Vec<Value> = repos
             .iter()

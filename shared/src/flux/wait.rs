@@ -177,7 +177,7 @@ pub fn fails_early_message(entries: &[String]) -> String {
 /// the Healthy condition carries the bare text). `<d>` is the time Flux measured to the poll that
 /// saw the Failed object; the first poll runs at once, so it is printed as `0s` (Flux shows a few
 /// milliseconds).
-pub fn early_failure_message(entries: &[String]) -> String {
+fn early_failure_message(entries: &[String]) -> String {
     format!(
         "health check failed after {}: {}",
         go_duration(Duration::ZERO),

@@ -9,7 +9,7 @@
 //! binary.
 
 use crate::argo::health::{ArgoHealth, ArgoVerdict};
-use crate::argo::settings::{self, Overrides};
+use crate::argo::settings;
 use crate::flux::health::{FluxHealth, FluxVerdict, JobOrder};
 use crate::flux::kustomization::{self, Kustomization};
 use crate::flux::KStatus;
@@ -84,15 +84,6 @@ impl ArgoGate {
             },
         }
     }
-
-    /// From already parsed overrides.
-    pub fn from_overrides(o: Overrides, source: Source, now_unix: i64) -> ArgoGate {
-        ArgoGate {
-            engine: Some(ArgoHealth::new(o, None, now_unix)),
-            source,
-            load_error: None,
-        }
-    }
 }
 
 /// One Kustomization of the Flux side.
@@ -160,7 +151,7 @@ impl FluxKustomization {
 }
 
 /// A Flux inventory id (`<namespace>_<name>_<group>_<kind>`).
-pub fn inventory_id(namespace: &str, name: &str, group: &str, kind: &str) -> String {
+fn inventory_id(namespace: &str, name: &str, group: &str, kind: &str) -> String {
     format!("{namespace}_{name}_{group}_{kind}")
 }
 

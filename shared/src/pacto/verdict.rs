@@ -140,7 +140,7 @@ pub fn condition_is_stale(c: &super::view::Condition, generation: Option<i64>) -
 
 /// The finding code an absence turns into once its window is over (the timing table of "GitOps
 /// promotion gates", TrianaLab/pacto `pkg/finding/codes.go` RuntimeDrift family).
-pub fn absence_code(window_kind: &str) -> Option<&'static str> {
+fn absence_code(window_kind: &str) -> Option<&'static str> {
     match window_kind {
         "interface" => Some("INTERFACE_ABSENT"),
         "dependency" => Some("DEPENDENCY_UNREACHABLE"),

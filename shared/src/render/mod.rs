@@ -306,14 +306,7 @@ pub fn write_health_json(
 /// in a DIFF column where the two gates decide differently), SOURCE and MESSAGE (long text last).
 /// `builtin_scripts` says whether Argo CD's built-in Lua scripts were loaded: without them an
 /// object with no check may still have one in a real Argo CD.
-pub fn health_table(items: &[HealthItem], colour: bool, builtin_scripts: bool) -> String {
-    let mut out = Vec::new();
-    // Writing to memory cannot fail.
-    let _ = write_health_table(items, colour, builtin_scripts, &mut out);
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// [`health_table`], written line by line to `out`. Errors: the writer's.
+/// Written line by line to `out`. Errors: the writer's.
 pub fn write_health_table(
     items: &[HealthItem],
     colour: bool,

@@ -204,6 +204,7 @@ pub(crate) fn server_side_apply(
             time: request.now.to_string(),
             subresource: subresource.map(str::to_string),
             fields,
+            maps: BTreeSet::new(),
         }),
     }
     Ok((object, entries))

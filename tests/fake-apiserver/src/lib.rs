@@ -43,6 +43,7 @@ mod server;
 mod status;
 mod store;
 mod time;
+mod validate;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

@@ -83,6 +83,11 @@ pub(crate) struct ManagedEntry {
     pub subresource: Option<String>,
     /// Owned paths.
     pub fields: BTreeSet<FieldPath>,
+    /// Maps this entry owns as nodes of their own (`"."` in a map's `fieldsV1` node): the
+    /// non-empty maps an Update created. structured-merge-diff's `Compare` counts a map that
+    /// was added as a field of its own; an applied configuration's field set
+    /// (`ToFieldSet`) does not, so Apply entries own none.
+    pub maps: BTreeSet<FieldPath>,
 }
 
 impl ManagedEntry {
@@ -105,12 +110,32 @@ impl ManagedEntry {
             && self.api_version == other.api_version
             && self.subresource == other.subresource
             && self.fields == other.fields
+            && self.maps == other.maps
     }
 }
 
 /// Whether two ownership lists differ only in timestamps.
 pub(crate) fn same_ownership(a: &[ManagedEntry], b: &[ManagedEntry]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_ownership(y))
+}
+
+/// Puts entries in the order kube-apiserver stores them (apiserver `fieldmanager`
+/// `sortEncodedManagedFields`): by operation (`Apply` before `Update`), then by time (whole
+/// seconds; these timestamps are RFC 3339 in UTC with no fraction, so text order is time
+/// order), manager, apiVersion and subresource.
+pub(crate) fn sort_entries(entries: &mut [ManagedEntry]) {
+    let op = |e: &ManagedEntry| match e.operation {
+        Operation::Apply => 0,
+        Operation::Update => 1,
+    };
+    entries.sort_by(|a, b| {
+        op(a)
+            .cmp(&op(b))
+            .then_with(|| a.time.cmp(&b.time))
+            .then_with(|| a.manager.cmp(&b.manager))
+            .then_with(|| a.api_version.cmp(&b.api_version))
+            .then_with(|| a.subresource.cmp(&b.subresource))
+    });
 }
 
 /// Which part of an object a write may touch.
@@ -441,8 +466,64 @@ pub(crate) fn prune(entries: &mut Vec<ManagedEntry>, obj: &Value, schema: Option
     let present = fields(obj, Scope::WHOLE, schema);
     for entry in entries.iter_mut() {
         entry.fields.retain(|path| present.contains_key(path));
+        entry
+            .maps
+            .retain(|path| matches!(value_at(obj, path), Some(Value::Object(m)) if !m.is_empty()));
     }
-    entries.retain(|entry| !entry.fields.is_empty());
+    entries.retain(|entry| !entry.fields.is_empty() || !entry.maps.is_empty());
+}
+
+/// The non-empty, non-atomic maps of `obj` within `scope` below the top level of the object
+/// and of `metadata` (the API server strips `metadata` itself from every field set:
+/// apiserver `fieldmanager` `stripMeta`), as paths.
+fn maps(obj: &Value, scope: Scope, schema: Option<&Value>) -> BTreeSet<FieldPath> {
+    fn walk(v: &Value, schema: Schema<'_>, path: &mut FieldPath, out: &mut BTreeSet<FieldPath>) {
+        match v {
+            Value::Object(map) if !map.is_empty() && !schema.atomic_map() => {
+                if !path.is_empty() && path.as_slice() != [Seg::Field("metadata".into())] {
+                    out.insert(path.clone());
+                }
+                for (key, child) in map {
+                    if path.as_slice() == [Seg::Field("metadata".into())]
+                        && SYSTEM_METADATA.contains(&key.as_str())
+                    {
+                        continue;
+                    }
+                    path.push(Seg::Field(key.clone()));
+                    walk(child, schema.field(key), path, out);
+                    path.pop();
+                }
+            }
+            Value::Array(items) => {
+                if let ListType::Map(keys) = schema.list_type() {
+                    for item in items {
+                        if let Ok(key) = element_key(item, &keys) {
+                            path.push(Seg::Key(key));
+                            if let Some(m) = item.as_object() {
+                                for (field, child) in m {
+                                    path.push(Seg::Field(field.clone()));
+                                    walk(child, schema.items().field(field), path, out);
+                                    path.pop();
+                                }
+                            }
+                            path.pop();
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    let Some(map) = obj.as_object() else {
+        return out;
+    };
+    let root = Schema::root(schema);
+    for (key, value) in map.iter().filter(|(k, _)| scope.includes(k)) {
+        let mut path = vec![Seg::Field(key.clone())];
+        walk(value, root.field(key), &mut path, &mut out);
+    }
+    out
 }
 
 /// Who made a non-apply write, for [`record_update`].
@@ -475,7 +556,14 @@ pub(crate) fn record_update(
         .filter(|(path, node)| old_fields.get(path) != Some(node))
         .map(|(path, _)| path)
         .collect();
-    if changed.is_empty() {
+    let old_maps = old
+        .map(|o| maps(o, writer.scope, writer.schema))
+        .unwrap_or_default();
+    let added_maps: Vec<FieldPath> = maps(new, writer.scope, writer.schema)
+        .into_iter()
+        .filter(|m| !old_maps.contains(m))
+        .collect();
+    if changed.is_empty() && added_maps.is_empty() {
         return;
     }
     let subresource = writer.scope.subresource();
@@ -503,12 +591,14 @@ pub(crate) fn record_update(
                 time: String::new(),
                 subresource: subresource.map(str::to_string),
                 fields: BTreeSet::new(),
+                maps: BTreeSet::new(),
             });
             entries.len() - 1
         }
     };
     let entry = &mut entries[index];
     entry.fields.extend(changed);
+    entry.maps.extend(added_maps);
     entry.time = writer.now.to_string();
     entry.api_version = writer.api_version.to_string();
 }
@@ -531,8 +621,19 @@ fn render_seg(seg: &Seg) -> String {
 
 /// One entry's owned paths as a `fieldsV1` tree; a list-map element
 /// carries `"."` for itself.
-fn render_fields(paths: &BTreeSet<FieldPath>) -> Map<String, Value> {
+fn render_fields(paths: &BTreeSet<FieldPath>, maps: &BTreeSet<FieldPath>) -> Map<String, Value> {
     let mut root = Map::new();
+    for path in maps {
+        let mut node = &mut root;
+        for seg in path {
+            node = node
+                .entry(render_seg(seg))
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+                .expect("fieldsV1 nodes are maps");
+        }
+        node.insert(".".into(), json!({}));
+    }
     for path in paths {
         let mut node = &mut root;
         for seg in path {
@@ -567,7 +668,7 @@ pub(crate) fn render(entries: &[ManagedEntry]) -> Value {
                 out.insert("fieldsType".into(), json!("FieldsV1"));
                 out.insert(
                     "fieldsV1".into(),
-                    Value::Object(render_fields(&entry.fields)),
+                    Value::Object(render_fields(&entry.fields, &entry.maps)),
                 );
                 if let Some(sub) = &entry.subresource {
                     out.insert("subresource".into(), json!(sub));
@@ -590,8 +691,14 @@ pub(crate) fn parse(value: Option<&Value>, schema: Option<&Value>) -> Vec<Manage
         .filter_map(|item| {
             let text = |key: &str| item.get(key).and_then(Value::as_str).map(str::to_string);
             let mut fields = BTreeSet::new();
+            let mut maps = BTreeSet::new();
             if let Some(root) = item.get("fieldsV1").and_then(Value::as_object) {
-                parse_fields(root, Schema::root(schema), &mut Vec::new(), &mut fields);
+                parse_fields(
+                    root,
+                    Schema::root(schema),
+                    &mut Vec::new(),
+                    &mut (&mut fields, &mut maps),
+                );
             }
             Some(ManagedEntry {
                 manager: text("manager")?,
@@ -604,6 +711,7 @@ pub(crate) fn parse(value: Option<&Value>, schema: Option<&Value>) -> Vec<Manage
                 time: text("time").unwrap_or_default(),
                 subresource: text("subresource").filter(|s| !s.is_empty()),
                 fields,
+                maps,
             })
         })
         .collect()
@@ -630,17 +738,20 @@ fn parse_fields(
     node: &Map<String, Value>,
     schema: Schema<'_>,
     path: &mut FieldPath,
-    out: &mut BTreeSet<FieldPath>,
+    into: &mut (&mut BTreeSet<FieldPath>, &mut BTreeSet<FieldPath>),
 ) {
     for (key, child) in node {
         if let Some(name) = key.strip_prefix("f:") {
             path.push(Seg::Field(name.to_string()));
             if has_children(child) {
+                if child.get(".").is_some() {
+                    into.1.insert(path.clone());
+                }
                 if let Some(map) = child.as_object() {
-                    parse_fields(map, schema.field(name), path, out);
+                    parse_fields(map, schema.field(name), path, into);
                 }
             } else {
-                out.insert(path.clone());
+                into.0.insert(path.clone());
             }
             path.pop();
             continue;
@@ -660,20 +771,20 @@ fn parse_fields(
                 path.push(seg);
                 let member = child.get(".").is_some() || !has_children(child);
                 if member {
-                    out.insert(path.clone());
+                    into.0.insert(path.clone());
                 }
                 if let Some(map) = child.as_object() {
-                    parse_fields(map, schema.items(), path, out);
+                    parse_fields(map, schema.items(), path, into);
                 }
                 path.pop();
             }
             Some(seg) => {
                 path.push(seg);
-                out.insert(path.clone());
+                into.0.insert(path.clone());
                 path.pop();
             }
             None if ["k:", "v:", "i:"].iter().any(|p| key.starts_with(p)) => {
-                out.insert(path.clone());
+                into.0.insert(path.clone());
             }
             None => {}
         }
@@ -800,6 +911,7 @@ mod tests {
             time: "t".into(),
             subresource: Some("status".into()),
             fields: [p("status.a.b"), p("status.c")].into_iter().collect(),
+            maps: BTreeSet::new(),
         };
         let rendered = render(std::slice::from_ref(&entry));
         assert_eq!(
@@ -833,6 +945,7 @@ mod tests {
             ]
             .into_iter()
             .collect(),
+            maps: BTreeSet::new(),
         };
         let rendered = render(std::slice::from_ref(&entry));
         assert_eq!(
@@ -843,6 +956,62 @@ mod tests {
             }})
         );
         assert_eq!(parse(Some(&rendered), Some(&schema)), vec![entry]);
+    }
+
+    /// An Update that creates maps owns them as nodes (`"."`), as kube-apiserver records a
+    /// create (`{"f:spec":{".":{},"f:contractRef":{".":{},"f:oci":{}}}}` for a Pacto created
+    /// with `spec.contractRef.oci`); `metadata` itself is never owned; a later Update that
+    /// only adds a field to an existing map owns just that field.
+    #[test]
+    fn an_update_owns_the_maps_it_creates() {
+        let writer = |manager| Writer {
+            manager,
+            api_version: "v1",
+            scope: Scope::WHOLE,
+            now: "t",
+            schema: None,
+        };
+        let created = json!({"metadata": {"name": "x", "labels": {"a": "b"}},
+            "spec": {"contractRef": {"oci": "o"}}});
+        let mut entries = Vec::new();
+        record_update(&mut entries, &writer("creator"), None, &created);
+        assert_eq!(
+            render(&entries)[0]["fieldsV1"],
+            json!({"f:metadata": {"f:labels": {".": {}, "f:a": {}}},
+                "f:spec": {".": {}, "f:contractRef": {".": {}, "f:oci": {}}}})
+        );
+        let mut more = created.clone();
+        more["spec"]["checkIntervalSeconds"] = json!(60);
+        record_update(&mut entries, &writer("second"), Some(&created), &more);
+        assert_eq!(
+            render(&entries)[1]["fieldsV1"],
+            json!({"f:spec": {"f:checkIntervalSeconds": {}}})
+        );
+        let parsed = parse(Some(&render(&entries)), None);
+        assert_eq!(parsed, entries);
+    }
+
+    /// The order of `sortEncodedManagedFields`: Apply entries first, then by time and manager.
+    #[test]
+    fn entries_are_ordered_as_the_api_server_orders_them() {
+        let entry = |manager: &str, operation, time: &str| ManagedEntry {
+            manager: manager.into(),
+            operation,
+            api_version: "v1".into(),
+            time: time.into(),
+            subresource: None,
+            fields: [p("spec.a")].into_iter().collect(),
+            maps: BTreeSet::new(),
+        };
+        let mut entries = vec![
+            entry("creator", Operation::Update, "2026-01-01T00:00:01Z"),
+            entry("b", Operation::Apply, "2026-01-01T00:00:05Z"),
+            entry("a", Operation::Apply, "2026-01-01T00:00:05Z"),
+            entry("writer", Operation::Update, "2026-01-01T00:00:00Z"),
+        ];
+        sort_entries(&mut entries);
+        let names: Vec<&str> = entries.iter().map(|e| e.manager.as_str()).collect();
+        assert_eq!(names, ["a", "b", "writer", "creator"]);
     }
 
     #[test]
@@ -856,6 +1025,7 @@ mod tests {
             time: "t".into(),
             subresource: None,
             fields: [p("spec.a"), p("spec.b")].into_iter().collect(),
+            maps: BTreeSet::new(),
         }];
         let writer = Writer {
             manager: "second",

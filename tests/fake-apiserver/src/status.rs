@@ -82,8 +82,16 @@ pub(crate) fn qualified(plural: &str, group: &str) -> String {
     }
 }
 
+/// `details` of an answer about one object; `StatusDetails` omits an empty group or name.
 fn object_details(plural: &str, group: &str, name: &str) -> Value {
-    json!({"name": name, "group": group, "kind": plural})
+    let mut d = json!({"kind": plural});
+    if !name.is_empty() {
+        d["name"] = json!(name);
+    }
+    if !group.is_empty() {
+        d["group"] = json!(group);
+    }
+    d
 }
 
 /// 404 for a path the server does not serve.

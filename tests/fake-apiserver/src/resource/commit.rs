@@ -215,6 +215,7 @@ pub(super) fn commit(
         }
     }
     managed::prune(&mut entries, &obj, cx.res.schema.as_ref());
+    managed::sort_entries(&mut entries);
     if let Some(old) = old {
         if comparable(&old.object) == comparable(&obj)
             && managed::same_ownership(&old.managed, &entries)

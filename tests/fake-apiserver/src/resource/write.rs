@@ -15,6 +15,7 @@ use crate::patch;
 use crate::status;
 use crate::store::{ObjKey, Store, Stored};
 use crate::time::now_rfc3339;
+use crate::validate;
 
 pub(super) fn create(
     store: &mut Store,
@@ -29,15 +30,29 @@ pub(super) fn create(
         None => match meta_str(&obj, "generateName").filter(|n| !n.is_empty()) {
             Some(prefix) => format!("{prefix}{}", store.name_suffix()),
             None => {
-                return Err(status::invalid(
-                    &cx.res.plural,
+                return Err(validate::invalid(
+                    &cx.res.kind,
                     &cx.res.group,
                     "",
-                    "metadata.name: Required value: name or generateName is required",
+                    &[validate::FieldError {
+                        reason: "FieldValueRequired",
+                        field: "metadata.name".into(),
+                        body: "Required value: name or generateName is required".into(),
+                    }],
                 ))
             }
         },
     };
+    let label = cx.res.group.is_empty() && cx.res.plural == "namespaces";
+    let errors = validate::name_errors(&name, label);
+    if !errors.is_empty() {
+        return Err(validate::invalid(
+            &cx.res.kind,
+            &cx.res.group,
+            &name,
+            &errors,
+        ));
+    }
     meta_mut(&mut obj).insert("name".into(), json!(name));
     if cx.res.status_subresource {
         if let Some(map) = obj.as_object_mut() {

@@ -29,8 +29,45 @@ fn eval_bounds(args: &HealthArgs) -> Result<(std::time::Duration, u64)> {
     Ok((timeout, memory))
 }
 
+/// The checked flags of one `health` run (kubectl's Options: Complete, then Run): the
+/// evaluation bounds, the Argo CD engine (always built: its configuration errors are reported
+/// even when only Flux is wanted), the Flux side when a Kustomization or HelmRelease was given.
+struct Options<'a> {
+    args: &'a HealthArgs,
+    global: &'a Global,
+    argo: ArgoHealth,
+    /// Whether Argo CD's verdicts are shown: with no Flux side, or when an Argo CD
+    /// configuration was given alongside it.
+    argo_wanted: bool,
+    flux: Option<(Kustomization, FluxHealth)>,
+}
+
+impl<'a> Options<'a> {
+    /// Reads and checks the flags and the configuration files they name. Errors: a bad
+    /// `--eval-timeout`/`--eval-memory`, an unreadable or invalid argocd-cm,
+    /// customizations directory, Kustomization or HelmRelease (naming the file and field).
+    fn complete(args: &'a HealthArgs, global: &'a Global) -> Result<Options<'a>> {
+        let bounds = eval_bounds(args)?;
+        let flux = flux_engine(args, global.now_unix(), bounds)?;
+        let argo_wanted =
+            flux.is_none() || args.argocd_cm.is_some() || args.customizations_dir.is_some();
+        let argo = argo_engine(args, global.now_unix(), bounds)?;
+        Ok(Options {
+            args,
+            global,
+            argo,
+            argo_wanted,
+            flux,
+        })
+    }
+}
+
 /// Loads the Argo CD side of a configuration from the flags.
-fn argo_engine(args: &HealthArgs, now_unix: i64) -> Result<ArgoHealth> {
+fn argo_engine(
+    args: &HealthArgs,
+    now_unix: i64,
+    (timeout, memory): (std::time::Duration, u64),
+) -> Result<ArgoHealth> {
     let overrides = match &args.argocd_cm {
         None => Overrides::default(),
         Some(path) => {
@@ -46,14 +83,17 @@ fn argo_engine(args: &HealthArgs, now_unix: i64) -> Result<ArgoHealth> {
         }
     };
     let mut engine = ArgoHealth::new(overrides, builtins, now_unix);
-    let (timeout, memory) = eval_bounds(args)?;
     engine.limits.timeout = timeout;
     engine.limits.memory_bytes = usize::try_from(memory).unwrap_or(usize::MAX);
     Ok(engine)
 }
 
 /// The Flux side, when a Kustomization or HelmRelease was given.
-fn flux_engine(args: &HealthArgs, now_unix: i64) -> Result<Option<(Kustomization, FluxHealth)>> {
+fn flux_engine(
+    args: &HealthArgs,
+    now_unix: i64,
+    (timeout, memory): (std::time::Duration, u64),
+) -> Result<Option<(Kustomization, FluxHealth)>> {
     let Some(path) = args.kustomization.as_ref().or(args.helmrelease.as_ref()) else {
         return Ok(None);
     };
@@ -75,7 +115,6 @@ fn flux_engine(args: &HealthArgs, now_unix: i64) -> Result<Option<(Kustomization
         );
     }
     let k = kustomization::parse(&o.value).map_err(|e| anyhow!("{}: {e}", o.origin))?;
-    let (timeout, memory) = eval_bounds(args)?;
     let limits = pacto_gates::flux::cel::Limits {
         deadline: Some(timeout),
         max_alloc_bytes: memory,
@@ -88,10 +127,13 @@ fn flux_engine(args: &HealthArgs, now_unix: i64) -> Result<Option<(Kustomization
 
 /// `kubectl pacto health -f FILE...`.
 pub(crate) fn run(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
-    let flux = flux_engine(args, global.now_unix())?;
-    let argo_wanted =
-        flux.is_none() || args.argocd_cm.is_some() || args.customizations_dir.is_some();
-    let engine = argo_engine(args, global.now_unix())?;
+    let Options {
+        args,
+        global,
+        argo: engine,
+        argo_wanted,
+        flux,
+    } = Options::complete(args, global)?;
     // Each object is evaluated as it is read; only what names it is kept for the report.
     let mut objects = Vec::new();
     let mut verdicts = Vec::new();
