@@ -356,7 +356,7 @@ fn a_failing_server_is_retried_after_a_backoff_and_a_refusal_ends_the_follow() {
             // Two delays before the third attempt: at least 0.8 s + 1.6 s (a lower bound).
             let took = started.elapsed();
             assert!(took >= Duration::from_millis(2400), "{took:?}");
-            let w = watches(&server);
+            let w = watches(server);
             assert_eq!(w.len(), 3);
             assert!(w
                 .iter()
@@ -379,7 +379,7 @@ fn a_failing_server_is_retried_after_a_backoff_and_a_refusal_ends_the_follow() {
             }
             assert!(failing.next().await.is_none());
             // Within 3 s: the attempts at 0, 0.8 s and 2.4 s, no more.
-            let tries = watches(&server).len();
+            let tries = watches(server).len();
             assert!((1..=3).contains(&tries), "{tries}");
 
             server.clear_faults();

@@ -437,7 +437,7 @@ fn the_fake_sends_bookmarks_as_the_real_server_does() {
         if e["type"] == "BOOKMARK" {
             e["object"]["metadata"]["resourceVersion"] = Value::from("RV");
         } else {
-            e["object"] = Value::from(e["object"]["metadata"]["name"].clone());
+            e["object"] = e["object"]["metadata"]["name"].clone();
         }
         e
     };
