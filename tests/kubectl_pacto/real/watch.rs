@@ -582,17 +582,13 @@ fn wait_and_get_watch_carry_on_across_an_api_server_restart() {
         row(&before.stdout, "billing"),
         row(&before.stdout, "payments"),
     ];
-    let listing = before.stdout.clone();
+    // The listing as `get` printed it (its AGE column aside), then one row per change.
+    let listed = before.stdout.lines().count();
     let (printed, err) = watching.until(Duration::from_secs(280), |out| {
-        out.len() > listing.len() && out[listing.len()..].lines().count() >= want.len()
+        out.lines().count() >= listed + want.len()
     });
-    assert!(printed.starts_with(&listing), "{printed}\n{err}");
-    let rows: Vec<Vec<String>> = printed[listing.len()..]
-        .lines()
-        .map(|l| l.split_whitespace().map(str::to_string).collect())
-        .collect();
     // AGE is the time since creation when the row is printed: left out of the comparison.
-    let age = column_index(&listing, "AGE");
+    let age = column_index(&before.stdout, "AGE");
     let without_age = |rows: &[Vec<String>]| -> Vec<Vec<String>> {
         rows.iter()
             .map(|r| {
@@ -604,7 +600,23 @@ fn wait_and_get_watch_carry_on_across_an_api_server_restart() {
             })
             .collect()
     };
-    assert_eq!(without_age(&rows), without_age(&want), "{printed}\n{err}");
+    let all: Vec<Vec<String>> = printed
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    assert!(all.len() >= listed, "{printed}\n{err}");
+    let (listing, rows) = all.split_at(listed);
+    let before_rows: Vec<Vec<String>> = before
+        .stdout
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    assert_eq!(
+        without_age(listing),
+        without_age(&before_rows),
+        "{printed}\n{err}"
+    );
+    assert_eq!(without_age(rows), without_age(&want), "{printed}\n{err}");
     // The new object's age is a real one (not in the future of a clock read at the start).
     assert!(!rows[1][age].contains("invalid"), "{printed}");
     // Both follows listed again after the restart (410 for their old resourceVersion): the
