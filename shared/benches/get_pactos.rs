@@ -99,7 +99,11 @@ fn bench(c: &mut Criterion) {
                     .discover("pacto.trianalab.io", "v1alpha1", "Pacto")
                     .await
                     .expect("discover");
-                let objects = cluster.list(&kind, Scope::All, None).await.expect("list");
+                let objects = cluster
+                    .list(&kind, Scope::All, None)
+                    .await
+                    .expect("list")
+                    .items;
                 let gates = gates(&cluster).await;
                 let t = table(&objects, &gates);
                 assert_eq!(t.lines().count(), PACTOS + 1);
@@ -113,7 +117,11 @@ fn bench(c: &mut Criterion) {
             .discover("pacto.trianalab.io", "v1alpha1", "Pacto")
             .await
             .expect("discover");
-        cluster.list(&kind, Scope::All, None).await.expect("list")
+        cluster
+            .list(&kind, Scope::All, None)
+            .await
+            .expect("list")
+            .items
     });
     let gates = rt.block_on(async {
         let cluster = Cluster::connect(&opts).await.expect("connect");

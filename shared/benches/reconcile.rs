@@ -114,7 +114,8 @@ async fn run(kubeconfig: &std::path::Path) -> usize {
     let stages = cluster
         .list(&kind, Scope::Namespace("test"), None)
         .await
-        .expect("stages");
+        .expect("stages")
+        .items;
     let read = cluster
         .delivery_objects(&DeliveryQuery {
             appliers: true,

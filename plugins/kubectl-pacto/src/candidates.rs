@@ -115,7 +115,7 @@ pub fn namespaces() -> Vec<clap_complete::engine::CompletionCandidate> {
             None,
         )
         .await
-        .map(|l| names_of(&l))
+        .map(|l| names_of(&l.items))
         .unwrap_or_default()
     })
     .into_iter()
@@ -140,7 +140,7 @@ pub fn targets() -> Vec<clap_complete::engine::CompletionCandidate> {
         let ns = c.default_namespace.clone();
         c.list(&kind, pacto_gates::cluster::Scope::Namespace(&ns), None)
             .await
-            .map(|l| names_of(&l))
+            .map(|l| names_of(&l.items))
             .unwrap_or_default()
     });
     out.extend(

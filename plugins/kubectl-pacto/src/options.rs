@@ -12,6 +12,9 @@ use std::time::Duration;
 pub struct Global {
     /// The clock: `KUBECTL_PACTO_NOW` (RFC 3339, for reproducible output) or the system time.
     pub now: Timestamp,
+    /// Whether `KUBECTL_PACTO_NOW` fixed the clock; else a row printed later (`get -w`) is
+    /// judged at the time it is printed, as kubectl prints each watch event's AGE.
+    pub clock_fixed: bool,
     /// Colour on stdout: a terminal, no non-empty `NO_COLOR`, `TERM` not `dumb`.
     pub colour: bool,
     /// Whether stdout is a terminal: text from objects printed as it is (`-o jsonpath`) is then
@@ -23,11 +26,13 @@ impl Global {
     /// Reads `KUBECTL_PACTO_NOW`, `NO_COLOR` and `TERM` through `env`. Errors: a
     /// `KUBECTL_PACTO_NOW` that is not an RFC 3339 time.
     pub fn new(env: impl Fn(&str) -> Option<String>, stdout_is_terminal: bool) -> Result<Global> {
-        let now = match env("KUBECTL_PACTO_NOW") {
-            Some(s) if !s.is_empty() => s
-                .parse()
-                .map_err(|e| anyhow!("KUBECTL_PACTO_NOW={s:?}: not an RFC 3339 time: {e}"))?,
-            _ => Timestamp::now(),
+        let (now, clock_fixed) = match env("KUBECTL_PACTO_NOW") {
+            Some(s) if !s.is_empty() => (
+                s.parse()
+                    .map_err(|e| anyhow!("KUBECTL_PACTO_NOW={s:?}: not an RFC 3339 time: {e}"))?,
+                true,
+            ),
+            _ => (Timestamp::now(), false),
         };
         let colour = pacto_gates::render::colour_wanted(
             stdout_is_terminal,
@@ -36,6 +41,7 @@ impl Global {
         );
         Ok(Global {
             now,
+            clock_fixed,
             colour,
             terminal: stdout_is_terminal,
         })

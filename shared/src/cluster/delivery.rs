@@ -63,7 +63,7 @@ impl Cluster {
         let mut out = DeliveryObjects::default();
         for ((wanted, scope), found) in wanted.into_iter().zip(kinds) {
             let read = match found {
-                Ok(k) => self.list(&k, scope, None).await,
+                Ok(k) => self.list(&k, scope, None).await.map(|l| l.items),
                 Err(e) => Err(e),
             };
             let slot = match wanted {

@@ -183,9 +183,11 @@ pub fn check_kubeconfig_text(
 }
 
 impl Cluster {
-    /// Builds the client. Order, as kubectl: `--kubeconfig`; else `KUBECONFIG` (files merged) or
-    /// `~/.kube/config`; else the in-cluster service account. Errors: an unreadable or malformed
-    /// kubeconfig, an unknown context, no configuration at all.
+    /// Builds the client. Order, as kubectl: `--kubeconfig`; else `KUBECONFIG` (files merged,
+    /// missing ones skipped) or `~/.kube/config`; else (no kubeconfig, or `KUBECONFIG` naming
+    /// only missing files) the flags alone when `--server` is given, else the in-cluster service
+    /// account. Errors: an unreadable or malformed kubeconfig, an unknown context, no
+    /// configuration at all (`KUBECONFIG` naming only missing files is said so).
     pub async fn connect(o: &ConnectOptions) -> Result<Cluster, ClusterError> {
         let opts = KubeConfigOptions {
             context: o.context.clone(),
@@ -202,6 +204,7 @@ impl Cluster {
         let home_file = std::env::var_os("HOME")
             .map(|h| PathBuf::from(h).join(".kube/config"))
             .filter(|p| p.exists());
+        let mut missing_env: Option<String> = None;
         let loaded = if let Some(path) = &o.kubeconfig {
             let source = path.display().to_string();
             let kc = read_kubeconfig(path).map_err(|e| *e)?;
@@ -223,14 +226,13 @@ impl Cluster {
                     Some(m) => m.merge(kc).map_err(|e| config_error(&source, e))?,
                 });
             }
-            match merged {
-                Some(kc) => Some((kc, source)),
-                None => {
-                    return Err(ClusterError::Config(format!(
-                        "{source}: none of these files exists: give --kubeconfig or --server, or fix KUBECONFIG (get, explain and doctor also read files with -f)"
-                    )))
-                }
+            // None of them exists: an empty configuration, which the flags alone (`--server`)
+            // or the in-cluster service account may still complete, as kubectl's loader
+            // (client-go `tools/clientcmd/merged_client_builder.go` `ClientConfig`) does.
+            if merged.is_none() {
+                missing_env = Some(source.clone());
             }
+            merged.map(|kc| (kc, source))
         } else if let Some(home) = &home_file {
             let source = home.display().to_string();
             let kc = read_kubeconfig(home).map_err(|e| *e)?;
@@ -270,6 +272,10 @@ impl Cluster {
                 .map_err(|e| config_error(&source, e))?
         } else if let Some(config) = o.overrides.standalone().map_err(ClusterError::Config)? {
             config
+        } else if let (Some(source), false) = (&missing_env, in_cluster_possible()) {
+            return Err(ClusterError::Config(format!(
+                "{source}: none of these files exists: give --kubeconfig or --server, or fix KUBECONFIG (get, explain and doctor also read files with -f)"
+            )));
         } else if o.context.is_some() {
             return Err(ClusterError::Config(
                 "--context given, but there is no kubeconfig (KUBECONFIG is unset and ~/.kube/config does not exist)".into(),
@@ -350,6 +356,15 @@ impl Cluster {
             max_response_bytes,
         })
     }
+}
+
+/// Whether the in-cluster configuration may apply (client-go `tools/clientcmd/client_config.go`
+/// `inClusterClientConfig.Possible`: `KUBERNETES_SERVICE_HOST` and `KUBERNETES_SERVICE_PORT`
+/// set, the service account's token a file).
+fn in_cluster_possible() -> bool {
+    std::env::var_os("KUBERNETES_SERVICE_HOST").is_some_and(|v| !v.is_empty())
+        && std::env::var_os("KUBERNETES_SERVICE_PORT").is_some_and(|v| !v.is_empty())
+        && Path::new("/var/run/secrets/kubernetes.io/serviceaccount/token").is_file()
 }
 
 /// A URL as messages show it: without the user information a server or proxy URL may carry

@@ -11,7 +11,8 @@
 //! client's own retry layer is off so that these bounds hold.
 //!
 //! As kube-rs separates them: `kubeconfig` builds the client, `discovery` finds kinds, `request`
-//! reads objects and words their errors; `delivery` reads the objects Pacto delivery needs; this
+//! reads objects and words their errors, `query` writes query strings as client-go does,
+//! `watch` follows changes; `delivery` reads the objects Pacto delivery needs; this
 //! module holds the connected [`Cluster`] they share.
 
 mod contexts;
@@ -22,6 +23,7 @@ mod exec;
 mod kubeconfig;
 mod overrides;
 pub mod proxy;
+mod query;
 mod referenced;
 mod request;
 mod watch;
@@ -33,10 +35,10 @@ pub use discovery::{ServedKind, DISCOVERY_TIMEOUT};
 pub use error::{chain, reason_phrase, root_cause, ClusterError};
 pub use kubeconfig::{check_kubeconfig_text, ConnectOptions};
 pub use overrides::Overrides;
-pub use request::{decode_list_answer, Scope};
+pub use request::{decode_list_answer, List, Scope, Selection};
 pub use watch::{
-    decode_watch_line, newest_resource_version, resource_version_of, Event, Follow, WatchStream,
-    MAX_EVENT_BYTES, MAX_WATCH_SECONDS,
+    decode_watch_line, resource_version_of, Event, Follow, WatchStream, MAX_EVENT_BYTES,
+    MAX_WATCH_SECONDS,
 };
 pub use write::{is_conflict, StatusPatch};
 
@@ -90,7 +92,7 @@ impl Cluster {
             .discover("kustomize.toolkit.fluxcd.io", "v1", "Kustomization")
             .await
         {
-            Ok(kind) => self.list(&kind, Scope::All, None).await,
+            Ok(kind) => self.list(&kind, Scope::All, None).await.map(|l| l.items),
             Err(e) => Err(e),
         };
         GateObjects {

@@ -6,9 +6,9 @@
 //! depth limit. Follows kube-rs's `kube-client/src/client/mod.rs` and, for the retries and the
 //! timeout, client-go's `rest/request.go`.
 
+use super::query::Query;
 use super::{reason_phrase, root_cause, Cluster, ClusterError, ServedKind};
 use http_body_util::BodyExt;
-use kube::api::ListParams;
 use kube::core::{DynamicObject, Request};
 use kube::Resource as _;
 use serde_json::Value;
@@ -79,53 +79,117 @@ pub(super) fn time_limit(
     }
 }
 
+/// A list as the API server answered it: the items of every page and the list's own
+/// `metadata.resourceVersion`, the point a watch of the same objects starts from (client-go
+/// `tools/cache/reflector.go` watches from the list's resourceVersion, never an item's). For a
+/// paged list it is the first page's: every later page is read at that resourceVersion (the
+/// `continue` token carries it). Empty when the server sent none.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct List {
+    pub items: Vec<Value>,
+    pub resource_version: String,
+}
+
+/// Which objects of a kind a list or a watch covers: the namespaces, a label selector and a
+/// field selector (`metadata.name=NAME` for one object, as `kubectl wait` reads it), both
+/// applied by the API server. An empty selector is none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection<'a> {
+    pub scope: Scope<'a>,
+    pub labels: Option<&'a str>,
+    pub fields: Option<&'a str>,
+}
+
+impl<'a> Selection<'a> {
+    /// Every object of `scope`.
+    pub fn new(scope: Scope<'a>) -> Selection<'a> {
+        Selection {
+            scope,
+            labels: None,
+            fields: None,
+        }
+    }
+
+    /// Only the objects the label selector matches.
+    pub fn labels(mut self, labels: Option<&'a str>) -> Selection<'a> {
+        self.labels = labels.filter(|s| !s.is_empty());
+        self
+    }
+
+    /// Only the objects the field selector matches.
+    pub fn fields(mut self, fields: Option<&'a str>) -> Selection<'a> {
+        self.fields = fields.filter(|s| !s.is_empty());
+        self
+    }
+
+    /// The collection's path for `kind` (a namespace only for a namespaced kind).
+    pub(super) fn path(&self, kind: &ServedKind) -> String {
+        let ns = match self.scope {
+            Scope::Namespace(ns) if kind.namespaced => Some(ns),
+            _ => None,
+        };
+        DynamicObject::url_path(&kind.api_resource(), ns)
+    }
+
+    /// ` in namespace "shop"`, ` in all namespaces`, or nothing for a cluster-scoped kind.
+    pub(super) fn words(&self, kind: &ServedKind) -> String {
+        if kind.namespaced {
+            self.scope.words()
+        } else {
+            String::new()
+        }
+    }
+}
+
 impl Cluster {
-    /// Lists a kind in pages of `chunk_size` objects (kubectl's `--chunk-size`): the first request
-    /// asks with `limit`, each next one adds the `continue` token of the answer before, until an
-    /// answer has none (a server that hands back the token it was given also ends the listing).
-    /// With a chunk size of 0 the list is one request. Items of every page come back as sent, in
-    /// order, with `apiVersion` and `kind` filled in when the server left them out (built-in
-    /// kinds). Errors: the first page that fails, worded as [`ClusterError`]; a 404 is a resource
-    /// the server stopped serving.
+    /// Lists a kind in `scope` (label `selector`): [`Cluster::list_selected`].
     pub async fn list(
         &self,
         kind: &ServedKind,
         scope: Scope<'_>,
         selector: Option<&str>,
-    ) -> Result<Vec<Value>, ClusterError> {
-        let ar = kind.api_resource();
-        let ns = match scope {
-            Scope::Namespace(ns) if kind.namespaced => Some(ns),
-            _ => None,
-        };
-        let url = DynamicObject::url_path(&ar, ns);
-        let mut lp = ListParams::default();
-        if let Some(s) = selector.filter(|s| !s.is_empty()) {
-            lp = lp.labels(s);
-        }
+    ) -> Result<List, ClusterError> {
+        self.list_selected(kind, &Selection::new(scope).labels(selector))
+            .await
+    }
+
+    /// Lists the objects of `selection` in pages of `chunk_size` objects (kubectl's
+    /// `--chunk-size`): the first request asks with `limit`, each next one adds the `continue`
+    /// token of the answer before, until an answer has none (a server that hands back the token
+    /// it was given also ends the listing). With a chunk size of 0 the list is one request.
+    /// The query reads as kubectl's (`?fieldSelector=...&labelSelector=...&limit=500`, see
+    /// `query`). Items of every page come back as sent, in order, with `apiVersion` and `kind`
+    /// filled in when the server left them out (built-in kinds); the resourceVersion is the
+    /// first page's. Errors: the first page that fails, worded as [`ClusterError`]; a 404 is a
+    /// resource the server stopped serving.
+    pub async fn list_selected(
+        &self,
+        kind: &ServedKind,
+        selection: &Selection<'_>,
+    ) -> Result<List, ClusterError> {
+        let path = selection.path(kind);
+        let base = Query::new()
+            .add_some("labelSelector", selection.labels)
+            .add_some("fieldSelector", selection.fields);
         let op = Op {
             verb: "list",
             resource: kind.resource(),
-            scope: if kind.namespaced {
-                scope.words()
-            } else {
-                String::new()
-            },
+            scope: selection.words(kind),
         };
         let mut all: Vec<Value> = Vec::new();
+        let mut resource_version: Option<String> = None;
         let mut token: Option<String> = None;
         loop {
-            let mut page = lp.clone();
+            let mut query = base.clone();
             if self.chunk_size > 0 {
-                page = page.limit(self.chunk_size);
+                query = query.add("limit", self.chunk_size.to_string());
             }
-            if let Some(t) = &token {
-                page = page.continue_token(t);
-            }
+            let query = query.add_some("continue", token.as_deref());
+            let url = query.url(&path);
             let list = self
                 .call(&op, || {
-                    Request::new(url.clone())
-                        .list(&page)
+                    http::Request::get(url.clone())
+                        .body(Vec::new())
                         .map_err(|e| e.to_string())
                 })
                 .await
@@ -147,6 +211,9 @@ impl Cluster {
                     e => e,
                 })?;
             all.extend(page_items(&list, &op).map_err(|e| *e)?);
+            if resource_version.is_none() {
+                resource_version = Some(list_resource_version(&list));
+            }
             let next = list
                 .pointer("/metadata/continue")
                 .and_then(Value::as_str)
@@ -159,7 +226,10 @@ impl Cluster {
                 _ => break,
             }
         }
-        keep_items(all, kind, &op).map_err(|e| *e)
+        Ok(List {
+            items: keep_items(all, kind, &op).map_err(|e| *e)?,
+            resource_version: resource_version.unwrap_or_default(),
+        })
     }
 
     /// Reads one object. Errors: [`ClusterError::NotFound`] when it does not exist.
@@ -500,6 +570,14 @@ pub(super) fn parse_json(body: &[u8]) -> Result<Value, String> {
         serde::Deserialize::deserialize(&mut de).map_err(|e: serde_json::Error| e.to_string())?;
     de.end().map_err(|e| e.to_string())?;
     Ok(crate::object::kube_numbers(v))
+}
+
+/// `metadata.resourceVersion` of a list answer (empty when it has none, or not a string).
+fn list_resource_version(list: &Value) -> String {
+    list.pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The `items` of one list answer (Go encodes an empty slice as null: no objects). Errors: no

@@ -4,21 +4,44 @@
 //! sent. An event longer than [`MAX_EVENT_BYTES`] ends the watch with an error, so an answer
 //! without end cannot exhaust memory.
 //!
-//! [`Follow`] is the one resumable watch every command follows (`get -w`, `wait`): it starts
-//! from the resourceVersion of the listing the command printed, opens watch after watch as the
-//! server ends them (each resumes from the last resourceVersion seen, as client-go's
-//! `tools/cache/reflector.go` `watch` loop does), and stops at its deadline. Resuming after a
-//! `410 Gone` (the resourceVersion compacted away: relist, then watch from the new list) and
-//! bookmarks (`allowWatchBookmarks`) belong in [`Follow::next`], the one place that opens and
-//! resumes.
+//! [`Follow`] is the one resumable watch every command follows (`get -w`, `wait`), and
+//! [`Follow::next`] the one place that opens, resumes and relists, as client-go's
+//! `tools/cache/reflector.go` `ListAndWatch` does:
+//!
+//! - it starts from the resourceVersion of the list the command showed (the list's own, never
+//!   an item's: [`List`](super::List)); given none (the command read one object by name, or
+//!   listed more than it watches) it lists first;
+//! - every watch asks for bookmarks (`allowWatchBookmarks=true`), and a bookmark's
+//!   resourceVersion is where the next watch resumes, as an event's is;
+//! - a watch the server ends (its `timeoutSeconds`, a closed connection) is opened again from
+//!   the last resourceVersion seen;
+//! - on `410 Gone` (the resourceVersion was compacted away or the server's watch cache started
+//!   anew, as after an API server restart: an HTTP 410 answer or an `ERROR` event carrying a
+//!   `Status` with code 410) it lists again and resumes from the new list's resourceVersion;
+//! - a request that fails for a while (the connection refused while the server restarts, 429,
+//!   5xx, a timeout, a 404 while a starting server has not yet loaded its CRDs) is retried
+//!   after the reflector's backoff (800 ms doubling to 30 s, started again after 2 minutes;
+//!   apimachinery `wait.Backoff.DelayWithReset`, without its jitter); a relist comes after the
+//!   backoff too, so that nothing loops hot. At the deadline a follow still failing ends with
+//!   the last error. 403 and other answers that do not change by waiting end it at once.
+//!
+//! What a relist reports follows client-go's informer (`tools/cache/delta_fifo.go`
+//! `Replace`, `controller.go` `processDeltas`, as `tools/watch` `UntilWithSync` and its
+//! informer watcher turn it into watch events, the path `kubectl wait` follows): each listed
+//! object not seen before is `ADDED`, each one whose resourceVersion differs from the one last
+//! seen is `MODIFIED`, and each one seen before and missing from the list is `DELETED` with the
+//! state last seen (`DeletedFinalStateUnknown`); an object whose resourceVersion did not change
+//! is not reported again (the informer hands it to its handlers as an update with the same
+//! resourceVersion, which Kubernetes' controllers and this tool skip). So `get -w` prints after
+//! a relist what changed while the watch was down, one row per object, as kubectl's `get -w`
+//! prints each event of an unbroken watch (`kubectl/pkg/cmd/get/get.go` `watch`).
 
-use super::request::{api_error, parse_json, status_text, with_type, Op};
-use super::{Cluster, ClusterError, Scope, ServedKind};
+use super::query::Query;
+use super::request::{api_error, parse_json, status_text, with_type, List, Op, Selection};
+use super::{Cluster, ClusterError, ServedKind};
 use http_body_util::BodyExt;
-use kube::api::WatchParams;
-use kube::core::{DynamicObject, Request};
-use kube::Resource as _;
 use serde_json::Value;
+use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 /// The longest event line a watch accepts (64 MiB: more than any object etcd stores).
@@ -27,7 +50,8 @@ pub const MAX_EVENT_BYTES: usize = 64 << 20;
 /// One watch event.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
-    /// `ADDED`, `MODIFIED` or `DELETED` (bookmarks are skipped).
+    /// `ADDED`, `MODIFIED`, `DELETED` or, from a [`WatchStream`] only, `BOOKMARK` (an object
+    /// that carries only `metadata.resourceVersion`).
     pub kind: String,
     /// The object, with `apiVersion` and `kind` filled in.
     pub object: Value,
@@ -43,39 +67,37 @@ pub struct WatchStream {
 }
 
 impl Cluster {
-    /// Opens a watch of `kind` in `scope` (label `selector`), from `resource_version` (None:
-    /// the current objects first, as `ADDED`), for at most `timeout_seconds` on the server's
-    /// side. `--request-timeout` bounds opening it, not how long it stays open. Errors: the
-    /// server's answer (403, 404, ...) or the connection's.
+    /// Opens a watch of `kind` over `selection` from `resource_version` (None: the current
+    /// objects first, as `ADDED`), for at most `timeout_seconds` on the server's side, with
+    /// bookmarks asked for. The query reads as client-go writes it
+    /// (`?allowWatchBookmarks=true&...&timeoutSeconds=N&watch=true`). `--request-timeout`
+    /// bounds opening it, not how long it stays open. Errors: the server's answer (403, 404,
+    /// 410, ...) or the connection's.
     pub async fn watch(
         &self,
         kind: &ServedKind,
-        scope: Scope<'_>,
-        selector: Option<&str>,
+        selection: &Selection<'_>,
         resource_version: Option<&str>,
         timeout_seconds: u32,
     ) -> Result<WatchStream, ClusterError> {
-        let ar = kind.api_resource();
-        let ns = match scope {
-            Scope::Namespace(ns) if kind.namespaced => Some(ns),
-            _ => None,
-        };
-        let url = DynamicObject::url_path(&ar, ns);
-        let mut wp = WatchParams::default().timeout(timeout_seconds.min(295));
-        if let Some(s) = selector.filter(|s| !s.is_empty()) {
-            wp = wp.labels(s);
-        }
+        let url = Query::new()
+            .add("watch", "true")
+            .add("allowWatchBookmarks", "true")
+            .add(
+                "timeoutSeconds",
+                timeout_seconds.clamp(1, MAX_WATCH_SECONDS).to_string(),
+            )
+            .add_some("labelSelector", selection.labels)
+            .add_some("fieldSelector", selection.fields)
+            .add("resourceVersion", resource_version.unwrap_or("0"))
+            .url(&selection.path(kind));
         let op = Op {
             verb: "watch",
             resource: kind.resource(),
-            scope: match (kind.namespaced, scope) {
-                (false, _) => String::new(),
-                (true, Scope::Namespace(ns)) => format!(" in namespace \"{ns}\""),
-                (true, Scope::All) => " in all namespaces".to_string(),
-            },
+            scope: selection.words(kind),
         };
-        let req = Request::new(url)
-            .watch(&wp, resource_version.unwrap_or("0"))
+        let req = http::Request::get(url)
+            .body(Vec::new())
             .map_err(|e| ClusterError::Config(format!("cannot build the request: {e}")))?;
         let send = self.client.send(req.map(kube::client::Body::from));
         let res = match self.timeout {
@@ -111,8 +133,9 @@ impl Cluster {
 }
 
 impl WatchStream {
-    /// The next event; None when the server ended the watch (its timeout, or the connection
-    /// closed). An `ERROR` event (a 410 Gone: the resourceVersion is too old) is an error.
+    /// The next event, bookmarks included; None when the server ended the watch (its timeout,
+    /// or the connection closed). An `ERROR` event is an error (a 410 Gone: the
+    /// resourceVersion is too old).
     pub async fn next(&mut self) -> Option<Result<Event, ClusterError>> {
         loop {
             if let Some(i) = self.buffer.iter().position(|b| *b == b'\n') {
@@ -120,18 +143,14 @@ impl WatchStream {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                match self.event(&line) {
-                    Ok(Some(e)) => return Some(Ok(e)),
-                    Ok(None) => continue,
-                    Err(e) => return Some(Err(*e)),
-                }
+                return Some(self.event(&line).map_err(|e| *e));
             }
             if self.ended {
                 if self.buffer.iter().all(u8::is_ascii_whitespace) {
                     return None;
                 }
                 let line = std::mem::take(&mut self.buffer);
-                return self.event(&line).map_err(|e| *e).transpose();
+                return Some(self.event(&line).map_err(|e| *e));
             }
             if self.buffer.len() > MAX_EVENT_BYTES {
                 self.ended = true;
@@ -157,8 +176,8 @@ impl WatchStream {
         self.op.malformed(detail)
     }
 
-    /// One line: an event, None for a bookmark, or the error it carries.
-    fn event(&self, line: &[u8]) -> Result<Option<Event>, Box<ClusterError>> {
+    /// One line: an event (a bookmark too), or the error it carries.
+    fn event(&self, line: &[u8]) -> Result<Event, Box<ClusterError>> {
         event(line, &self.kind, &self.op)
     }
 }
@@ -172,60 +191,185 @@ pub const MAX_WATCH_SECONDS: u32 = 290;
 /// server that ends watches at once is not asked in a tight loop.
 const QUIET_PAUSE: Duration = Duration::from_millis(200);
 
-/// `metadata.resourceVersion` of an object as a number (0 when it has none, or another form).
-pub fn resource_version_of(o: &Value) -> u64 {
+/// `metadata.resourceVersion` of an object (None when it has none, or not as a string).
+pub fn resource_version_of(o: &Value) -> Option<&str> {
     o.pointer("/metadata/resourceVersion")
         .and_then(Value::as_str)
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
 }
 
-/// The highest `metadata.resourceVersion` of `objects` (0 when none has one): where a follow of
-/// a listing of them starts.
-pub fn newest_resource_version(objects: &[Value]) -> u64 {
-    objects.iter().map(resource_version_of).max().unwrap_or(0)
+/// The reflector's backoff (`tools/cache/reflector.go`: `defaultBackoffInit` 800 ms,
+/// `defaultBackoffFactor` 2, `defaultBackoffMax` 30 s, `defaultBackoffReset` 2 min, through
+/// apimachinery `wait.Backoff.DelayWithReset`): each delay twice the one before up to the cap,
+/// and the first again once more than the reset interval has passed since the backoff last
+/// started over. Its jitter (up to as much again, at random) is left out. Pure: the caller
+/// gives the time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Backoff {
+    next: Duration,
+    started: Instant,
+}
+
+impl Backoff {
+    pub(super) const INITIAL: Duration = Duration::from_millis(800);
+    pub(super) const MAX: Duration = Duration::from_secs(30);
+    pub(super) const RESET: Duration = Duration::from_secs(120);
+
+    pub(super) fn new(now: Instant) -> Backoff {
+        Backoff {
+            next: Backoff::INITIAL,
+            started: now,
+        }
+    }
+
+    /// The delay to wait now.
+    pub(super) fn delay(&mut self, now: Instant) -> Duration {
+        if now.saturating_duration_since(self.started) > Backoff::RESET {
+            self.next = Backoff::INITIAL;
+            self.started = now;
+        }
+        let d = self.next;
+        self.next = (self.next * 2).min(Backoff::MAX);
+        d
+    }
+}
+
+/// Whether an error says the resourceVersion is gone (410, reason `Expired` or `Gone`:
+/// client-go `isExpiredError`): the follow lists again.
+fn is_gone(e: &ClusterError) -> bool {
+    matches!(e, ClusterError::Api { code: 410, .. })
+}
+
+/// Whether asking again later may succeed: the connection failed or timed out, the server was
+/// throttling or failing (429, 5xx), or it did not serve the resource for a moment (404: a
+/// starting API server serves a CRD's objects only once it has read the CRDs; the reflector
+/// retries every failure). A 403, 401, another 4xx or a malformed answer does not change by
+/// waiting.
+fn is_transient(e: &ClusterError) -> bool {
+    match e {
+        ClusterError::Connection { .. }
+        | ClusterError::Timeout { .. }
+        | ClusterError::Throttled { .. }
+        | ClusterError::NotFound { .. } => true,
+        ClusterError::Api { code, .. } => matches!(code, 404 | 410 | 429 | 500..=599),
+        _ => false,
+    }
+}
+
+/// Where an object is kept: its namespace and name (client-go `MetaNamespaceKeyFunc`).
+fn key_of(o: &Value) -> (String, String) {
+    let text = |p: &str| {
+        o.pointer(p)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    (text("/metadata/namespace"), text("/metadata/name"))
+}
+
+/// The events a relist reports (see the module's documentation): in the list's order, each
+/// object new (`ADDED`) or with another resourceVersion (`MODIFIED`), then each object of
+/// `known` the list no longer holds (`DELETED`, as last seen), in key order. Pure.
+pub(super) fn relist_events(
+    known: &BTreeMap<(String, String), Value>,
+    listed: &[Value],
+) -> Vec<Event> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for o in listed {
+        let key = key_of(o);
+        match known.get(&key) {
+            None => out.push(Event {
+                kind: "ADDED".into(),
+                object: o.clone(),
+            }),
+            Some(old) if resource_version_of(old) != resource_version_of(o) => out.push(Event {
+                kind: "MODIFIED".into(),
+                object: o.clone(),
+            }),
+            Some(_) => {}
+        }
+        seen.insert(key);
+    }
+    for (key, old) in known {
+        if !seen.contains(key) {
+            out.push(Event {
+                kind: "DELETED".into(),
+                object: old.clone(),
+            });
+        }
+    }
+    out
 }
 
 /// A resumable watch of one kind: see the module's documentation and [`Cluster::follow`].
 pub struct Follow<'a> {
     cluster: &'a Cluster,
     kind: ServedKind,
-    scope: Scope<'a>,
-    selector: Option<&'a str>,
-    /// The last resourceVersion seen; 0: the current objects first, as `ADDED`.
-    resource_version: u64,
+    selection: Selection<'a>,
+    /// The objects as last seen, by namespace and name (the reflector's store): what a relist
+    /// is compared with.
+    known: BTreeMap<(String, String), Value>,
+    /// Where the next watch starts; None: list first.
+    resource_version: Option<String>,
     until: Option<Instant>,
     watch_seconds: u32,
     stream: Option<WatchStream>,
-    /// Events of the open stream.
+    /// Events (bookmarks included) of the open stream.
     events: usize,
+    /// Changes a relist found, not yet handed out.
+    pending: VecDeque<Event>,
+    backoff: Backoff,
+    /// The next list or watch waits for the backoff first.
+    delay_due: bool,
+    /// Why the last list or watch failed, while the follow keeps trying: the error it ends
+    /// with at its deadline.
+    failing: Option<ClusterError>,
 }
 
 impl Cluster {
-    /// Follows the changes of `kind` in `scope` (label `selector`) after `resource_version`
-    /// (the listing's, see [`newest_resource_version`]; 0: the current objects first), until
-    /// `until` (None: until the caller stops). Nothing is asked of the server before the first
+    /// Follows the changes of `kind` over `selection` after a list of them: `known` the objects
+    /// the caller has shown, `resource_version` the list's (see [`List`]; None: the follow lists
+    /// first, and reports what differs from `known` as a relist does), until `until` (None:
+    /// until the caller stops). Nothing is asked of the server before the first
     /// [`Follow::next`].
     pub fn follow<'a>(
         &'a self,
         kind: &ServedKind,
-        scope: Scope<'a>,
-        selector: Option<&'a str>,
-        resource_version: u64,
+        selection: Selection<'a>,
+        known: Vec<Value>,
+        resource_version: Option<&str>,
         until: Option<Instant>,
     ) -> Follow<'a> {
         Follow {
             cluster: self,
             kind: kind.clone(),
-            scope,
-            selector,
-            resource_version,
+            selection,
+            known: known.into_iter().map(|o| (key_of(&o), o)).collect(),
+            resource_version: resource_version
+                .filter(|v| !v.is_empty())
+                .map(str::to_string),
             until,
             watch_seconds: MAX_WATCH_SECONDS,
             stream: None,
             events: 0,
+            pending: VecDeque::new(),
+            backoff: Backoff::new(Instant::now()),
+            delay_due: false,
+            failing: None,
         }
     }
+}
+
+/// What one step of a follow came to.
+enum Step {
+    /// A change for the caller.
+    Event(Event),
+    /// Go on (a bookmark, a relist done, a watch opened or ended).
+    Again,
+    /// The deadline passed.
+    Deadline,
+    /// The follow ends with this error.
+    Fail(ClusterError),
 }
 
 impl Follow<'_> {
@@ -236,9 +380,10 @@ impl Follow<'_> {
         self
     }
 
-    /// The last resourceVersion seen (the listing's until an event came).
-    pub fn resource_version(&self) -> u64 {
-        self.resource_version
+    /// Where the next watch starts: the list's resourceVersion until an event or a bookmark
+    /// came, then the last one's; None when the follow is to list (again) first.
+    pub fn resource_version(&self) -> Option<&str> {
+        self.resource_version.as_deref()
     }
 
     fn left(&self) -> Option<Duration> {
@@ -246,93 +391,188 @@ impl Follow<'_> {
             .map(|u| u.saturating_duration_since(Instant::now()))
     }
 
-    /// The next change, in the order the server sent it; None once the deadline has passed.
-    /// A watch the server ended (its timeout, a closed connection) is opened again from the
-    /// last resourceVersion seen, after a short pause when it brought nothing. Opening a watch
-    /// is bounded by the deadline as well as by `--request-timeout`. Errors: the server's
-    /// answer to a watch request (403, 404, ...), the connection's, or an `ERROR` event (a
-    /// `410 Gone` when the resourceVersion is too old): the follow ends with it.
+    /// `fut` bounded by the deadline (None once it passed).
+    async fn within<T>(&self, fut: impl std::future::Future<Output = T>) -> Option<T> {
+        match self.left() {
+            None => Some(fut.await),
+            Some(l) => tokio::time::timeout(l, fut).await.ok(),
+        }
+    }
+
+    /// The next change, in the order the server sent it (or a relist found it); None once the
+    /// deadline has passed. See the module's documentation for how watches are opened,
+    /// resumed, relisted and retried; each request is bounded by the deadline as well as by
+    /// `--request-timeout`. Errors: an answer that waiting does not change (403, 400, a
+    /// malformed answer or event, an `ERROR` event other than 410 and 5xx), or, at the
+    /// deadline, the last error of a follow that kept failing.
     pub async fn next(&mut self) -> Option<Result<Event, ClusterError>> {
         loop {
-            let left = self.left();
-            if left.is_some_and(|l| l.is_zero()) {
-                return None;
+            if let Some(e) = self.pending.pop_front() {
+                return Some(Ok(e));
             }
-            if self.stream.is_none() {
-                let seconds = left.map_or(self.watch_seconds, |l| {
-                    u32::try_from(l.as_secs())
-                        .unwrap_or(u32::MAX)
-                        .clamp(1, self.watch_seconds)
-                });
-                let rv = self.resource_version.to_string();
-                let open = self.cluster.watch(
-                    &self.kind,
-                    self.scope,
-                    self.selector,
-                    (self.resource_version > 0).then_some(rv.as_str()),
-                    seconds,
-                );
-                let opened = match left {
-                    None => open.await,
-                    Some(l) => match tokio::time::timeout(l, open).await {
-                        Ok(o) => o,
-                        Err(_) => return None,
-                    },
-                };
-                match opened {
-                    Ok(s) => {
-                        self.stream = Some(s);
-                        self.events = 0;
-                    }
-                    Err(e) => return Some(Err(e)),
-                }
-            }
-            let left = self.left();
-            let stream = self.stream.as_mut()?;
-            let next = match left {
-                None => stream.next().await,
-                Some(l) => match tokio::time::timeout(l, stream.next()).await {
-                    Ok(n) => n,
-                    Err(_) => return None,
-                },
-            };
-            match next {
-                Some(Ok(event)) => {
-                    self.events += 1;
-                    self.resource_version = self
-                        .resource_version
-                        .max(resource_version_of(&event.object));
-                    return Some(Ok(event));
-                }
-                Some(Err(e)) => {
-                    self.stream = None;
-                    return Some(Err(e));
-                }
-                None => {
-                    self.stream = None;
-                    if self.events == 0 {
-                        let pause = self.left().map_or(QUIET_PAUSE, |l| l.min(QUIET_PAUSE));
-                        tokio::time::sleep(pause).await;
-                    }
-                }
+            match self.step().await {
+                Step::Event(e) => return Some(Ok(e)),
+                Step::Again => {}
+                Step::Deadline => return self.failing.take().map(Err),
+                Step::Fail(e) => return Some(Err(e)),
             }
         }
     }
+
+    /// One list, watch opening or event.
+    async fn step(&mut self) -> Step {
+        if self.left().is_some_and(|l| l.is_zero()) {
+            return Step::Deadline;
+        }
+        if self.delay_due {
+            let delay = self.backoff.delay(Instant::now());
+            if self.within(tokio::time::sleep(delay)).await.is_none() {
+                return Step::Deadline;
+            }
+            self.delay_due = false;
+        }
+        if self.resource_version.is_none() {
+            let selection = self.selection;
+            let Some(listed) = self
+                .within(self.cluster.list_selected(&self.kind, &selection))
+                .await
+            else {
+                return Step::Deadline;
+            };
+            return match listed {
+                Ok(list) => {
+                    self.replace(list);
+                    Step::Again
+                }
+                Err(e) => self.failed(e),
+            };
+        }
+        if self.stream.is_none() {
+            let seconds = self.left().map_or(self.watch_seconds, |l| {
+                u32::try_from(l.as_secs())
+                    .unwrap_or(u32::MAX)
+                    .clamp(1, self.watch_seconds)
+            });
+            let selection = self.selection;
+            let Some(opened) = self
+                .within(self.cluster.watch(
+                    &self.kind,
+                    &selection,
+                    self.resource_version.as_deref(),
+                    seconds,
+                ))
+                .await
+            else {
+                return Step::Deadline;
+            };
+            return match opened {
+                Ok(s) => {
+                    self.stream = Some(s);
+                    self.events = 0;
+                    self.failing = None;
+                    Step::Again
+                }
+                Err(e) => self.failed(e),
+            };
+        }
+        let Some(stream) = self.stream.as_mut() else {
+            return Step::Again;
+        };
+        let next = match self.until {
+            None => stream.next().await,
+            Some(u) => {
+                let l = u.saturating_duration_since(Instant::now());
+                match tokio::time::timeout(l, stream.next()).await {
+                    Ok(n) => n,
+                    Err(_) => return Step::Deadline,
+                }
+            }
+        };
+        match next {
+            Some(Ok(event)) => {
+                self.events += 1;
+                self.failing = None;
+                if let Some(rv) = resource_version_of(&event.object).filter(|v| !v.is_empty()) {
+                    self.resource_version = Some(rv.to_string());
+                }
+                let key = key_of(&event.object);
+                match event.kind.as_str() {
+                    "BOOKMARK" => Step::Again,
+                    "DELETED" => {
+                        self.known.remove(&key);
+                        Step::Event(event)
+                    }
+                    // The state already seen (a watch from "0" first sends every object as
+                    // ADDED): not a change.
+                    _ if self.known.get(&key).is_some_and(|o| {
+                        resource_version_of(o).is_some()
+                            && resource_version_of(o) == resource_version_of(&event.object)
+                    }) =>
+                    {
+                        Step::Again
+                    }
+                    _ => {
+                        self.known.insert(key, event.object.clone());
+                        Step::Event(event)
+                    }
+                }
+            }
+            Some(Err(e)) => {
+                self.stream = None;
+                self.failed(e)
+            }
+            None => {
+                self.stream = None;
+                if self.events == 0 {
+                    let pause = self.left().map_or(QUIET_PAUSE, |l| l.min(QUIET_PAUSE));
+                    tokio::time::sleep(pause).await;
+                }
+                Step::Again
+            }
+        }
+    }
+
+    /// A list or watch failed: 410 lists again, a transient failure is retried, both after the
+    /// backoff; anything else ends the follow.
+    fn failed(&mut self, e: ClusterError) -> Step {
+        if is_gone(&e) {
+            self.resource_version = None;
+        } else if !is_transient(&e) {
+            return Step::Fail(e);
+        }
+        self.failing = Some(e);
+        self.delay_due = true;
+        Step::Again
+    }
+
+    /// A list read: what differs from what was seen is queued, the store is the list, and the
+    /// next watch starts from the list's resourceVersion.
+    fn replace(&mut self, list: List) {
+        let listed = list.items;
+        self.pending.extend(relist_events(&self.known, &listed));
+        self.known = listed.into_iter().map(|o| (key_of(&o), o)).collect();
+        self.resource_version = Some(list.resource_version).filter(|v| !v.is_empty());
+        if self.resource_version.is_none() {
+            // A list without a resourceVersion cannot be watched from: the current objects
+            // come first then, as ADDED, and are compared with the store.
+            self.resource_version = Some("0".to_string());
+        }
+        self.failing = None;
+    }
 }
 
-/// One line of a watch answer: an event, None for a bookmark, or the error it carries (an
-/// `ERROR` event's `Status` as the API error it words; a line that is not JSON, or an event of
-/// another type, as [`ClusterError::Malformed`]).
-fn event(line: &[u8], kind: &ServedKind, op: &Op<'_>) -> Result<Option<Event>, Box<ClusterError>> {
+/// One line of a watch answer: an event (a bookmark too), or the error it carries (an `ERROR`
+/// event's `Status` as the API error it words; a line that is not JSON, or an event of another
+/// type, as [`ClusterError::Malformed`]).
+fn event(line: &[u8], kind: &ServedKind, op: &Op<'_>) -> Result<Event, Box<ClusterError>> {
     let v = parse_json(line).map_err(|e| Box::new(op.malformed(e)))?;
     let kind_of = v.get("type").and_then(Value::as_str).unwrap_or("");
     let object = v.get("object").cloned().unwrap_or(Value::Null);
     match kind_of {
-        "ADDED" | "MODIFIED" | "DELETED" if object.is_object() => Ok(Some(Event {
+        "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" if object.is_object() => Ok(Event {
             kind: kind_of.to_string(),
             object: with_type(object, kind),
-        })),
-        "BOOKMARK" => Ok(None),
+        }),
         "ERROR" => {
             let code = object.get("code").and_then(Value::as_u64).unwrap_or(500) as u16;
             let text = serde_json::to_vec(&object).unwrap_or_default();
@@ -345,13 +585,10 @@ fn event(line: &[u8], kind: &ServedKind, op: &Op<'_>) -> Result<Option<Event>, B
     }
 }
 
-/// One line of a watch answer decoded as [`WatchStream::next`] decodes it (see `event` above):
-/// `Ok(None)` for a bookmark. Pure, for fuzzing and tests. Errors: as `event`, boxed.
+/// One line of a watch answer decoded as [`WatchStream::next`] decodes it (see `event` above).
+/// Pure, for fuzzing and tests. Errors: as `event`, boxed.
 #[doc(hidden)]
-pub fn decode_watch_line(
-    line: &[u8],
-    kind: &ServedKind,
-) -> Result<Option<Event>, Box<ClusterError>> {
+pub fn decode_watch_line(line: &[u8], kind: &ServedKind) -> Result<Event, Box<ClusterError>> {
     let op = Op {
         verb: "watch",
         resource: kind.resource(),
@@ -376,24 +613,29 @@ mod tests {
     }
 
     /// Lines as the API server sends them (apimachinery `watch.Event`): objects typed, bookmarks
-    /// skipped, an `ERROR` event's `Status` worded as the API error (410 Expired when the
-    /// resourceVersion is too old), anything else malformed.
+    /// kept (their resourceVersion is where the next watch resumes), an `ERROR` event's
+    /// `Status` worded as the API error (410 Expired when the resourceVersion is too old),
+    /// anything else malformed.
     #[test]
     fn watch_lines_decode_as_the_api_server_sends_them() {
         let added = decode_watch_line(
             br#"{"type":"ADDED","object":{"metadata":{"name":"a"}}}"#,
             &pactos(),
         )
-        .unwrap()
         .unwrap();
         assert_eq!(added.kind, "ADDED");
         assert_eq!(added.object["kind"], json!("Pacto"));
-        assert_eq!(
-            decode_watch_line(br#"{"type":"BOOKMARK","object":{}}"#, &pactos()).unwrap(),
-            None
-        );
+        let bookmark = decode_watch_line(
+            br#"{"type":"BOOKMARK","object":{"kind":"Pacto","apiVersion":"pacto.trianalab.io/v1alpha1","metadata":{"resourceVersion":"42"}}}"#,
+            &pactos(),
+        )
+        .unwrap();
+        assert_eq!(bookmark.kind, "BOOKMARK");
+        assert_eq!(resource_version_of(&bookmark.object), Some("42"));
         let expired = br#"{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 1 (13)","reason":"Expired","code":410}}"#;
-        match *decode_watch_line(expired, &pactos()).unwrap_err() {
+        let e = *decode_watch_line(expired, &pactos()).unwrap_err();
+        assert!(is_gone(&e), "{e}");
+        match e {
             ClusterError::Api {
                 code,
                 reason,
@@ -409,5 +651,107 @@ mod tests {
             decode_watch_line(br#"{"type":"WHAT"}"#, &pactos()).unwrap_err().to_string(),
             "cannot watch pactos.pacto.trianalab.io: the API server's answer is malformed: a watch event of type \"WHAT\""
         );
+    }
+
+    /// client-go's reflector backoff with its defaults: 0.8 s, 1.6 s, 3.2 s ... capped at 30 s,
+    /// from 0.8 s again once more than 2 minutes passed since it last started over.
+    #[test]
+    fn the_backoff_doubles_to_thirty_seconds_and_starts_over_after_two_minutes() {
+        let t0 = Instant::now();
+        let mut b = Backoff::new(t0);
+        let ms: Vec<u128> = (0..8).map(|_| b.delay(t0).as_millis()).collect();
+        assert_eq!(ms, [800, 1600, 3200, 6400, 12800, 25600, 30000, 30000]);
+        assert_eq!(b.delay(t0 + Duration::from_secs(120)), Backoff::MAX);
+        assert_eq!(b.delay(t0 + Duration::from_secs(121)), Backoff::INITIAL);
+        assert_eq!(
+            b.delay(t0 + Duration::from_secs(122)),
+            Duration::from_millis(1600)
+        );
+    }
+
+    fn pacto(name: &str, rv: &str) -> Value {
+        json!({"kind": "Pacto", "metadata": {"namespace": "shop", "name": name, "resourceVersion": rv}})
+    }
+
+    /// What a relist reports (client-go `DeltaFIFO.Replace` and the informer's handlers): new
+    /// objects ADDED and changed ones MODIFIED in the list's order, objects gone DELETED as
+    /// last seen; an object whose resourceVersion did not change is not reported.
+    #[test]
+    fn a_relist_reports_what_changed_since_the_objects_were_last_seen() {
+        let known: BTreeMap<(String, String), Value> = [
+            pacto("orders", "10"),
+            pacto("billing", "11"),
+            pacto("search", "12"),
+        ]
+        .into_iter()
+        .map(|o| (key_of(&o), o))
+        .collect();
+        let listed = [
+            pacto("search", "12"),
+            pacto("payments", "20"),
+            pacto("orders", "19"),
+        ];
+        let events: Vec<(String, String, String)> = relist_events(&known, &listed)
+            .into_iter()
+            .map(|e| {
+                (
+                    e.kind,
+                    e.object["metadata"]["name"].as_str().unwrap().to_string(),
+                    resource_version_of(&e.object).unwrap().to_string(),
+                )
+            })
+            .collect();
+        let want = [
+            ("ADDED", "payments", "20"),
+            ("MODIFIED", "orders", "19"),
+            ("DELETED", "billing", "11"),
+        ]
+        .map(|(k, n, v)| (k.to_string(), n.to_string(), v.to_string()));
+        assert_eq!(events, want);
+        assert!(relist_events(
+            &known,
+            &[
+                pacto("orders", "10"),
+                pacto("billing", "11"),
+                pacto("search", "12")
+            ]
+        )
+        .is_empty());
+    }
+
+    /// 410 lists again; a failure that may pass is retried; one that waiting does not change
+    /// ends the follow.
+    #[test]
+    fn failures_are_gone_transient_or_final() {
+        let api = |code: u16| ClusterError::Api {
+            verb: "watch".into(),
+            resource: "pactos.pacto.trianalab.io".into(),
+            scope: String::new(),
+            code,
+            reason: String::new(),
+            message: String::new(),
+        };
+        assert!(is_gone(&api(410)) && is_transient(&api(410)));
+        for code in [404, 429, 500, 503, 504] {
+            assert!(is_transient(&api(code)) && !is_gone(&api(code)), "{code}");
+        }
+        for code in [400, 401, 409, 422] {
+            assert!(!is_transient(&api(code)), "{code}");
+        }
+        let forbidden = ClusterError::Forbidden {
+            verb: "watch".into(),
+            resource: "pactos.pacto.trianalab.io".into(),
+            scope: String::new(),
+            message: String::new(),
+        };
+        assert!(!is_transient(&forbidden));
+        let refused = ClusterError::Connection {
+            verb: "watch".into(),
+            resource: "pactos.pacto.trianalab.io".into(),
+            scope: String::new(),
+            server: "https://127.0.0.1:6443".into(),
+            detail: "Connection refused (os error 111)".into(),
+        };
+        assert!(is_transient(&refused));
     }
 }

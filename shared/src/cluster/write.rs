@@ -4,6 +4,7 @@
 //! (kube-apiserver `PATCH .../{name}/status`). Also the OpenAPI v3 document of a group version,
 //! where the served schema says how lists merge.
 
+use super::query::Query;
 use super::request::Op;
 use super::{Cluster, ClusterError, ServedKind};
 use kube::core::DynamicObject;
@@ -18,18 +19,6 @@ pub enum StatusPatch<'a> {
     /// JSON merge patch under `manager`; a `metadata.resourceVersion` in the body makes the
     /// server refuse it (409) when the object changed since.
     Merge { body: &'a Value, manager: &'a str },
-}
-
-/// Percent-encodes a query value (RFC 3986 unreserved characters kept).
-fn query_value(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            b => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// Whether an error is the API server's 409 Conflict.
@@ -59,10 +48,11 @@ impl Cluster {
                 (body, manager, "application/merge-patch+json", false)
             }
         };
-        let mut url = format!("{base}/{name}/status?fieldManager={}", query_value(manager));
+        let mut query = Query::new().add("fieldManager", manager);
         if force {
-            url.push_str("&force=true");
+            query = query.add("force", "true");
         }
+        let url = query.url(&format!("{base}/{name}/status"));
         let bytes = serde_json::to_vec(body).map_err(|e| ClusterError::Config(e.to_string()))?;
         let op = Op {
             verb: "patch",
@@ -98,16 +88,5 @@ impl Cluster {
                 .map_err(|e| e.to_string())
         })
         .await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn field_managers_are_encoded_in_the_query() {
-        assert_eq!(query_value("kubectl-pacto"), "kubectl-pacto");
-        assert_eq!(query_value("a b/c"), "a%20b%2Fc");
     }
 }

@@ -80,6 +80,10 @@ pub(crate) struct Watch {
     pub from: usize,
     /// When the server ends the stream (`timeoutSeconds`).
     pub until: std::time::Instant,
+    /// Whether the client asked for bookmarks (`allowWatchBookmarks=true`).
+    pub bookmarks: bool,
+    /// The resourceVersion the watch started from (the store's for a watch from `0`).
+    pub since: u64,
 }
 
 impl Response {

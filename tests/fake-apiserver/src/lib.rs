@@ -288,6 +288,7 @@ impl FakeApiServer {
             requests: Mutex::new(Vec::new()),
             faults: Mutex::new(Vec::new()),
             addr,
+            restarts: std::sync::atomic::AtomicU64::new(0),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let accept = {
@@ -441,6 +442,26 @@ impl FakeApiServer {
     /// The current global resourceVersion (bumped by every successful write).
     pub fn resource_version(&self) -> u64 {
         lock(&self.shared.store).resource_version()
+    }
+
+    /// Compacts the history up to the current resourceVersion (etcd's compaction, as the API
+    /// server's own compactor runs it): a watch from an older resourceVersion is then answered
+    /// with one `ERROR` event, a `410 Gone` Status (reason `Expired`, message `too old resource
+    /// version: RV (OLDEST)`), as kube-apiserver answers it once its watch cache no longer
+    /// holds that resourceVersion. Returns the resourceVersion compacted to.
+    pub fn compact(&self) -> u64 {
+        lock(&self.shared.store).compact()
+    }
+
+    /// What a kube-apiserver restart does to its clients: every open watch ends (the stream
+    /// closes) and the history is compacted ([`FakeApiServer::compact`]: the new watch cache
+    /// starts at the current resourceVersion, so a watch from an older one is `410 Gone`).
+    /// The objects stay (they live in etcd). Refused connections while the server is down are
+    /// [`FaultAction::Drop`] faults. Returns the resourceVersion the history starts after.
+    pub fn restart(&self) -> u64 {
+        let compacted = self.compact();
+        self.shared.restarts.fetch_add(1, Ordering::SeqCst);
+        compacted
     }
 
     /// Every request received so far, in arrival order, including faulted

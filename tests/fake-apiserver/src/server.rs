@@ -24,6 +24,9 @@ pub(crate) struct Shared {
     pub faults: Mutex<Vec<Fault>>,
     /// The listening address.
     pub addr: SocketAddr,
+    /// How many times the server was "restarted" ([`crate::FakeApiServer::restart`]): a watch
+    /// opened before the count changed ends.
+    pub restarts: std::sync::atomic::AtomicU64,
 }
 
 /// Locks a mutex, recovering the data if a handler panicked while holding it.
@@ -112,12 +115,31 @@ fn serve(shared: &Shared, stream: TcpStream) {
     }
 }
 
-/// Sends each change to the watched objects as it happens, until the watch's deadline or until
-/// the client goes away.
+/// Sends each change to the watched objects as it happens, until the watch's deadline, the
+/// client goes away or the server restarts. With bookmarks asked for, a `BOOKMARK` carrying the
+/// store's resourceVersion is due 2 s before the deadline and every minute, as kube-apiserver's
+/// watch cache schedules them (apiserver `pkg/storage/cacher/cache_watcher.go`
+/// `nextBookmarkTime`: none when the deadline is less than 2 s away), and goes out only when
+/// that resourceVersion is newer than the one the watch started from (the same file's
+/// `process`): a quiet watch gets none. (The real server's one-second buckets may send the
+/// pre-deadline bookmark twice; the fake sends it once.) The real server's watch cache learns of writes
+/// to other kinds only from etcd's progress notifications (or a consistent read), the fake at
+/// once.
 fn stream_watch(shared: &Shared, writer: &mut TcpStream, watch: &http::Watch) {
     use std::io::Write;
+    use std::time::{Duration, Instant};
+    let restarts = shared.restarts.load(Ordering::SeqCst);
+    let next_bookmark = |now: Instant| {
+        let heartbeat = now + Duration::from_secs(60);
+        let pre_timeout = watch.until.checked_sub(Duration::from_secs(2))?;
+        Some(heartbeat.min(pre_timeout)).filter(|t| *t > now)
+    };
+    let mut bookmark_at = next_bookmark(Instant::now()).filter(|_| watch.bookmarks);
     let mut from = watch.from;
     loop {
+        if shared.restarts.load(Ordering::SeqCst) != restarts {
+            return;
+        }
         let (changes, next) = lock(&shared.store).changes_from(&watch.resource, from);
         from = next;
         for c in changes {
@@ -133,10 +155,30 @@ fn stream_watch(shared: &Shared, writer: &mut TcpStream, watch: &http::Watch) {
                 return;
             }
         }
-        if std::time::Instant::now() >= watch.until {
+        let now = Instant::now();
+        if bookmark_at.is_some_and(|t| now >= t) {
+            let version = lock(&shared.store).resource_version();
+            if version > watch.since {
+                let object = serde_json::json!({
+                    "kind": watch.resource.kind,
+                    "apiVersion": watch.resource.api_version(),
+                    "metadata": {"resourceVersion": version.to_string()},
+                });
+                let line = resource::event_line("BOOKMARK", &object);
+                if writer
+                    .write_all(&line)
+                    .and_then(|_| writer.flush())
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            bookmark_at = next_bookmark(now);
+        }
+        if now >= watch.until {
             return;
         }
-        thread::sleep(std::time::Duration::from_millis(20));
+        thread::sleep(Duration::from_millis(20));
     }
 }
 

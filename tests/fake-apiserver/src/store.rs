@@ -47,6 +47,8 @@ pub(crate) struct Store {
     uid_counter: u64,
     /// Every change, in order, for watches.
     changes: Vec<Change>,
+    /// The oldest resourceVersion a watch may start from (0: any); see [`Store::compact`].
+    compacted: u64,
 }
 
 fn res_key(res: &Resource) -> ResKey {
@@ -62,6 +64,7 @@ impl Store {
             resource_version: 100,
             uid_counter: 0,
             changes: Vec::new(),
+            compacted: 0,
         }
     }
 
@@ -165,6 +168,19 @@ impl Store {
     /// The position of the first change after resourceVersion `version`.
     pub(crate) fn changes_after_version(&self, version: u64) -> usize {
         self.changes.partition_point(|c| c.version <= version)
+    }
+
+    /// Forgets the history up to the current resourceVersion, as etcd's compaction does and as
+    /// kube-apiserver's watch cache starts after a restart: a watch from an older
+    /// resourceVersion is answered `410 Gone` from then on. Returns that resourceVersion.
+    pub(crate) fn compact(&mut self) -> u64 {
+        self.compacted = self.resource_version;
+        self.compacted
+    }
+
+    /// The oldest resourceVersion a watch may start from (0 before any compaction).
+    pub(crate) fn compacted(&self) -> u64 {
+        self.compacted
     }
 
     /// The current global resourceVersion.

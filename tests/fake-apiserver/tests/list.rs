@@ -255,3 +255,139 @@ fn watch_streams_added_events_then_changes_until_its_timeout() {
     assert_eq!(events[0]["type"], "MODIFIED");
     assert_eq!(events[0]["object"]["spec"]["size"], 9);
 }
+
+/// With `allowWatchBookmarks=true`, kube-apiserver's watch cache sends a `BOOKMARK` 2 s before
+/// the watch's deadline (apiserver `pkg/storage/cacher/cache_watcher.go` `nextBookmarkTime`)
+/// when the resourceVersion it has reached is newer than the watch's (`process`): an object of
+/// the watched kind that carries only that resourceVersion, changes to other kinds included.
+/// Without it, no bookmark. The real server's answers are compared in
+/// `tests/kubectl_pacto/real/watch.rs`.
+#[test]
+fn a_watch_asking_for_bookmarks_gets_one_before_its_deadline() {
+    let server = seeded();
+    let rv = server.resource_version();
+    let (_, events) = watch_events(
+        &server,
+        &format!("watch=true&allowWatchBookmarks=true&resourceVersion={rv}&timeoutSeconds=3"),
+        || {
+            server.insert(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "elsewhere", "namespace": "default"}}));
+        },
+    );
+    let now = server.resource_version();
+    assert!(now > rv);
+    assert_eq!(
+        events,
+        [
+            json!({"type": "BOOKMARK", "object": {"kind": "Widget", "apiVersion": "example.com/v1",
+            "metadata": {"resourceVersion": now.to_string()}}})
+        ]
+    );
+    let (_, events) = watch_events(
+        &server,
+        &format!("watch=true&resourceVersion={now}&timeoutSeconds=3"),
+        || {},
+    );
+    assert!(events.is_empty(), "{events:?}");
+    // A quiet watch from the current resourceVersion: no bookmark (it would not move on).
+    let (_, events) = watch_events(
+        &server,
+        &format!("watch=true&allowWatchBookmarks=true&resourceVersion={now}&timeoutSeconds=3"),
+        || {},
+    );
+    assert!(events.is_empty(), "{events:?}");
+    // From 0: the objects as ADDED, then the bookmark that ends the initial events.
+    let (_, events) = watch_events(
+        &server,
+        "watch=true&allowWatchBookmarks=true&labelSelector=tier%3Dback&timeoutSeconds=1",
+        || {},
+    );
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["type"], "ADDED");
+    assert_eq!(
+        events[1],
+        json!({"type": "BOOKMARK", "object": {"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"annotations": {"k8s.io/initial-events-end": "true"},
+                "resourceVersion": now.to_string()}}})
+    );
+    // A watch shorter than 2 s ends before a bookmark is due.
+    let (_, events) = watch_events(
+        &server,
+        &format!("watch=true&allowWatchBookmarks=1&resourceVersion={now}&timeoutSeconds=1"),
+        || {},
+    );
+    assert!(events.is_empty(), "{events:?}");
+}
+
+/// Once the history is compacted past a resourceVersion, a watch from it is answered 200 with
+/// one ERROR event, a 410 `Expired` Status `too old resource version: RV (OLDEST)`, and the
+/// stream ends (apiserver `pkg/storage/cacher/watch_cache.go`; the real server's answer is
+/// checked in `tests/kubectl_pacto/real/`). From the compacted resourceVersion itself the
+/// watch works.
+#[test]
+fn a_watch_from_before_a_compaction_is_410_gone() {
+    let server = seeded();
+    let old = server.resource_version();
+    let mut w = server
+        .get("example.com/v1", "Widget", Some("default"), "a")
+        .unwrap();
+    w["spec"] = json!({"size": 5});
+    server.insert(w);
+    let compacted = server.compact();
+    assert_eq!(compacted, old + 1);
+    let (head, events) = watch_events(
+        &server,
+        &format!("watch=true&resourceVersion={old}&timeoutSeconds=30"),
+        || {},
+    );
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(
+        events,
+        [
+            json!({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1",
+            "metadata": {}, "status": "Failure",
+            "message": format!("too old resource version: {old} ({compacted})"),
+            "reason": "Expired", "code": 410}})
+        ]
+    );
+    let (_, events) = watch_events(
+        &server,
+        &format!("watch=true&resourceVersion={compacted}&timeoutSeconds=1"),
+        || {},
+    );
+    assert!(events.is_empty(), "{events:?}");
+}
+
+/// A restart ends every open watch at once and starts the history anew: a watch from a
+/// resourceVersion before it is then 410 Gone, the objects are all still there.
+#[test]
+fn a_restart_ends_open_watches_and_expires_older_resource_versions() {
+    let server = seeded();
+    let before = server.resource_version();
+    server.insert(widget("default", "d", json!({})));
+    let rv = server.resource_version();
+    let started = std::time::Instant::now();
+    let (_, events) = watch_events(
+        &server,
+        &format!("watch=true&resourceVersion={rv}&timeoutSeconds=60"),
+        || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            server.restart();
+        },
+    );
+    assert!(events.is_empty(), "{events:?}");
+    // Ended by the restart, not by its 60 s timeout (a hang guard, not a measure).
+    assert!(started.elapsed() < std::time::Duration::from_secs(50));
+    let (_, events) = watch_events(
+        &server,
+        &format!("watch=true&resourceVersion={before}&timeoutSeconds=30"),
+        || {},
+    );
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["object"]["code"], 410);
+    assert_eq!(
+        events[0]["object"]["message"],
+        format!("too old resource version: {before} ({rv})")
+    );
+    assert_eq!(server.list("example.com/v1", "Widget").len(), 5);
+}

@@ -141,3 +141,108 @@ fn override_flags_that_do_not_go_together_are_refused_before_any_request() {
         );
     }
 }
+
+/// With `KUBECONFIG` naming only files that do not exist, `--server` and `--token` alone reach
+/// the server, as kubectl v1.32 does with the same environment (client-go
+/// `tools/clientcmd/merged_client_builder.go`: the empty configuration, completed by the
+/// flags); without `--server` the tool still says that none of the files exists.
+#[test]
+fn server_and_token_work_when_kubeconfig_names_only_missing_files() {
+    let c = shop();
+    let url = c.server.url();
+    let missing = "/nonexistent/a:/nonexistent/b";
+    let k = crate::kubectl_plugin::kubectl();
+    let mut kc = crate::kubectl_plugin::kubectl_cmd(
+        &k,
+        c.dir.path(),
+        &[Path::new("/usr/bin"), Path::new("/bin")],
+        &[
+            "get",
+            "pactos.pacto.trianalab.io",
+            "-n",
+            "shop",
+            "-o",
+            "name",
+            "-s",
+            &url,
+            "--token",
+            "t0ken",
+        ],
+    );
+    kc.env("KUBECONFIG", missing);
+    let kubectl = run_with(&mut kc, None, Duration::from_secs(60));
+    assert_eq!(kubectl.code, Some(0), "{}", kubectl.stderr);
+    assert!(kubectl.stdout.contains("pacto.pacto.trianalab.io/orders\n"));
+    let mut ours = cmd(
+        c.dir.path(),
+        &[
+            "get", "-n", "shop", "-o", "name", "-s", &url, "--token", "t0ken",
+        ],
+    );
+    ours.env("KUBECONFIG", missing);
+    let r = run(&mut ours);
+    r.assert_code(0);
+    assert_eq!(r.stdout, kubectl.stdout);
+    let mut alone = cmd(c.dir.path(), &["get", "-n", "shop"]);
+    alone.env("KUBECONFIG", missing);
+    let r = run(&mut alone);
+    r.assert_code(1);
+    assert!(
+        r.stderr.contains("none of these files exists"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// The query of each request reads as kubectl v1.32 writes it for the same flags, byte for
+/// byte (client-go `rest/request.go` `URL`: Go's `url.Values.Encode`, keys sorted, one `?`):
+/// the list of a label selector in pages, every page.
+#[test]
+fn list_queries_read_as_kubectls() {
+    let c = shop();
+    let queries = |c: &Cluster| -> Vec<String> {
+        c.server
+            .requests()
+            .into_iter()
+            .filter(|r| r.method == "GET" && r.path.ends_with("/namespaces/shop/pactos"))
+            .map(|r| r.query)
+            .collect()
+    };
+    // Matches every Pacto of the fixtures (none has these labels), so that there are pages.
+    let flags = [
+        "-n",
+        "shop",
+        "-l",
+        "!app.kubernetes.io/part-of,tier notin (a,b)",
+        "--chunk-size",
+        "2",
+    ];
+    let k = crate::kubectl_plugin::kubectl();
+    let mut args = vec![
+        "get",
+        "pactos.pacto.trianalab.io",
+        "-o",
+        "name",
+        "--kubeconfig",
+        s(&c.kubeconfig),
+    ];
+    args.extend(flags);
+    let mut kc = crate::kubectl_plugin::kubectl_cmd(
+        &k,
+        c.dir.path(),
+        &[Path::new("/usr/bin"), Path::new("/bin")],
+        &args,
+    );
+    run_with(&mut kc, None, Duration::from_secs(60)).assert_code(0);
+    let want = queries(&c);
+    assert!(want.len() >= 2, "kubectl read one page: {want:?}");
+    assert!(
+        want[0] == "labelSelector=%21app.kubernetes.io%2Fpart-of%2Ctier+notin+%28a%2Cb%29&limit=2",
+        "{want:?}"
+    );
+    c.server.clear_requests();
+    let mut ours = vec!["get", "-o", "name"];
+    ours.extend(flags);
+    c.run(&ours).assert_code(0);
+    assert_eq!(queries(&c), want);
+}

@@ -4,6 +4,7 @@
 //! gates": a Compliant verdict at the current generation passes both gates).
 
 use super::*;
+use fake_apiserver::{Fault, FaultAction};
 use std::process::Stdio;
 
 const PACTO: &str = "pacto.trianalab.io/v1alpha1";
@@ -229,4 +230,273 @@ fn get_watch_prints_the_listing_then_a_row_per_change() {
     let r = c.run(&["get", "-w", "-f", "examples/objects"]);
     r.assert_code(1);
     assert!(r.stderr.contains("cannot be used with -f"), "{}", r.stderr);
+}
+
+/// The queries of the requests for Pactos, in order, each as `list` or `watch` and its query
+/// as sent.
+fn pacto_requests(c: &Cluster) -> Vec<(String, String)> {
+    c.server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/pactos"))
+        .map(|r| {
+            let verb = match r.query_param("watch").as_deref() {
+                Some("true") | Some("1") => "watch",
+                _ => "list",
+            };
+            (verb.to_string(), r.query)
+        })
+        .collect()
+}
+
+/// The value of `key` in a raw query (as sent, not decoded).
+fn raw_param(query: &str, key: &str) -> Option<String> {
+    query
+        .split('&')
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+        .map(str::to_string)
+}
+
+/// `wait KIND/NAME` reads that one object as kubectl wait does (`kubectl/pkg/cmd/wait`: a list
+/// and a watch with `fieldSelector=metadata.name=NAME`), and the watch starts from the list's
+/// resourceVersion with bookmarks asked for. The field selector is compared with what kubectl
+/// wait itself sends to the same server.
+#[test]
+fn wait_by_name_lists_and_watches_that_one_object_as_kubectl_wait() {
+    let c = shop();
+    let k = crate::kubectl_plugin::kubectl();
+    let mut kc = crate::kubectl_plugin::kubectl_cmd(
+        &k,
+        c.dir.path(),
+        &[Path::new("/usr/bin"), Path::new("/bin")],
+        &[
+            "wait",
+            "pactos.pacto.trianalab.io/inventory",
+            "--for=jsonpath={.status.contractStatus}=Never",
+            "--timeout=2s",
+            "--kubeconfig",
+            s(&c.kubeconfig),
+        ],
+    );
+    let kubectl = run_with(&mut kc, None, Duration::from_secs(60));
+    assert_eq!(kubectl.code, Some(1), "{}", kubectl.stderr);
+    let theirs = pacto_requests(&c);
+    let their_list = theirs
+        .iter()
+        .find(|(v, _)| v == "list")
+        .expect("kubectl's list");
+    let their_watch = theirs
+        .iter()
+        .find(|(v, _)| v == "watch")
+        .expect("kubectl's watch");
+    let by_name = Some("metadata.name%3Dinventory".to_string());
+    assert_eq!(
+        raw_param(&their_list.1, "fieldSelector"),
+        by_name,
+        "{theirs:?}"
+    );
+    assert_eq!(
+        raw_param(&their_watch.1, "fieldSelector"),
+        by_name,
+        "{theirs:?}"
+    );
+    assert_eq!(
+        raw_param(&their_watch.1, "allowWatchBookmarks").as_deref(),
+        Some("true")
+    );
+
+    c.server.clear_requests();
+    let listed_at = c.server.resource_version();
+    let r = c.run(&[
+        "wait",
+        "pacto/inventory",
+        "--for",
+        "gate=pass",
+        "--timeout",
+        "2s",
+    ]);
+    r.assert_code(1);
+    let ours = pacto_requests(&c);
+    assert_eq!(
+        ours[0],
+        (
+            "list".to_string(),
+            "fieldSelector=metadata.name%3Dinventory&limit=500".to_string()
+        ),
+        "{ours:?}"
+    );
+    assert!(ours.len() >= 2, "{ours:?}");
+    let watch = &ours[1];
+    assert_eq!(watch.0, "watch");
+    assert_eq!(raw_param(&watch.1, "fieldSelector"), by_name);
+    assert_eq!(
+        raw_param(&watch.1, "allowWatchBookmarks").as_deref(),
+        Some("true")
+    );
+    assert_eq!(
+        raw_param(&watch.1, "resourceVersion"),
+        Some(listed_at.to_string())
+    );
+    // No object fetched by name, no watch of the whole namespace.
+    assert_eq!(c.count("GET", "/pactos/inventory"), 0);
+}
+
+/// An API server restart ends the watch, the server refuses connections for a while, and the
+/// resourceVersion the wait watched from is gone (410) once it is back: the wait backs off,
+/// lists again and still sees the object reach the condition, as `kubectl wait` (an informer:
+/// client-go `tools/cache/reflector.go`) does.
+#[test]
+fn wait_survives_a_restart_of_the_api_server() {
+    let c = shop();
+    let child = start(
+        &c,
+        &[
+            "wait",
+            "pacto/inventory",
+            "--for",
+            "gate=pass",
+            "--timeout",
+            "100s",
+        ],
+    );
+    until_watching(&c);
+    // Down: every request for Pactos dropped; something else moves the resourceVersion on.
+    c.server.fault(Fault::always("/pactos", FaultAction::Drop));
+    c.server
+        .insert(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "elsewhere", "namespace": "shop"}}));
+    c.server.clear_requests();
+    c.server.restart();
+    // The follow tries again while the server is down.
+    let started = std::time::Instant::now();
+    while c.count("GET", "/pactos") < 2 {
+        assert!(started.elapsed() < DEADLINE, "no retry while down");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Meanwhile the verdict catches up with the generation.
+    let mut o = c
+        .server
+        .get(PACTO, "Pacto", Some("shop"), "inventory")
+        .unwrap();
+    o["status"]["observedGeneration"] = o["metadata"]["generation"].clone();
+    c.server.insert(o);
+    c.server.clear_faults();
+    let r = finish(child);
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout,
+        "pacto.pacto.trianalab.io/inventory condition met\n"
+    );
+    // Back up: the watch from the old resourceVersion was 410 Gone, and the wait listed again.
+    let verbs: Vec<String> = pacto_requests(&c).into_iter().map(|(v, _)| v).collect();
+    assert!(verbs.iter().any(|v| v == "list"), "{verbs:?}");
+}
+
+/// A wait on a server that keeps failing ends at its `--timeout` (not before: the follow keeps
+/// trying, a lower bound only) with the server's error (`error:`, exit 1), having asked again
+/// only after the reflector's backoff (0.2 s pause, then 0.8 s, 1.6 s, 3.2 s: at most five
+/// attempts in 8 s).
+#[test]
+fn wait_on_a_failing_server_ends_at_its_timeout_with_the_error() {
+    let c = shop();
+    let spawned = std::time::Instant::now();
+    let child = start(
+        &c,
+        &[
+            "wait",
+            "pacto/inventory",
+            "--for",
+            "gate=pass",
+            "--timeout",
+            "8s",
+        ],
+    );
+    until_watching(&c);
+    c.server
+        .fault(Fault::always("/pactos", FaultAction::Status(503)));
+    c.server.clear_requests();
+    c.server.restart();
+    let r = finish(child);
+    r.assert_code(1).assert_no_panic();
+    assert!(
+        r.stderr.starts_with("error: the API server answered 503 ")
+            && r.stderr
+                .contains(" to watch pactos.pacto.trianalab.io in namespace \"shop\": "),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        spawned.elapsed() >= Duration::from_secs(8),
+        "{:?}",
+        spawned.elapsed()
+    );
+    let tries = c.count("GET", "/pactos");
+    assert!((2..=5).contains(&tries), "{tries}");
+}
+
+/// `get -w` across an API server restart: while the watch is down the objects change; once
+/// the server is back the old resourceVersion is gone (410), the follow lists again and prints
+/// one row per object that changed meanwhile, as kubectl's `get -w` prints one per event: the
+/// changed one and the new one as they are now, the deleted one as last seen; an object that
+/// did not change is not printed again (client-go `DeltaFIFO.Replace`, see `cluster::watch`).
+#[test]
+fn get_watch_prints_what_changed_while_the_watch_was_down() {
+    let c = shop();
+    let before = c.run(&["get"]);
+    let child = start(&c, &["get", "-w", "--request-timeout", "20s"]);
+    until_watching(&c);
+    c.server.fault(Fault::always("/pactos", FaultAction::Drop));
+    c.server
+        .insert(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "elsewhere", "namespace": "shop"}}));
+    c.server.clear_requests();
+    c.server.restart();
+    let started = std::time::Instant::now();
+    while c.count("GET", "/pactos") < 2 {
+        assert!(started.elapsed() < DEADLINE, "no retry while down");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // While down: inventory's verdict catches up, notifications is deleted, a new Pacto
+    // (a copy of orders) appears.
+    let mut o = c
+        .server
+        .get(PACTO, "Pacto", Some("shop"), "inventory")
+        .unwrap();
+    o["status"]["observedGeneration"] = o["metadata"]["generation"].clone();
+    c.server.insert(o);
+    assert!(c
+        .server
+        .remove(PACTO, "Pacto", Some("shop"), "notifications"));
+    let mut new = c
+        .server
+        .get(PACTO, "Pacto", Some("shop"), "orders")
+        .unwrap();
+    new["metadata"] = serde_json::json!({"name": "orders-copy", "namespace": "shop",
+        "generation": new["metadata"]["generation"].clone()});
+    c.server.insert(new);
+    c.server.clear_faults();
+    let after = c.run(&["get"]);
+    let r = finish(child);
+    r.assert_code(0);
+    assert!(r.stdout.starts_with(&before.stdout), "{}", r.stdout);
+    let cells = |l: &str| l.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    let row_of = |table: &str, name: &str| {
+        cells(
+            table
+                .lines()
+                .find(|l| l.starts_with(&format!("{name} ")))
+                .unwrap_or_else(|| panic!("no row {name} in {table}")),
+        )
+    };
+    let rows: Vec<Vec<String>> = r.stdout[before.stdout.len()..].lines().map(cells).collect();
+    assert_eq!(
+        rows,
+        [
+            row_of(&after.stdout, "inventory"),
+            row_of(&after.stdout, "orders-copy"),
+            row_of(&before.stdout, "notifications"),
+        ],
+        "{}",
+        r.stdout
+    );
 }

@@ -11,6 +11,7 @@ mod conformance;
 mod rbac;
 mod smoke;
 mod walkthrough;
+mod watch;
 
 use crate::common::*;
 use serde_json::Value;

@@ -1,13 +1,16 @@
 //! Following a watch (`get -w`): after the listing, each change as the API server reports it
 //! (kubectl's `get --watch`: deleted objects included), through the library's one resumable
-//! watch (`cluster::Follow`), until `--request-timeout` passes (kubectl's bound on a watch) or
-//! the command is interrupted.
+//! watch (`cluster::Follow`: from the list's resourceVersion, with bookmarks, listing again
+//! after a `410 Gone` and printing then what changed meanwhile), until `--request-timeout`
+//! passes (kubectl's bound on a watch) or the command is interrupted. One object by name is
+//! watched with `fieldSelector=metadata.name=NAME`, as kubectl watches it.
 
 use super::connect::{block_on, connect, namespace, scope};
 use super::output::write_stdout;
 use super::select::name_of;
 use anyhow::Result;
 use kubectl_pacto::options::ClusterOptions;
+use pacto_gates::cluster::Selection;
 use pacto_gates::kinds::ApiKind;
 use serde_json::Value;
 use std::time::Instant;
@@ -19,12 +22,16 @@ pub(crate) struct Watched<'a> {
     pub selector: Option<&'a str>,
     /// Only this object.
     pub name: Option<&'a str>,
-    /// The resourceVersion the listing showed (0: the current objects first).
-    pub since: u64,
+    /// The objects the listing showed.
+    pub known: &'a [Value],
+    /// The resourceVersion of the list they came from (None: the follow lists first, and
+    /// prints what differs from `known`).
+    pub resource_version: Option<&'a str>,
 }
 
 /// Prints `row(object)` for each change of the object (or objects) watched until
-/// `--request-timeout` (forever without one). Errors: the connection's, the server's.
+/// `--request-timeout` (forever without one). Errors: the connection's, the server's, or a
+/// server that kept failing until `--request-timeout`.
 pub(crate) fn follow(
     c: &ClusterOptions,
     w: &Watched<'_>,
@@ -36,11 +43,15 @@ pub(crate) fn follow(
         let (group, version, kind) = w.kind.gvk();
         let kind = cluster.discover(group, version, kind).await?;
         let ns = namespace(c, &cluster);
+        let by_name = w.name.map(|n| format!("metadata.name={n}"));
+        let selection = Selection::new(scope(w.all_namespaces, &ns))
+            .labels(w.selector)
+            .fields(by_name.as_deref());
         let mut follow = cluster.follow(
             &kind,
-            scope(w.all_namespaces, &ns),
-            w.selector,
-            w.since,
+            selection,
+            w.known.to_vec(),
+            w.resource_version,
             until,
         );
         while let Some(event) = follow.next().await {

@@ -121,7 +121,14 @@ pub(super) fn list(store: &Store, cx: &Ctx<'_>) -> Reply {
 
 /// A watch: without `resourceVersion` (or `0`), every matching object as `ADDED`; with one,
 /// the changes after it; then each change as it happens, until `timeoutSeconds` (default 60 s)
-/// or the client goes away. The stream is close-delimited JSON lines.
+/// or the client goes away. The stream is close-delimited JSON lines. With
+/// `allowWatchBookmarks=true` it also sends bookmarks as kube-apiserver's watch cache does
+/// (apiserver `pkg/storage/cacher/cache_watcher.go`: 2 s before the deadline and every minute,
+/// when the resourceVersion moved on; see `server::stream_watch`), and a watch from `0` ends
+/// its `ADDED` events with a bookmark annotated `k8s.io/initial-events-end: "true"`. From a resourceVersion older than the last
+/// compaction (see [`crate::FakeApiServer::compact`]) the answer is 200 with one `ERROR` event,
+/// a `410` `Expired` Status `too old resource version: RV (OLDEST)` (apiserver
+/// `pkg/storage/cacher/watch_cache.go`), and the stream ends.
 pub(super) fn watch(store: &Store, cx: &Ctx<'_>) -> Reply {
     let filter = Filter::from_query(cx)?;
     let since: Option<u64> = cx
@@ -134,7 +141,20 @@ pub(super) fn watch(store: &Store, cx: &Ctx<'_>) -> Reply {
         .get("timeoutSeconds")
         .and_then(|v| v.parse::<u64>().ok())
         .unwrap_or(60);
+    let bookmarks = cx.query.flag("allowWatchBookmarks");
     let mut body = Vec::new();
+    if let Some(v) = since.filter(|v| *v < store.compacted()) {
+        let message = format!("too old resource version: {v} ({})", store.compacted());
+        let status = crate::status::status_value(410, "Expired", &message, None);
+        body.extend_from_slice(&event_line("ERROR", &status));
+        return Ok(Response {
+            status: 200,
+            headers: Vec::new(),
+            body,
+            close: true,
+            watch: None,
+        });
+    }
     let from = match since {
         Some(v) => store.changes_after_version(v),
         None => {
@@ -142,6 +162,17 @@ pub(super) fn watch(store: &Store, cx: &Ctx<'_>) -> Reply {
                 if filter.accepts(key, &stored.object) {
                     body.extend_from_slice(&event_line("ADDED", &stored.object));
                 }
+            }
+            if bookmarks {
+                // kube-apiserver 1.34+ serves a legacy watch (no resourceVersion, or 0) with
+                // bookmarks as a watch list (apimachinery `internalversion.SetListOptionsDefaults`):
+                // the initial events end with a bookmark so annotated.
+                body.extend_from_slice(&event_line(
+                    "BOOKMARK",
+                    &json!({"apiVersion": cx.res.api_version(), "kind": cx.res.kind,
+                        "metadata": {"annotations": {"k8s.io/initial-events-end": "true"},
+                            "resourceVersion": store.resource_version().to_string()}}),
+                ));
             }
             store.changes_from(cx.res, usize::MAX).1
         }
@@ -156,6 +187,8 @@ pub(super) fn watch(store: &Store, cx: &Ctx<'_>) -> Reply {
             filter,
             from,
             until: std::time::Instant::now() + std::time::Duration::from_secs(timeout),
+            bookmarks,
+            since: since.unwrap_or(store.resource_version()),
         })),
     })
 }

@@ -62,16 +62,15 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         let what = wanted.describe();
         let is_pod = *wanted == POD;
         let listed = match found {
-            Ok(k) if is_pod => {
-                cluster
-                    .list(
-                        &k,
-                        Scope::Namespace(argocd_ns),
-                        Some(doctor::cluster::CONTROLLER_POD_SELECTOR),
-                    )
-                    .await
-            }
-            Ok(k) => cluster.list(&k, Scope::All, None).await,
+            Ok(k) if is_pod => cluster
+                .list(
+                    &k,
+                    Scope::Namespace(argocd_ns),
+                    Some(doctor::cluster::CONTROLLER_POD_SELECTOR),
+                )
+                .await
+                .map(|l| l.items),
+            Ok(k) => cluster.list(&k, Scope::All, None).await.map(|l| l.items),
             Err(e) => Err(e),
         };
         match listed {

@@ -10,7 +10,6 @@ use crate::io::output::{print_notes, write_stdout};
 use crate::io::watch::{follow, Watched};
 use anyhow::Result;
 use kubectl_pacto::printer::OutputFormat;
-use pacto_gates::cluster::newest_resource_version;
 use pacto_gates::render::{self, TableOptions};
 use serde_json::Value;
 use std::process::ExitCode;
@@ -21,6 +20,9 @@ pub(super) struct Listing {
     pub objects: Vec<Value>,
     /// The namespace "No resources found" names (None: all namespaces, or files).
     pub namespace: Option<String>,
+    /// The resourceVersion of the list the objects came from, where `-w` starts (None: one
+    /// object read by name, or a list wider than the watch; the watch lists first then).
+    pub resource_version: Option<String>,
 }
 
 /// How a kind lays out its table.
@@ -46,6 +48,7 @@ pub(super) fn print<R: Rows>(
     let Listing {
         mut objects,
         namespace,
+        resource_version,
     } = listing;
     o.print.sort(&mut objects)?;
     let watch = o.args.watch;
@@ -54,7 +57,8 @@ pub(super) fn print<R: Rows>(
         all_namespaces: o.args.all_namespaces,
         selector: o.args.selector.as_deref(),
         name: o.name.as_deref(),
-        since: newest_resource_version(&objects),
+        known: &objects,
+        resource_version: resource_version.as_deref(),
     };
     let prefix = o.listed.name_prefix();
     let terminal = o.global.terminal;
@@ -104,12 +108,18 @@ pub(super) fn print<R: Rows>(
     let header_due = std::cell::Cell::new(table.is_empty() && !o.print.no_headers);
     follow(&o.cluster, &watched, |changed| {
         let labels = o.print.labels(&[changed]);
+        // kubectl prints each event's AGE at the time it prints it.
+        let now = match o.global.clock_fixed {
+            true => o.global.now,
+            false => jiff::Timestamp::now(),
+        };
         rows.row(
             changed,
             TableOptions {
                 headers: header_due.replace(false),
                 labels: labels.as_deref(),
                 min_widths: Some(&widths),
+                now,
                 ..options
             },
         )

@@ -17,14 +17,14 @@ use std::process::ExitCode;
 pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
     let args = o.args;
     let name = o.name.as_deref();
-    let (objects, namespace) = if !args.files.is_empty() {
+    let (objects, namespace, resource_version) = if !args.files.is_empty() {
         let all: Vec<Value> = object::read_values(&args.files)?;
         let ns = o.cluster.namespace.clone().filter(|_| !args.all_namespaces);
         let ops = shown(&OPERATION.select(&all), ns.as_deref(), name, &o.selector);
         if let (Some(n), true) = (name, ops.is_empty()) {
             return Err(not_found(ResourceType::Operations, n, None));
         }
-        (ops, ns)
+        (ops, ns, None)
     } else {
         block_on(async {
             let c = connect(&o.cluster).await?;
@@ -32,21 +32,28 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
                 .discover(OPERATION.group, OPERATION.version, OPERATION.kind)
                 .await?;
             let ns = namespace(&o.cluster, &c);
-            let ops = match name {
-                Some(n) => vec![c.get(&kind, &ns, n).await?],
+            let (ops, rv) = match name {
+                Some(n) => (vec![c.get(&kind, &ns, n).await?], None),
                 None => {
-                    c.list(
-                        &kind,
-                        scope(args.all_namespaces, &ns),
-                        args.selector.as_deref(),
-                    )
-                    .await?
+                    let list = c
+                        .list(
+                            &kind,
+                            scope(args.all_namespaces, &ns),
+                            args.selector.as_deref(),
+                        )
+                        .await?;
+                    (list.items, Some(list.resource_version))
                 }
             };
-            Ok::<_, anyhow::Error>((ops, (!args.all_namespaces).then_some(ns)))
+            Ok::<_, anyhow::Error>((ops, (!args.all_namespaces).then_some(ns), rv))
         })?
     };
-    listing::print(o, Listing { objects, namespace }, |ops| {
+    let listing = Listing {
+        objects,
+        namespace,
+        resource_version,
+    };
+    listing::print(o, listing, |ops| {
         Ok(OperationRows {
             views: ops.iter().map(OperationView::new).collect(),
         })

@@ -54,27 +54,37 @@ fn read(o: &Options<'_>) -> Result<(Listing, Option<(ArgoGate, FluxGate)>)> {
                 .discover(PACTO.group, PACTO.version, PACTO.kind)
                 .await?;
             let ns = namespace(&o.cluster, &cluster);
-            let objs = match name {
-                Some(n) => vec![cluster.get(&kind, &ns, n).await?],
+            let (objs, rv) = match name {
+                Some(n) => (vec![cluster.get(&kind, &ns, n).await?], None),
                 None => {
-                    cluster
+                    let list = cluster
                         .list(
                             &kind,
                             scope(args.all_namespaces, &ns),
                             args.selector.as_deref(),
                         )
-                        .await?
+                        .await?;
+                    (list.items, Some(list.resource_version))
                 }
             };
-            (objs, Some(cluster), Some(ns))
+            (objs, Some((cluster, rv)), Some(ns))
         };
+        let (cluster, resource_version) = cluster.unzip();
+        let resource_version = resource_version.flatten();
         let gates = if machine || objects.is_empty() {
             None
         } else {
             Some(load_gates(&args.gates, cluster.as_ref(), o.global.now).await?)
         };
         let namespace = namespace.filter(|_| !args.all_namespaces);
-        Ok((Listing { objects, namespace }, gates))
+        Ok((
+            Listing {
+                objects,
+                namespace,
+                resource_version,
+            },
+            gates,
+        ))
     })
 }
 

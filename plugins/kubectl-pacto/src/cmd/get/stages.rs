@@ -41,9 +41,11 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
         let ns = namespace.as_deref().filter(|_| args.files.is_empty());
         return Err(not_found(ResourceType::Stages, n, ns));
     }
+    // Every Stage was listed, more than the watch covers: `-w` lists what it watches first.
     let listing = Listing {
         objects: stages,
         namespace,
+        resource_version: None,
     };
     // The kinds they depend on are those read with the listing; each change is judged against
     // them.

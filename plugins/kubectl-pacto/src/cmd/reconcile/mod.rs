@@ -45,7 +45,8 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
     let stages = cluster
         .list(&kind, scope, args.selector.as_deref())
         .await
-        .context("cannot list the Stages")?;
+        .context("cannot list the Stages")?
+        .items;
     let mut snapshot = Snapshot {
         stages: stages.clone(),
         ..Snapshot::default()

@@ -1,7 +1,10 @@
-//! `kubectl pacto wait`: read the objects once, then follow the library's resumable watch until
-//! every one has reached what `--for` asks ([`kubectl_pacto::wait`] decides), the timeout
-//! passes, or one is deleted (kubectl's `wait`). On a timeout, the explain report of each
-//! object not there says why.
+//! `kubectl pacto wait`: list the objects once (one by name with
+//! `fieldSelector=metadata.name=NAME`, several by `-l`, as kubectl wait lists and watches
+//! them), then follow the library's resumable watch from that list's resourceVersion (bookmarks
+//! followed, a `410 Gone` listed again, a restarting server waited for) until every one has
+//! reached what `--for` asks ([`kubectl_pacto::wait`] decides), the timeout passes, or one is
+//! deleted (kubectl's `wait`). On a timeout, the explain report of each object not there says
+//! why.
 
 use crate::io::connect::{block_on, connect, namespace};
 use crate::io::delivery;
@@ -12,7 +15,7 @@ use kubectl_pacto::cli::WaitArgs;
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use kubectl_pacto::resource::{get_resource, ResourceType};
 use kubectl_pacto::wait::WaitFor;
-use pacto_gates::cluster::{newest_resource_version, ClusterError, Scope};
+use pacto_gates::cluster::{ClusterError, Scope, Selection};
 use pacto_gates::pacto::explain::{Options as ExplainOptions, Report};
 use pacto_gates::pacto::gate::{self, ArgoGate, FluxGate};
 use pacto_gates::render;
@@ -167,33 +170,33 @@ async fn follow(o: &Options<'_>) -> Result<Waited> {
         None => String::new(),
     };
     let deleting = matches!(wait_for, WaitFor::Delete);
-    // The objects waited on, by name, as last seen.
-    let mut watched: BTreeMap<String, Value> = BTreeMap::new();
-    match &o.name {
-        Some(n) => match cluster.get(&kind, &ns, n).await {
-            Ok(p) => {
-                watched.insert(n.to_string(), p);
-            }
-            Err(ClusterError::NotFound { .. }) if deleting => {
-                return Ok(Waited::Met(vec![n.to_string()]))
-            }
-            Err(e) => return Err(e.into()),
-        },
-        None => {
-            let found = cluster
-                .list(&kind, Scope::Namespace(&ns), args.selector.as_deref())
-                .await?;
-            if found.is_empty() {
-                if deleting {
-                    return Ok(Waited::Met(Vec::new()));
+    // One object is listed and watched by name (kubectl wait's
+    // `fieldSelector=metadata.name=NAME`), several by the label selector.
+    let by_name = o.name.as_ref().map(|n| format!("metadata.name={n}"));
+    let selection = Selection::new(Scope::Namespace(&ns))
+        .labels(args.selector.as_deref())
+        .fields(by_name.as_deref());
+    let mut found = cluster.list_selected(&kind, &selection).await?;
+    if let Some(n) = &o.name {
+        found.items.retain(|p| name_of(p) == *n);
+    }
+    if found.items.is_empty() {
+        match &o.name {
+            _ if deleting => return Ok(Waited::Met(o.name.iter().cloned().collect())),
+            Some(n) => {
+                return Err(ClusterError::NotFound {
+                    resource: kind.resource(),
+                    name: n.clone(),
+                    scope: format!(" in namespace \"{ns}\""),
                 }
-                bail!("no matching resources found");
+                .into())
             }
-            for p in found {
-                watched.insert(name_of(&p), p);
-            }
+            None => bail!("no matching resources found"),
         }
     }
+    // The objects waited on, by name, as last seen.
+    let mut watched: BTreeMap<String, Value> =
+        found.items.into_iter().map(|p| (name_of(&p), p)).collect();
     let names: Vec<String> = watched.keys().cloned().collect();
     let reached = |watched: &BTreeMap<String, Value>| {
         if deleting {
@@ -205,12 +208,11 @@ async fn follow(o: &Options<'_>) -> Result<Waited> {
     if reached(&watched) {
         return Ok(Waited::Met(names));
     }
-    let since = newest_resource_version(&watched.values().cloned().collect::<Vec<_>>());
     let mut follow = cluster.follow(
         &kind,
-        Scope::Namespace(&ns),
-        args.selector.as_deref(),
-        since,
+        selection,
+        watched.values().cloned().collect(),
+        Some(&found.resource_version),
         Some(deadline),
     );
     while let Some(event) = follow.next().await {
