@@ -414,6 +414,10 @@ pub struct GetArgs {
     /// Add a LABELS column to the table (key=value,...).
     #[arg(long)]
     pub show_labels: bool,
+    /// If true, keep the managedFields when printing objects in JSON or YAML format (kubectl's
+    /// flag: -o json and -o yaml leave metadata.managedFields out by default).
+    #[arg(long)]
+    pub show_managed_fields: bool,
     /// After listing, print a row for each change as it happens (until --request-timeout, or
     /// until interrupted).
     #[arg(short = 'w', long)]

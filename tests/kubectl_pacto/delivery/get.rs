@@ -103,10 +103,19 @@ fn machine_output_lists_the_objects_as_read() {
     assert_eq!(names, ["orders", "payments"]);
     assert_eq!(list["items"][1]["status"]["level"], "advise");
     assert_eq!(c.requests(), &STAGE_READS[..2]);
+    // kubectl's List (`get.go` `printGeneric`) as sigs.k8s.io/yaml writes it: keys sorted.
     let y = c.run(&["get", "operations", "-o", "yaml"]);
     y.assert_code(0);
     assert!(
-        y.stdout.starts_with("apiVersion: v1\nkind: List\n"),
+        y.stdout.starts_with(
+            "apiVersion: v1\nitems:\n- apiVersion: delivery.pacto.trianalab.io/v1alpha1\n"
+        ),
+        "{}",
+        y.stdout
+    );
+    assert!(
+        y.stdout
+            .ends_with("\nkind: List\nmetadata:\n  resourceVersion: \"\"\n"),
         "{}",
         y.stdout
     );
