@@ -65,7 +65,8 @@ pub enum Command {
     /// Reads the cluster (kubeconfig or in-cluster) with one list per kind, in pages of
     /// --chunk-size objects (500, as kubectl), or files with -f. RESOURCE is pactos (the
     /// default), stages or operations (singular, plural, group-qualified, or TYPE/NAME for one
-    /// object).
+    /// object). Stages are judged on what they name, read only in the namespaces needed (every
+    /// namespace with -A).
     ///
     /// Pactos: STATUS is status.contractStatus as written (unknown values shown, read as
     /// pending); ERRORS and WARNINGS the summary counts (legacy operator: failed checks that make
