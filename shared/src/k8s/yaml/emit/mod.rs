@@ -633,10 +633,8 @@ impl Emitter {
         if cx.simple_key && a.multiline {
             style = Style::Double;
         }
-        if style == Style::Plain {
-            if !a.block_plain || (a.empty && cx.simple_key) {
-                style = Style::Single;
-            }
+        if style == Style::Plain && (!a.block_plain || (a.empty && cx.simple_key)) {
+            style = Style::Single;
         }
         if style == Style::Single && !a.single {
             style = Style::Double;
