@@ -1,6 +1,7 @@
 //! `Cluster::delivery_objects` against the fake API server of `tests/fake-apiserver`: one
 //! discovery per group version and one list per kind, a kind that is not installed reported as
-//! such, and a forbidden kind reported with the verb and resource, while the others are read.
+//! such, and a forbidden kind reported with the verb and resource, while the others are read; a
+//! kind read in some namespaces, one list each, a refused namespace named apart.
 
 use fake_apiserver::{FakeApiServer, Fault, FaultAction, Resource};
 use pacto_gates::cluster::{Cluster, ClusterError, ConnectOptions, DeliveryQuery, Scope};
@@ -57,7 +58,7 @@ fn server(with_argo: bool) -> (FakeApiServer, tempfile::TempDir, std::path::Path
 
 fn read(
     kubeconfig: std::path::PathBuf,
-    query: DeliveryQuery<'static>,
+    query: DeliveryQuery<'_>,
 ) -> pacto_gates::cluster::DeliveryObjects {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -148,4 +149,67 @@ fn a_kind_not_installed_and_a_forbidden_kind_stand_alone() {
     );
     // No list of a kind that discovery does not serve.
     assert!(!paths(&server).iter().any(|p| p.ends_with("/applications")));
+}
+
+/// Kinds read in some namespaces only: one list per kind and namespace, after one discovery
+/// each; a namespace refused (403) is named with its error and the others are read.
+#[test]
+fn kinds_read_in_some_namespaces_leave_a_refused_one_apart() {
+    let (server, _dir, kubeconfig) = server(true);
+    server.insert(
+        json!({"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "OCIRepository",
+        "metadata": {"name": "apply", "namespace": "test"}}),
+    );
+    server.insert(
+        json!({"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "OCIRepository",
+        "metadata": {"name": "elsewhere", "namespace": "other"}}),
+    );
+    server.fault(Fault::always(
+        "/namespaces/vendor/ocirepositories",
+        FaultAction::Status(403),
+    ));
+    let wanted = [
+        (
+            pacto_gates::kinds::OCI_REPOSITORY,
+            vec!["test".to_string(), "vendor".to_string()],
+        ),
+        (pacto_gates::kinds::APPLICATION, vec!["argocd".to_string()]),
+    ];
+    let got = read(
+        kubeconfig,
+        DeliveryQuery {
+            in_namespaces: &wanted,
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        paths(&server),
+        [
+            "GET /apis/source.toolkit.fluxcd.io/v1",
+            "GET /apis/argoproj.io/v1alpha1",
+            "GET /apis/source.toolkit.fluxcd.io/v1/namespaces/test/ocirepositories",
+            "GET /apis/source.toolkit.fluxcd.io/v1/namespaces/vendor/ocirepositories",
+            "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications",
+        ]
+    );
+    let repos = got.oci_repositories.unwrap().unwrap();
+    let names: Vec<&str> = repos
+        .iter()
+        .map(|r| r["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["apply"]);
+    assert_eq!(got.applications.unwrap().unwrap().len(), 0);
+    assert!(got.kustomizations.is_none());
+    assert_eq!(got.unreadable.len(), 1, "{:?}", got.unreadable);
+    let (kind, ns, e) = &got.unreadable[0];
+    assert_eq!(
+        (*kind, ns.as_str()),
+        (pacto_gates::kinds::OCI_REPOSITORY, "vendor")
+    );
+    assert!(
+        e.to_string().starts_with(
+            "forbidden: you may not list ocirepositories.source.toolkit.fluxcd.io in namespace \"vendor\": "
+        ),
+        "{e}"
+    );
 }

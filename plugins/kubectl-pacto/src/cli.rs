@@ -65,7 +65,8 @@ pub enum Command {
     /// Reads the cluster (kubeconfig or in-cluster) with one list per kind, in pages of
     /// --chunk-size objects (500, as kubectl), or files with -f. RESOURCE is pactos (the
     /// default), stages or operations (singular, plural, group-qualified, or TYPE/NAME for one
-    /// object).
+    /// object). Stages are judged on what they name, read only in the namespaces needed (every
+    /// namespace with -A).
     ///
     /// Pactos: STATUS is status.contractStatus as written (unknown values shown, read as
     /// pending); ERRORS and WARNINGS the summary counts (legacy operator: failed checks that make
@@ -414,6 +415,10 @@ pub struct GetArgs {
     /// Add a LABELS column to the table (key=value,...).
     #[arg(long)]
     pub show_labels: bool,
+    /// If true, keep the managedFields when printing objects in JSON or YAML format (kubectl's
+    /// flag: -o json and -o yaml leave metadata.managedFields out by default).
+    #[arg(long)]
+    pub show_managed_fields: bool,
     /// After listing, print a row for each change as it happens (until --request-timeout, or
     /// until interrupted).
     #[arg(short = 'w', long)]

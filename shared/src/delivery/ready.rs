@@ -29,7 +29,7 @@ pub const ORDER: [&str; 5] = [
 ];
 
 /// How deep an upstream chain is followed before it counts as a loop.
-const MAX_UPSTREAM_DEPTH: usize = 256;
+pub(crate) const MAX_UPSTREAM_DEPTH: usize = 256;
 
 /// The failures, the rules with their verdicts, and what could not be decided.
 pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<String>) {
@@ -191,6 +191,13 @@ fn upstream_rules(
             "make the first Stage of the chain take its candidates from a candidate OCIRepository (spec.candidates.ociRepositoryRef)".to_string(),
         ));
         return "fail";
+    }
+    if let Some(why) = world.unreadable_stage(&up.namespace, &up.name) {
+        undecided.push(format!(
+            "the upstream Stage {}/{} could not be read: {why}",
+            up.namespace, up.name
+        ));
+        return "unknown";
     }
     let Some(upstream) = world.stage(&up.namespace, &up.name) else {
         failures.push(Failure::new(

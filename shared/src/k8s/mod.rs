@@ -1,8 +1,9 @@
 //! Facts about Kubernetes objects that every other module shares, each in one copy: how an
 //! `apiVersion` splits into group and version (apimachinery), Go durations and RFC 3339 times as
 //! Go and apimachinery read and write them, label selectors, the directory walk of `-f DIR`, the
-//! bounded reading of every input, YAML streams read one document at a time, and Go's regular
-//! expressions (`regexp`, as Flux matches identities with them).
+//! bounded reading of every input, YAML streams read one document at a time (and YAML written as
+//! kubectl writes it), and Go's regular expressions (`regexp`, as Flux matches identities with
+//! them).
 //! No product rule lives here, and this module imports no other module of the crate.
 
 pub mod duration;

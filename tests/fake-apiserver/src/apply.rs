@@ -190,10 +190,12 @@ pub(crate) fn server_side_apply(
     merge(&mut object, &applied, Schema::root(request.schema));
 
     let fields: BTreeSet<FieldPath> = applied_fields.into_keys().collect();
+    let containers = managed::applied_containers(&applied, request.scope, request.schema);
     match mine {
         Some(index) => {
             let entry = &mut entries[index];
             entry.fields = fields;
+            entry.containers = containers;
             entry.api_version = request.api_version.to_string();
             entry.time = request.now.to_string();
         }
@@ -204,7 +206,7 @@ pub(crate) fn server_side_apply(
             time: request.now.to_string(),
             subresource: subresource.map(str::to_string),
             fields,
-            maps: BTreeSet::new(),
+            containers,
         }),
     }
     Ok((object, entries))

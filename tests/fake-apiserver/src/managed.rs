@@ -8,6 +8,13 @@
 //! resource's schema ([`crate::schema`]); without one every list is atomic.
 //! Identity and bookkeeping fields (`apiVersion`, `kind`, `metadata.name`,
 //! `metadata.resourceVersion`, ...) are never owned.
+//!
+//! A manager may also own a map or a list itself (a *container*; `"."` in
+//! `fieldsV1`), as structured-merge-diff records it: a non-apply write owns
+//! each map and non-atomic list it adds (`typed/compare.go`: a node absent
+//! before is `Added`), and an apply owns the maps it sets through a key the
+//! schema does not declare (`typed/tofieldset.go`). Containers take no part
+//! in conflicts; they are kept while they exist in the object.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -83,11 +90,8 @@ pub(crate) struct ManagedEntry {
     pub subresource: Option<String>,
     /// Owned paths.
     pub fields: BTreeSet<FieldPath>,
-    /// Maps this entry owns as nodes of their own (`"."` in a map's `fieldsV1` node): the
-    /// non-empty maps an Update created. structured-merge-diff's `Compare` counts a map that
-    /// was added as a field of its own; an applied configuration's field set
-    /// (`ToFieldSet`) does not, so Apply entries own none.
-    pub maps: BTreeSet<FieldPath>,
+    /// Owned maps and lists (see the module documentation).
+    pub containers: BTreeSet<FieldPath>,
 }
 
 impl ManagedEntry {
@@ -110,7 +114,12 @@ impl ManagedEntry {
             && self.api_version == other.api_version
             && self.subresource == other.subresource
             && self.fields == other.fields
-            && self.maps == other.maps
+            && self.containers == other.containers
+    }
+
+    /// Whether the entry owns nothing (and is dropped).
+    fn is_empty(&self) -> bool {
+        self.fields.is_empty() && self.containers.is_empty()
     }
 }
 
@@ -215,27 +224,48 @@ struct Walker {
     strict: bool,
     path: FieldPath,
     out: BTreeMap<FieldPath, Node>,
+    /// The maps and non-atomic lists met (only those reached through an
+    /// undeclared key when `strict`: what an apply owns of them).
+    containers: BTreeSet<FieldPath>,
 }
 
 impl Walker {
-    fn walk(&mut self, value: &Value, schema: Schema<'_>) -> Result<(), String> {
+    /// `declared`: whether the key that leads here is a declared field.
+    fn walk(&mut self, value: &Value, schema: Schema<'_>, declared: bool) -> Result<(), String> {
         match value {
             Value::Null => {}
             Value::Object(map) if !map.is_empty() && !schema.atomic_map() => {
+                self.container(declared);
                 for (key, child) in map {
                     self.path.push(Seg::Field(key.clone()));
-                    self.walk(child, schema.field(key))?;
+                    self.walk(child, schema.field(key), schema.declares(key))?;
                     self.path.pop();
                 }
             }
             Value::Array(items) => match schema.list_type() {
                 ListType::Atomic => self.leaf(value),
-                ListType::Set => self.set(items)?,
-                ListType::Map(keys) => self.list_map(items, &keys, schema.items())?,
+                ListType::Set => {
+                    if !items.is_empty() {
+                        self.container(declared);
+                    }
+                    self.set(items)?
+                }
+                ListType::Map(keys) => {
+                    if !items.is_empty() {
+                        self.container(declared);
+                    }
+                    self.list_map(items, &keys, schema.items())?
+                }
             },
             leaf => self.leaf(leaf),
         }
         Ok(())
+    }
+
+    fn container(&mut self, declared: bool) {
+        if !self.strict || !declared {
+            self.containers.insert(self.path.clone());
+        }
     }
 
     fn leaf(&mut self, value: &Value) {
@@ -303,7 +333,7 @@ impl Walker {
             if let Some(map) = item.as_object() {
                 for (field, child) in map {
                     self.path.push(Seg::Field(field.clone()));
-                    self.walk(child, item_schema.field(field))?;
+                    self.walk(child, item_schema.field(field), item_schema.declares(field))?;
                     self.path.pop();
                 }
             }
@@ -313,19 +343,23 @@ impl Walker {
     }
 }
 
+/// What [`walk_root`] finds: the ownable paths, and the containers.
+type Walked = (BTreeMap<FieldPath, Node>, BTreeSet<FieldPath>);
+
 fn walk_root(
     obj: &Value,
     scope: Scope,
     schema: Option<&Value>,
     strict: bool,
-) -> Result<BTreeMap<FieldPath, Node>, String> {
+) -> Result<Walked, String> {
     let mut walker = Walker {
         strict,
         path: Vec::new(),
         out: BTreeMap::new(),
+        containers: BTreeSet::new(),
     };
     let Some(map) = obj.as_object() else {
-        return Ok(walker.out);
+        return Ok((walker.out, walker.containers));
     };
     let root = Schema::root(schema);
     for (key, value) in map {
@@ -341,26 +375,30 @@ fn walk_root(
                         continue;
                     }
                     walker.path.push(Seg::Field(meta_key.clone()));
-                    walker.walk(meta_value, meta_schema.field(meta_key))?;
+                    let declared = meta_schema.declares(meta_key);
+                    walker.walk(meta_value, meta_schema.field(meta_key), declared)?;
                     walker.path.pop();
                 }
             }
-            _ => walker.walk(value, root.field(key))?,
+            _ => walker.walk(value, root.field(key), root.declares(key))?,
         }
         walker.path.pop();
     }
-    Ok(walker.out)
+    Ok((walker.out, walker.containers))
 }
 
 /// The ownable paths of a stored object within `scope`, with what they
 /// hold. List-map elements without their keys, and repeated entries, are
 /// left out.
+#[cfg(test)]
 pub(crate) fn fields(
     obj: &Value,
     scope: Scope,
     schema: Option<&Value>,
 ) -> BTreeMap<FieldPath, Node> {
-    walk_root(obj, scope, schema, false).unwrap_or_default()
+    walk_root(obj, scope, schema, false)
+        .map(|(fields, _)| fields)
+        .unwrap_or_default()
 }
 
 /// The paths an applied configuration sets; `Err` describes a list-map
@@ -370,7 +408,19 @@ pub(crate) fn applied_fields(
     scope: Scope,
     schema: Option<&Value>,
 ) -> Result<BTreeMap<FieldPath, Node>, String> {
+    walk_root(obj, scope, schema, true).map(|(fields, _)| fields)
+}
+
+/// The containers an applied configuration owns: those it sets through a key
+/// the schema does not declare.
+pub(crate) fn applied_containers(
+    obj: &Value,
+    scope: Scope,
+    schema: Option<&Value>,
+) -> BTreeSet<FieldPath> {
     walk_root(obj, scope, schema, true)
+        .map(|(_, containers)| containers)
+        .unwrap_or_default()
 }
 
 /// The value at `path`: map fields by name, list elements by key or value.
@@ -463,67 +513,12 @@ pub(crate) fn dotted(path: &[Seg]) -> String {
 /// Drops owned paths that are no longer fields of `obj`, then entries left
 /// with no fields.
 pub(crate) fn prune(entries: &mut Vec<ManagedEntry>, obj: &Value, schema: Option<&Value>) {
-    let present = fields(obj, Scope::WHOLE, schema);
+    let (present, maps) = walk_root(obj, Scope::WHOLE, schema, false).unwrap_or_default();
     for entry in entries.iter_mut() {
         entry.fields.retain(|path| present.contains_key(path));
-        entry
-            .maps
-            .retain(|path| matches!(value_at(obj, path), Some(Value::Object(m)) if !m.is_empty()));
+        entry.containers.retain(|path| maps.contains(path));
     }
-    entries.retain(|entry| !entry.fields.is_empty() || !entry.maps.is_empty());
-}
-
-/// The non-empty, non-atomic maps of `obj` within `scope` below the top level of the object
-/// and of `metadata` (the API server strips `metadata` itself from every field set:
-/// apiserver `fieldmanager` `stripMeta`), as paths.
-fn maps(obj: &Value, scope: Scope, schema: Option<&Value>) -> BTreeSet<FieldPath> {
-    fn walk(v: &Value, schema: Schema<'_>, path: &mut FieldPath, out: &mut BTreeSet<FieldPath>) {
-        match v {
-            Value::Object(map) if !map.is_empty() && !schema.atomic_map() => {
-                if !path.is_empty() && path.as_slice() != [Seg::Field("metadata".into())] {
-                    out.insert(path.clone());
-                }
-                for (key, child) in map {
-                    if path.as_slice() == [Seg::Field("metadata".into())]
-                        && SYSTEM_METADATA.contains(&key.as_str())
-                    {
-                        continue;
-                    }
-                    path.push(Seg::Field(key.clone()));
-                    walk(child, schema.field(key), path, out);
-                    path.pop();
-                }
-            }
-            Value::Array(items) => {
-                if let ListType::Map(keys) = schema.list_type() {
-                    for item in items {
-                        if let Ok(key) = element_key(item, &keys) {
-                            path.push(Seg::Key(key));
-                            if let Some(m) = item.as_object() {
-                                for (field, child) in m {
-                                    path.push(Seg::Field(field.clone()));
-                                    walk(child, schema.items().field(field), path, out);
-                                    path.pop();
-                                }
-                            }
-                            path.pop();
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = BTreeSet::new();
-    let Some(map) = obj.as_object() else {
-        return out;
-    };
-    let root = Schema::root(schema);
-    for (key, value) in map.iter().filter(|(k, _)| scope.includes(k)) {
-        let mut path = vec![Seg::Field(key.clone())];
-        walk(value, root.field(key), &mut path, &mut out);
-    }
-    out
+    entries.retain(|entry| !entry.is_empty());
 }
 
 /// Who made a non-apply write, for [`record_update`].
@@ -548,22 +543,21 @@ pub(crate) fn record_update(
     old: Option<&Value>,
     new: &Value,
 ) {
-    let old_fields = old
-        .map(|o| fields(o, writer.scope, writer.schema))
+    let (old_fields, old_containers) = old
+        .map(|o| walk_root(o, writer.scope, writer.schema, false).unwrap_or_default())
         .unwrap_or_default();
-    let changed: Vec<FieldPath> = fields(new, writer.scope, writer.schema)
+    let (new_fields, new_containers) =
+        walk_root(new, writer.scope, writer.schema, false).unwrap_or_default();
+    let changed: Vec<FieldPath> = new_fields
         .into_iter()
         .filter(|(path, node)| old_fields.get(path) != Some(node))
         .map(|(path, _)| path)
         .collect();
-    let old_maps = old
-        .map(|o| maps(o, writer.scope, writer.schema))
-        .unwrap_or_default();
-    let added_maps: Vec<FieldPath> = maps(new, writer.scope, writer.schema)
+    let added: Vec<FieldPath> = new_containers
         .into_iter()
-        .filter(|m| !old_maps.contains(m))
+        .filter(|path| !old_containers.contains(path))
         .collect();
-    if changed.is_empty() && added_maps.is_empty() {
+    if changed.is_empty() && added.is_empty() {
         return;
     }
     let subresource = writer.scope.subresource();
@@ -591,14 +585,14 @@ pub(crate) fn record_update(
                 time: String::new(),
                 subresource: subresource.map(str::to_string),
                 fields: BTreeSet::new(),
-                maps: BTreeSet::new(),
+                containers: BTreeSet::new(),
             });
             entries.len() - 1
         }
     };
     let entry = &mut entries[index];
     entry.fields.extend(changed);
-    entry.maps.extend(added_maps);
+    entry.containers.extend(added);
     entry.time = writer.now.to_string();
     entry.api_version = writer.api_version.to_string();
 }
@@ -619,35 +613,45 @@ fn render_seg(seg: &Seg) -> String {
     }
 }
 
-/// One entry's owned paths as a `fieldsV1` tree; a list-map element
-/// carries `"."` for itself.
-fn render_fields(paths: &BTreeSet<FieldPath>, maps: &BTreeSet<FieldPath>) -> Map<String, Value> {
-    let mut root = Map::new();
-    for path in maps {
-        let mut node = &mut root;
+/// A `fieldsV1` tree being built: whether the path itself is owned, and the
+/// steps below it.
+#[derive(Default)]
+struct Tree {
+    member: bool,
+    children: BTreeMap<Seg, Tree>,
+}
+
+impl Tree {
+    fn insert(&mut self, path: &[Seg]) {
+        let mut node = self;
         for seg in path {
-            node = node
-                .entry(render_seg(seg))
-                .or_insert_with(|| json!({}))
-                .as_object_mut()
-                .expect("fieldsV1 nodes are maps");
+            node = node.children.entry(seg.clone()).or_default();
         }
-        node.insert(".".into(), json!({}));
+        node.member = true;
     }
-    for path in paths {
-        let mut node = &mut root;
-        for seg in path {
-            node = node
-                .entry(render_seg(seg))
-                .or_insert_with(|| json!({}))
-                .as_object_mut()
-                .expect("fieldsV1 nodes are maps");
+
+    /// structured-merge-diff's `Set.ToJSON`: an owned path with steps below it
+    /// carries `"."` first, one without is `{}`.
+    fn json(&self) -> Map<String, Value> {
+        let mut out = Map::new();
+        if self.member && !self.children.is_empty() {
+            out.insert(".".into(), json!({}));
         }
-        if is_element(path) {
-            node.insert(".".into(), json!({}));
+        for (seg, child) in &self.children {
+            out.insert(render_seg(seg), Value::Object(child.json()));
         }
+        out
     }
-    root
+}
+
+/// One entry's owned paths (fields, list-map elements, containers) as a
+/// `fieldsV1` tree.
+fn render_fields(entry: &ManagedEntry) -> Map<String, Value> {
+    let mut root = Tree::default();
+    for path in entry.fields.iter().chain(&entry.containers) {
+        root.insert(path);
+    }
+    root.json()
 }
 
 /// Renders entries in the Kubernetes `metadata.managedFields` form.
@@ -666,10 +670,7 @@ pub(crate) fn render(entries: &[ManagedEntry]) -> Value {
                 out.insert("apiVersion".into(), json!(entry.api_version));
                 out.insert("time".into(), json!(entry.time));
                 out.insert("fieldsType".into(), json!("FieldsV1"));
-                out.insert(
-                    "fieldsV1".into(),
-                    Value::Object(render_fields(&entry.fields, &entry.maps)),
-                );
+                out.insert("fieldsV1".into(), Value::Object(render_fields(entry)));
                 if let Some(sub) = &entry.subresource {
                     out.insert("subresource".into(), json!(sub));
                 }
@@ -691,14 +692,13 @@ pub(crate) fn parse(value: Option<&Value>, schema: Option<&Value>) -> Vec<Manage
         .filter_map(|item| {
             let text = |key: &str| item.get(key).and_then(Value::as_str).map(str::to_string);
             let mut fields = BTreeSet::new();
-            let mut maps = BTreeSet::new();
+            let mut containers = BTreeSet::new();
             if let Some(root) = item.get("fieldsV1").and_then(Value::as_object) {
-                parse_fields(
-                    root,
-                    Schema::root(schema),
-                    &mut Vec::new(),
-                    &mut (&mut fields, &mut maps),
-                );
+                let mut out = Parsed {
+                    fields: &mut fields,
+                    containers: &mut containers,
+                };
+                parse_fields(root, Schema::root(schema), &mut Vec::new(), &mut out);
             }
             Some(ManagedEntry {
                 manager: text("manager")?,
@@ -711,7 +711,7 @@ pub(crate) fn parse(value: Option<&Value>, schema: Option<&Value>) -> Vec<Manage
                 time: text("time").unwrap_or_default(),
                 subresource: text("subresource").filter(|s| !s.is_empty()),
                 fields,
-                maps,
+                containers,
             })
         })
         .collect()
@@ -733,25 +733,32 @@ fn parse_key(text: &str) -> Option<Vec<(String, String)>> {
     Some(key)
 }
 
-/// Reads one `fieldsV1` node; `schema` describes the value at `path`.
+/// What [`parse_fields`] reads into.
+struct Parsed<'a> {
+    fields: &'a mut BTreeSet<FieldPath>,
+    containers: &'a mut BTreeSet<FieldPath>,
+}
+
+/// Reads one `fieldsV1` node; `schema` describes the value at `path`. A
+/// field with steps below it and `"."` is an owned container.
 fn parse_fields(
     node: &Map<String, Value>,
     schema: Schema<'_>,
     path: &mut FieldPath,
-    into: &mut (&mut BTreeSet<FieldPath>, &mut BTreeSet<FieldPath>),
+    out: &mut Parsed<'_>,
 ) {
     for (key, child) in node {
         if let Some(name) = key.strip_prefix("f:") {
             path.push(Seg::Field(name.to_string()));
             if has_children(child) {
                 if child.get(".").is_some() {
-                    into.1.insert(path.clone());
+                    out.containers.insert(path.clone());
                 }
                 if let Some(map) = child.as_object() {
-                    parse_fields(map, schema.field(name), path, into);
+                    parse_fields(map, schema.field(name), path, out);
                 }
             } else {
-                into.0.insert(path.clone());
+                out.fields.insert(path.clone());
             }
             path.pop();
             continue;
@@ -771,20 +778,23 @@ fn parse_fields(
                 path.push(seg);
                 let member = child.get(".").is_some() || !has_children(child);
                 if member {
-                    into.0.insert(path.clone());
+                    out.fields.insert(path.clone());
                 }
                 if let Some(map) = child.as_object() {
-                    parse_fields(map, schema.items(), path, into);
+                    parse_fields(map, schema.items(), path, out);
                 }
                 path.pop();
             }
             Some(seg) => {
                 path.push(seg);
-                into.0.insert(path.clone());
+                out.fields.insert(path.clone());
                 path.pop();
             }
             None if ["k:", "v:", "i:"].iter().any(|p| key.starts_with(p)) => {
-                into.0.insert(path.clone());
+                // A list the schema does not make a map or a set: owned whole
+                // (not as a container of elements).
+                out.containers.remove(path.as_slice());
+                out.fields.insert(path.clone());
             }
             None => {}
         }
@@ -911,7 +921,7 @@ mod tests {
             time: "t".into(),
             subresource: Some("status".into()),
             fields: [p("status.a.b"), p("status.c")].into_iter().collect(),
-            maps: BTreeSet::new(),
+            containers: BTreeSet::new(),
         };
         let rendered = render(std::slice::from_ref(&entry));
         assert_eq!(
@@ -945,7 +955,7 @@ mod tests {
             ]
             .into_iter()
             .collect(),
-            maps: BTreeSet::new(),
+            containers: BTreeSet::new(),
         };
         let rendered = render(std::slice::from_ref(&entry));
         assert_eq!(
@@ -958,39 +968,6 @@ mod tests {
         assert_eq!(parse(Some(&rendered), Some(&schema)), vec![entry]);
     }
 
-    /// An Update that creates maps owns them as nodes (`"."`), as kube-apiserver records a
-    /// create (`{"f:spec":{".":{},"f:contractRef":{".":{},"f:oci":{}}}}` for a Pacto created
-    /// with `spec.contractRef.oci`); `metadata` itself is never owned; a later Update that
-    /// only adds a field to an existing map owns just that field.
-    #[test]
-    fn an_update_owns_the_maps_it_creates() {
-        let writer = |manager| Writer {
-            manager,
-            api_version: "v1",
-            scope: Scope::WHOLE,
-            now: "t",
-            schema: None,
-        };
-        let created = json!({"metadata": {"name": "x", "labels": {"a": "b"}},
-            "spec": {"contractRef": {"oci": "o"}}});
-        let mut entries = Vec::new();
-        record_update(&mut entries, &writer("creator"), None, &created);
-        assert_eq!(
-            render(&entries)[0]["fieldsV1"],
-            json!({"f:metadata": {"f:labels": {".": {}, "f:a": {}}},
-                "f:spec": {".": {}, "f:contractRef": {".": {}, "f:oci": {}}}})
-        );
-        let mut more = created.clone();
-        more["spec"]["checkIntervalSeconds"] = json!(60);
-        record_update(&mut entries, &writer("second"), Some(&created), &more);
-        assert_eq!(
-            render(&entries)[1]["fieldsV1"],
-            json!({"f:spec": {"f:checkIntervalSeconds": {}}})
-        );
-        let parsed = parse(Some(&render(&entries)), None);
-        assert_eq!(parsed, entries);
-    }
-
     /// The order of `sortEncodedManagedFields`: Apply entries first, then by time and manager.
     #[test]
     fn entries_are_ordered_as_the_api_server_orders_them() {
@@ -1001,7 +978,7 @@ mod tests {
             time: time.into(),
             subresource: None,
             fields: [p("spec.a")].into_iter().collect(),
-            maps: BTreeSet::new(),
+            containers: BTreeSet::new(),
         };
         let mut entries = vec![
             entry("creator", Operation::Update, "2026-01-01T00:00:01Z"),
@@ -1025,7 +1002,7 @@ mod tests {
             time: "t".into(),
             subresource: None,
             fields: [p("spec.a"), p("spec.b")].into_iter().collect(),
-            maps: BTreeSet::new(),
+            containers: BTreeSet::new(),
         }];
         let writer = Writer {
             manager: "second",

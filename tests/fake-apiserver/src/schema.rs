@@ -27,6 +27,9 @@ pub(crate) struct Schema<'a> {
     node: Option<&'a Value>,
     /// The node is the object root, where `metadata` is ObjectMeta.
     root: bool,
+    /// The resource has a schema (below a part it does not describe, structured-merge-diff
+    /// deduces the type: a map there declares no field).
+    typed: bool,
 }
 
 /// The list types ObjectMeta declares, as kube-apiserver applies them to
@@ -61,7 +64,22 @@ impl<'a> Schema<'a> {
         Schema {
             node: schema,
             root: schema.is_some(),
+            typed: schema.is_some(),
         }
+    }
+
+    /// Whether `key` is a field this map declares (a property; ObjectMeta's fields at the
+    /// root), as structured-merge-diff's `Map.FindField` answers: server-side apply owns a map
+    /// reached through a key it does not declare (an `additionalProperties` key, or any key of
+    /// a part the schema does not describe) as a field of its own. A resource without a schema
+    /// declares every key.
+    pub(crate) fn declares(self, key: &str) -> bool {
+        if !self.typed || (self.root && key == "metadata") {
+            return true;
+        }
+        self.node
+            .and_then(|node| node.get("properties"))
+            .is_some_and(|p| p.get(key).is_some())
     }
 
     /// The schema of the map field `key`: a declared property, else the
@@ -71,6 +89,7 @@ impl<'a> Schema<'a> {
             return Schema {
                 node: Some(object_meta()),
                 root: false,
+                typed: self.typed,
             };
         }
         let node = self.node.and_then(|node| {
@@ -78,7 +97,11 @@ impl<'a> Schema<'a> {
                 .and_then(|p| p.get(key))
                 .or_else(|| node.get("additionalProperties").filter(|a| a.is_object()))
         });
-        Schema { node, root: false }
+        Schema {
+            node,
+            root: false,
+            typed: self.typed,
+        }
     }
 
     /// The schema of a list's elements.
@@ -86,6 +109,7 @@ impl<'a> Schema<'a> {
         Schema {
             node: self.node.and_then(|node| node.get("items")),
             root: false,
+            typed: self.typed,
         }
     }
 

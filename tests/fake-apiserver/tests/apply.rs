@@ -2,7 +2,8 @@
 
 mod common;
 
-use common::{apply, call, merge_patch, rv, server_with_widgets, WIDGETS};
+use common::{apply, call, merge_patch, post, rv, server_with_widgets, WIDGETS};
+use fake_apiserver::{FakeApiServer, Resource};
 use serde_json::{json, Value};
 
 fn config(spec: Value) -> Value {
@@ -299,5 +300,73 @@ fn inserted_managed_fields_seed_ownership() {
     assert_eq!(
         response.json()["details"]["causes"][0]["message"],
         "conflict with \"operator\""
+    );
+}
+
+/// A manager owns the maps and lists it adds, as structured-merge-diff records them
+/// (`typed/compare.go`: a node absent before is `Added`; `fieldpath/serialize.go`: an owned
+/// path with fields below it is written `".": {}` first): a create owns `spec`, each map under
+/// it and `metadata.labels`; a later update owns only the map it adds. An apply owns a map only
+/// where it reaches it through a key the schema does not declare (`typed/tofieldset.go`).
+#[test]
+fn writers_own_the_maps_they_add() {
+    let server = FakeApiServer::start();
+    server.register(
+        Resource::new("example.com/v1", "Widget", "widgets", true, true).with_schema(json!({
+            "type": "object",
+            "properties": {"spec": {
+                "type": "object",
+                "x-kubernetes-preserve-unknown-fields": true,
+                "properties": {"shape": {"type": "object", "properties": {"sides": {"type": "integer"}}}},
+            }},
+        })),
+    );
+    let created = post(
+        &server,
+        &format!("{WIDGETS}?fieldManager=maker"),
+        &json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "labels": {"app": "web"}},
+            "spec": {"shape": {"sides": 3}, "size": 1}}),
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(
+        created.json()["metadata"]["managedFields"][0]["fieldsV1"].to_string(),
+        r#"{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{".":{},"f:shape":{".":{},"f:sides":{}},"f:size":{}}}"#
+    );
+    let patched = merge_patch(
+        &server,
+        &format!("{WIDGETS}/w?fieldManager=editor"),
+        &json!({"spec": {"extra": {"on": true}, "size": 2}}),
+    )
+    .json();
+    let fields_of = |obj: &Value, manager: &str| {
+        obj["metadata"]["managedFields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["manager"] == manager)
+            .map(|e| e["fieldsV1"].clone())
+            .unwrap()
+    };
+    // `spec` was there before: the editor owns only the map it added and what it changed.
+    assert_eq!(
+        fields_of(&patched, "editor"),
+        json!({"f:spec": {"f:extra": {".": {}, "f:on": {}}, "f:size": {}}})
+    );
+    assert_eq!(
+        fields_of(&patched, "maker"),
+        json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+            "f:spec": {".": {}, "f:shape": {".": {}, "f:sides": {}}}})
+    );
+    let applied = apply(
+        &server,
+        &format!("{WIDGETS}/a?fieldManager=applier"),
+        &json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "a"},
+            "spec": {"shape": {"sides": 4}, "free": {"form": "yes"}}}),
+    )
+    .json();
+    assert_eq!(
+        fields_of(&applied, "applier"),
+        json!({"f:spec": {"f:free": {".": {}, "f:form": {}}, "f:shape": {"f:sides": {}}}})
     );
 }

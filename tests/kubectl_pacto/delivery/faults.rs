@@ -85,7 +85,7 @@ fn a_forbidden_kind_is_named_and_makes_its_condition_unknown() {
     e.assert_code(0);
     let mediated = field(&e.stdout, "Mediated").unwrap();
     assert!(
-        mediated.starts_with("Unknown Unreadable: Applications (argoproj.io) could not be read: forbidden: you may not list applications.argoproj.io in all namespaces"),
+        mediated.starts_with("Unknown Unreadable: Applications (argoproj.io) in namespace \"argocd\" could not be read: forbidden: you may not list applications.argoproj.io in namespace \"argocd\""),
         "{mediated}"
     );
     assert!(

@@ -38,8 +38,9 @@ fn get_stages_across_namespaces_reads_each_kind_once() {
     assert_eq!(cell(&wide.stdout, 2, "APPLY"), "payments");
 }
 
-/// prod/payments takes its candidates from test/payments: listing only prod still finds the
-/// upstream Stage (every Stage is listed once, the shown ones are picked here).
+/// prod/payments takes its candidates from test/payments: listing only prod reads that upstream
+/// Stage on its own (one GET), and the candidate OCIRepository where the upstream names it
+/// (test); the rest in prod, and Argo CD's Applications.
 #[test]
 fn a_stage_whose_upstream_is_in_another_namespace_is_ready() {
     let c = Cluster::new(EVERYTHING);
@@ -52,7 +53,25 @@ fn a_stage_whose_upstream_is_in_another_namespace_is_ready() {
             vec!["payments", "True", "True", "<none>", "<none>", "manual", "8d"],
         ])
     );
-    assert_eq!(c.requests(), STAGE_READS);
+    let mut want: Vec<String> = [
+        "GET /apis/delivery.pacto.trianalab.io/v1alpha1",
+        "GET /apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/prod/stages",
+        "GET /apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/test/stages/payments",
+    ]
+    .map(String::from)
+    .to_vec();
+    want.extend(APPLIER_DISCOVERY.map(String::from));
+    want.extend(
+        [
+            "GET /apis/source.toolkit.fluxcd.io/v1/namespaces/prod/ocirepositories",
+            "GET /apis/source.toolkit.fluxcd.io/v1/namespaces/test/ocirepositories",
+            "GET /apis/kustomize.toolkit.fluxcd.io/v1/namespaces/prod/kustomizations",
+            "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications",
+            "GET /apis/argoproj.io/v1alpha1/namespaces/prod/applications",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(c.requests(), want);
 }
 
 #[test]
@@ -86,7 +105,7 @@ fn one_stage_by_name_either_spelling_and_by_selector() {
     );
 }
 
-/// Machine output needs no appliers: one discovery and one list.
+/// Machine output needs no appliers: one discovery and one list, of the namespace.
 #[test]
 fn machine_output_lists_the_objects_as_read() {
     let c = Cluster::new(EVERYTHING);
@@ -102,11 +121,26 @@ fn machine_output_lists_the_objects_as_read() {
         .collect();
     assert_eq!(names, ["orders", "payments"]);
     assert_eq!(list["items"][1]["status"]["level"], "advise");
-    assert_eq!(c.requests(), &STAGE_READS[..2]);
+    assert_eq!(
+        c.requests(),
+        [
+            "GET /apis/delivery.pacto.trianalab.io/v1alpha1",
+            "GET /apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/test/stages",
+        ]
+    );
+    // kubectl's List (`get.go` `printGeneric`) as sigs.k8s.io/yaml writes it: keys sorted.
     let y = c.run(&["get", "operations", "-o", "yaml"]);
     y.assert_code(0);
     assert!(
-        y.stdout.starts_with("apiVersion: v1\nkind: List\n"),
+        y.stdout.starts_with(
+            "apiVersion: v1\nitems:\n- apiVersion: delivery.pacto.trianalab.io/v1alpha1\n"
+        ),
+        "{}",
+        y.stdout
+    );
+    assert!(
+        y.stdout
+            .ends_with("\nkind: List\nmetadata:\n  resourceVersion: \"\"\n"),
         "{}",
         y.stdout
     );

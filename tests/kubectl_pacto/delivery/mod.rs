@@ -162,8 +162,8 @@ impl Cluster {
     }
 }
 
-/// The requests a Stage's conditions cost: one discovery of each group version, one list of
-/// every Stage and one of each kind they depend on (in every namespace).
+/// The requests a Stage's conditions cost across every namespace (`-A`): one discovery of each
+/// group version, one list of every Stage and one of each kind they depend on.
 const STAGE_READS: [&str; 8] = [
     "GET /apis/delivery.pacto.trianalab.io/v1alpha1",
     "GET /apis/delivery.pacto.trianalab.io/v1alpha1/stages",
@@ -174,6 +174,27 @@ const STAGE_READS: [&str; 8] = [
     "GET /apis/kustomize.toolkit.fluxcd.io/v1/kustomizations",
     "GET /apis/argoproj.io/v1alpha1/applications",
 ];
+
+/// The discoveries of the kinds a Stage depends on, before their lists.
+const APPLIER_DISCOVERY: [&str; 3] = [
+    "GET /apis/source.toolkit.fluxcd.io/v1",
+    "GET /apis/kustomize.toolkit.fluxcd.io/v1",
+    "GET /apis/argoproj.io/v1alpha1",
+];
+
+/// The lists of the kinds a Stage depends on when only the namespaces Stages of `ns` need are
+/// read (no candidate OCIRepository elsewhere): the OCIRepositories and Kustomizations of
+/// `ns`, the Applications of Argo CD's namespace and of `ns`.
+fn applier_lists(ns: &str) -> Vec<String> {
+    let mut out: Vec<String> = APPLIER_DISCOVERY.iter().map(|r| r.to_string()).collect();
+    out.extend([
+        format!("GET /apis/source.toolkit.fluxcd.io/v1/namespaces/{ns}/ocirepositories"),
+        format!("GET /apis/kustomize.toolkit.fluxcd.io/v1/namespaces/{ns}/kustomizations"),
+        "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications".to_string(),
+        format!("GET /apis/argoproj.io/v1alpha1/namespaces/{ns}/applications"),
+    ]);
+    out
+}
 
 /// The values of the report lines `Key: value` (indentation and alignment ignored).
 fn values<'a>(report: &'a str, key: &str) -> Vec<&'a str> {

@@ -1,15 +1,14 @@
 //! kubectl's printing flags on `get`: `-o jsonpath=`, `-o custom-columns=`, `--sort-by`,
-//! `--no-headers`, `--show-labels`, `-o json` of one object. The expected output is kubectl's
-//! own: kubectl v1.32 runs the same flags against the same fake API server, and the two outputs
-//! must be equal byte for byte.
+//! `--no-headers`, `--show-labels`, `-o json|yaml` of a list and of one object, with and without
+//! `--show-managed-fields`. The expected output is kubectl's own: kubectl v1.32 runs the same
+//! flags against the same fake API server, and the two outputs must be equal byte for byte.
 
 use super::*;
 
-/// `kubectl get pactos.pacto.trianalab.io ARGS` against the cluster.
-fn kubectl_get(c: &Cluster, args: &[&str]) -> Run {
+/// `kubectl ARGS` against the cluster.
+fn kubectl_on(c: &Cluster, args: &[&str], input: Option<&str>) -> Run {
     let k = crate::kubectl_plugin::kubectl();
-    let mut all = vec!["get", "pactos.pacto.trianalab.io"];
-    all.extend(args);
+    let mut all = args.to_vec();
     all.extend(["--kubeconfig", s(&c.kubeconfig)]);
     let mut cmd = crate::kubectl_plugin::kubectl_cmd(
         &k,
@@ -17,7 +16,88 @@ fn kubectl_get(c: &Cluster, args: &[&str]) -> Run {
         &[Path::new("/usr/bin"), Path::new("/bin")],
         &all,
     );
-    run_with(&mut cmd, None, Duration::from_secs(60))
+    run_with(&mut cmd, input, Duration::from_secs(60))
+}
+
+/// `kubectl get pactos.pacto.trianalab.io ARGS` against the cluster.
+fn kubectl_get(c: &Cluster, args: &[&str]) -> Run {
+    let mut all = vec!["get", "pactos.pacto.trianalab.io"];
+    all.extend(args);
+    kubectl_on(c, &all, None)
+}
+
+/// The Pacto fixtures of `shop` as `kubectl apply` leaves them, with their status written by a
+/// server-side apply of the status subresource: each object then carries the managedFields the
+/// API server records (kubectl-client-side-apply's, with the last-applied annotation, and
+/// kubectl's status apply).
+fn applied_shop() -> Cluster {
+    let c = Cluster::new("shop");
+    for name in [
+        "03-compliant.yaml",
+        "09-noncompliant-warning-before-error.yaml",
+        "13-invalid-schema-violation.yaml",
+        "14-unknown-registry-unreachable.yaml",
+        "21-compliant-readiness-below-min-score.yaml",
+    ] {
+        let file = pacto_dir().join(name);
+        kubectl_on(&c, &["apply", "-f", s(&file)], None).assert_code(0);
+        let status = read_yaml(&file);
+        kubectl_on(
+            &c,
+            &["apply", "--server-side", "--subresource=status", "-f", "-"],
+            Some(&status.to_string()),
+        )
+        .assert_code(0);
+    }
+    c
+}
+
+/// Objects that carry managedFields, as kubectl apply leaves them: `-o json` and `-o yaml` of
+/// the List and of one object, with and without `--show-managed-fields`, and a jsonpath that
+/// reads them, print kubectl's bytes.
+#[test]
+fn json_and_yaml_of_applied_objects_print_what_kubectl_prints() {
+    let c = applied_shop();
+    let listed = kubectl_get(&c, &["orders", "-o", "json", "--show-managed-fields"]);
+    listed.assert_code(0);
+    let orders: Value = serde_json::from_str(&listed.stdout).unwrap();
+    let managers: Vec<&str> = orders["metadata"]["managedFields"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|e| e["manager"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        managers,
+        ["kubectl-client-side-apply", "kubectl"],
+        "{}",
+        listed.stdout
+    );
+    let cases: &[&[&str]] = &[
+        &["-o", "yaml"],
+        &["-o", "yaml", "--show-managed-fields"],
+        &["-o", "json"],
+        &["-o", "json", "--show-managed-fields"],
+        &["orders", "-o", "yaml"],
+        &["orders", "-o", "yaml", "--show-managed-fields"],
+        &["orders", "-o", "json"],
+        &["orders", "-o", "json", "--show-managed-fields"],
+        &[
+            "-o",
+            "jsonpath={.items[*].metadata.managedFields[*].manager}",
+        ],
+        &[
+            "-o",
+            "custom-columns=NAME:.metadata.name,MANAGER:.metadata.managedFields[0].manager",
+        ],
+    ];
+    for args in cases {
+        let want = kubectl_get(&c, args);
+        want.assert_code(0);
+        let mut ours = args.to_vec();
+        ours.splice(0..0, ["get", "pactos"]);
+        let got = c.run(&ours);
+        got.assert_code(0);
+        assert_eq!(got.stdout, want.stdout, "{args:?}");
+    }
 }
 
 #[test]
@@ -40,7 +120,9 @@ fn printing_flags_print_what_kubectl_prints() {
         &["-o", "custom-columns=NAME:.metadata.name,RV:.metadata.resourceVersion", "--sort-by", "{.metadata.resourceVersion}"],
         &["-o", "custom-columns=NAME:.metadata.name", "--sort-by", "metadata.creationTimestamp"],
         &["-o", "json"],
+        &["-o", "yaml"],
         &["orders", "-o", "json"],
+        &["orders", "-o", "yaml"],
         &["orders", "-o", "jsonpath={.metadata.name}"],
     ];
     for args in cases {

@@ -8,6 +8,8 @@
 //! `pkg/api/errors.NewResourceExpired` as the storage layer returns it).
 
 mod conformance;
+mod delivery;
+mod printing;
 mod rbac;
 mod smoke;
 mod walkthrough;

@@ -1,21 +1,40 @@
 //! What delivery reads: the Stages, Operations and Approvals a command works on and the kinds a
-//! Stage depends on, from files (every kind counts as read) or from a cluster (one list per
-//! kind, `Cluster::delivery_objects`), and the reports the library builds from them. A kind the
-//! cluster does not serve reads as none; one that cannot be read is a note.
+//! Stage depends on, from files (every kind counts as read) or from a cluster, and the reports
+//! the library builds from them. From a cluster, with `-A` each kind is one list of every
+//! namespace (`Cluster::delivery_objects`); else the Stages of the namespace (or the one Stage
+//! named), then only what they are judged on (`delivery::snapshot::reads`): the upstream Stages
+//! their chains name, one GET each, and each kind in the namespaces the Stages and their
+//! references name, one list each, so that a user allowed those namespaces reads what kubectl
+//! would let them read. A kind the cluster does not serve reads as none; one that cannot be read
+//! (in a namespace) is a note naming the request refused, and the rules that look there are
+//! undecided.
 
 use super::connect::{block_on, connect, namespace};
 use super::select::{name_of, not_found, shown};
 use anyhow::Result;
 use kubectl_pacto::options::ClusterOptions;
 use kubectl_pacto::resource::ResourceType;
-use pacto_gates::cluster::{self, Cluster, ClusterError, DeliveryQuery, Scope};
+use pacto_gates::cluster::{self, Cluster, ClusterError, DeliveryQuery, Scope, ServedKind};
 use pacto_gates::delivery::explain;
+use pacto_gates::delivery::snapshot::{self, Partial};
 use pacto_gates::delivery::view::{ApprovalView, OperationView, Snapshot, StageView};
 use pacto_gates::delivery::World;
 use pacto_gates::k8s::selector::Selector;
-use pacto_gates::kinds;
+use pacto_gates::kinds::{self, ApiKind};
 use pacto_gates::pacto::explain::Report;
 use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Which Stages a command reads from a cluster.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum StageScope<'a> {
+    /// Every namespace (`-A`): one list.
+    All,
+    /// The Stages of one namespace: one list.
+    Namespace(&'a str),
+    /// One Stage, `(namespace, name)`: one GET.
+    Named(&'a str, &'a str),
+}
 
 /// The delivery objects a command works on, each kind as read.
 #[derive(Debug, Default)]
@@ -25,8 +44,14 @@ pub(crate) struct Objects {
     pub approvals: Vec<Value>,
     /// The kinds a Stage's conditions read, for [`World`].
     pub snapshot: Snapshot,
+    /// Where the kinds were read, when not in every namespace.
+    partial: Option<Partial>,
     /// Why Stages or Approvals that an Operation report reads are not known.
     pub notes: Vec<String>,
+    /// The Stage kind as the cluster serves it, and the namespaces whose Stages were all listed
+    /// (None: every namespace).
+    stage_kind: Option<ServedKind>,
+    listed: Option<BTreeSet<String>>,
     /// The views of the snapshot, built once for every report.
     world: std::cell::OnceCell<World>,
 }
@@ -44,27 +69,101 @@ impl Objects {
         }
     }
 
-    /// Every Stage of a cluster, the kinds it depends on not yet read
-    /// ([`Objects::read_appliers`]).
-    fn of_stages(stages: Vec<Value>) -> Objects {
+    /// The Stages of a cluster as read, the kinds they depend on not yet read
+    /// ([`Objects::read_for`]).
+    fn of_stages(
+        stages: Vec<Value>,
+        kind: ServedKind,
+        listed: Option<BTreeSet<String>>,
+    ) -> Objects {
         Objects {
             snapshot: Snapshot {
                 stages: stages.clone(),
                 ..Default::default()
             },
             stages,
+            stage_kind: Some(kind),
+            listed,
             ..Default::default()
         }
     }
 
     /// The views every Stage is judged against, built once.
     pub(crate) fn world(&self) -> &World {
-        self.world.get_or_init(|| World::new(&self.snapshot))
+        self.world.get_or_init(|| match &self.partial {
+            None => World::new(&self.snapshot),
+            Some(p) => World::read_in(&self.snapshot, p),
+        })
     }
 
-    /// Reads the kinds a Stage depends on from the cluster, into the snapshot.
-    pub(crate) async fn read_appliers(&mut self, c: &Cluster) {
-        read_appliers(c, &mut self.snapshot).await;
+    /// Reads from the cluster what the Stages `shown` are judged on, into the snapshot: with
+    /// every Stage listed, the kinds they depend on in every namespace; else the upstream
+    /// Stages their chains name (one GET each, one step further each round) and each kind in
+    /// the namespaces they need. What cannot be read is kept, to be named.
+    pub(crate) async fn read_for(&mut self, c: &Cluster, shown: &[Value], argocd_namespace: &str) {
+        let (Some(listed), Some(kind)) = (self.listed.clone(), self.stage_kind.clone()) else {
+            read_appliers(c, &mut self.snapshot).await;
+            return;
+        };
+        let shown: Vec<StageView> = shown.iter().map(StageView::new).collect();
+        let mut known: Vec<StageView> = self.stages.iter().map(StageView::new).collect();
+        let mut tried: BTreeSet<(String, String)> = BTreeSet::new();
+        let mut partial = Partial::default();
+        loop {
+            let missing = snapshot::missing_upstreams(&shown, &known, &listed, &tried);
+            if missing.is_empty() {
+                break;
+            }
+            for up in missing {
+                tried.insert((up.namespace.clone(), up.name.clone()));
+                match c.get(&kind, &up.namespace, &up.name).await {
+                    Ok(o) => {
+                        known.push(StageView::new(&o));
+                        self.stages.push(o);
+                    }
+                    Err(ClusterError::NotFound { .. }) => {}
+                    Err(e) => partial.stages.push((up.namespace, up.name, e.to_string())),
+                }
+            }
+        }
+        self.snapshot.stages = self.stages.clone();
+        let reads = snapshot::reads(&shown, &known, argocd_namespace);
+        let wanted: Vec<(ApiKind, Vec<String>)> = vec![
+            (
+                kinds::OCI_REPOSITORY,
+                reads.oci_repositories.into_iter().collect(),
+            ),
+            (
+                kinds::KUSTOMIZATION,
+                reads.kustomizations.into_iter().collect(),
+            ),
+            (kinds::APPLICATION, reads.applications.into_iter().collect()),
+        ];
+        let read = c
+            .delivery_objects(&DeliveryQuery {
+                in_namespaces: &wanted,
+                ..Default::default()
+            })
+            .await;
+        for (kind, namespaces) in &wanted {
+            let slot = match *kind {
+                kinds::OCI_REPOSITORY => &mut partial.oci_repositories,
+                kinds::KUSTOMIZATION => &mut partial.kustomizations,
+                _ => &mut partial.applications,
+            };
+            let mut by_ns: BTreeMap<String, Option<String>> =
+                namespaces.iter().map(|ns| (ns.clone(), None)).collect();
+            for (k, ns, e) in &read.unreadable {
+                if k == kind {
+                    by_ns.insert(ns.clone(), Some(e.to_string()));
+                }
+            }
+            *slot = by_ns;
+        }
+        self.snapshot.oci_repositories = listed_kind(read.oci_repositories);
+        self.snapshot.kustomizations = listed_kind(read.kustomizations);
+        self.snapshot.applications = listed_kind(read.applications);
+        self.partial = Some(partial);
     }
 
     /// The report of one Stage ([`explain::stage_report`]).
@@ -87,7 +186,7 @@ fn primary(read: cluster::ListRead) -> Result<Vec<Value>> {
 }
 
 /// A kind a Stage depends on, as [`Snapshot`] takes it: None when not installed.
-fn listed(read: cluster::ListRead) -> pacto_gates::delivery::view::ListedObjects {
+fn listed_kind(read: cluster::ListRead) -> pacto_gates::delivery::view::ListedObjects {
     match read {
         None => Some(Ok(Vec::new())),
         Some(Ok(items)) => Some(Ok(items)),
@@ -114,7 +213,8 @@ fn or_note(read: cluster::ListRead, what: &str, notes: &mut Vec<String>) -> Vec<
     }
 }
 
-/// The kinds a Stage depends on, read from a cluster into `snapshot` (every namespace).
+/// The kinds a Stage depends on, read from a cluster into `snapshot` (every namespace: the
+/// reconcile's read, and a listing of every namespace's).
 pub(crate) async fn read_appliers(c: &Cluster, snapshot: &mut Snapshot) {
     let read = c
         .delivery_objects(&DeliveryQuery {
@@ -122,35 +222,51 @@ pub(crate) async fn read_appliers(c: &Cluster, snapshot: &mut Snapshot) {
             ..Default::default()
         })
         .await;
-    snapshot.oci_repositories = listed(read.oci_repositories);
-    snapshot.kustomizations = listed(read.kustomizations);
-    snapshot.applications = listed(read.applications);
+    snapshot.oci_repositories = listed_kind(read.oci_repositories);
+    snapshot.kustomizations = listed_kind(read.kustomizations);
+    snapshot.applications = listed_kind(read.applications);
 }
 
-/// Every Stage of a cluster, one list across all namespaces (an upstream chain may lead to
-/// any namespace). Errors: the Stages cannot be listed (not installed, forbidden).
-pub(crate) async fn read_stages(c: &Cluster) -> Result<Objects> {
-    let read = c
-        .delivery_objects(&DeliveryQuery {
-            stages: Some(Scope::All),
-            ..Default::default()
-        })
-        .await;
-    Ok(Objects::of_stages(primary(read.stages)?))
+/// The Stages `scope` names: every Stage (one list), those of a namespace (one list), or one
+/// Stage (one GET). Errors: the Stages cannot be read (not installed, forbidden), or the one
+/// named does not exist (the API server's NotFound).
+pub(crate) async fn read_stages(c: &Cluster, scope: StageScope<'_>) -> Result<Objects> {
+    let (group, version, kind) = kinds::STAGE.gvk();
+    let kind = c.discover(group, version, kind).await?;
+    Ok(match scope {
+        StageScope::All => {
+            Objects::of_stages(c.list(&kind, Scope::All, None).await?.items, kind, None)
+        }
+        StageScope::Namespace(ns) => {
+            let stages = c.list(&kind, Scope::Namespace(ns), None).await?.items;
+            Objects::of_stages(stages, kind, Some(BTreeSet::from([ns.to_string()])))
+        }
+        StageScope::Named(ns, name) => {
+            let stage = c.get(&kind, ns, name).await?;
+            Objects::of_stages(vec![stage], kind, Some(BTreeSet::new()))
+        }
+    })
 }
 
-/// `explain stage/NAME` from the cluster: every Stage (for the upstream chain), then the kinds
-/// it depends on. Errors: no such Stage in the namespace, or the Stages cannot be listed.
-pub(crate) fn stage_report(c: &ClusterOptions, name: &str) -> Result<Report> {
+/// `explain stage/NAME` (and `wait`'s report) from the cluster: the Stage (one GET), then what
+/// it is judged on ([`Objects::read_for`]). Errors: no such Stage in the namespace, or it cannot
+/// be read.
+pub(crate) fn stage_report(
+    c: &ClusterOptions,
+    name: &str,
+    argocd_namespace: &str,
+) -> Result<Report> {
     block_on(async {
         let cluster = connect(c).await?;
         let ns = namespace(c, &cluster);
-        let mut objects = read_stages(&cluster).await?;
+        let mut objects = read_stages(&cluster, StageScope::Named(&ns, name)).await?;
         let Some(stage) = shown(&objects.stages, Some(&ns), Some(name), &Selector::default()).pop()
         else {
             return Err(not_found(ResourceType::Stages, name, Some(&ns)));
         };
-        objects.read_appliers(&cluster).await;
+        objects
+            .read_for(&cluster, std::slice::from_ref(&stage), argocd_namespace)
+            .await;
         Ok(objects.stage_report(&stage))
     })
 }
@@ -167,7 +283,7 @@ pub(crate) fn operation_report(c: &ClusterOptions, name: &str) -> Result<Report>
                 stages: here,
                 operations: here,
                 approvals: here,
-                appliers: false,
+                ..Default::default()
             })
             .await;
         let ops = primary(read.operations)?;
@@ -221,10 +337,10 @@ mod tests {
     #[test]
     fn each_kind_as_read() {
         let one = || Some(Ok(vec![json!({"metadata": {"name": "a"}})]));
-        assert!(matches!(listed(one()), Some(Ok(v)) if v.len() == 1));
-        assert!(listed(Some(Err(not_installed()))).is_none());
-        assert!(matches!(listed(Some(Err(forbidden()))), Some(Err(_))));
-        assert!(matches!(listed(None), Some(Ok(v)) if v.is_empty()));
+        assert!(matches!(listed_kind(one()), Some(Ok(v)) if v.len() == 1));
+        assert!(listed_kind(Some(Err(not_installed()))).is_none());
+        assert!(matches!(listed_kind(Some(Err(forbidden()))), Some(Err(_))));
+        assert!(matches!(listed_kind(None), Some(Ok(v)) if v.is_empty()));
         let mut notes = Vec::new();
         assert!(or_note(Some(Err(not_installed())), "Applications", &mut notes).is_empty());
         assert!(or_note(Some(Err(forbidden())), "Approvals", &mut notes).is_empty());

@@ -1,7 +1,10 @@
 //! kubectl's printing flags for listing commands, checked once (`-o`, `--no-headers`,
-//! `--show-labels`, `--sort-by`), and the printers that do not depend on the kind: `name`,
-//! `json`, `yaml`, `jsonpath=…` and `custom-columns=…` (kubectl `cli-runtime/pkg/printers`,
-//! `kubectl/pkg/cmd/get/customcolumn.go` and `sorter.go`).
+//! `--show-labels`, `--sort-by`, `--show-managed-fields`), and the printers that do not depend
+//! on the kind: `name`, `json`, `yaml`, `jsonpath=…` and `custom-columns=…` (kubectl
+//! `cli-runtime/pkg/printers`, `kubectl/pkg/cmd/get/customcolumn.go` and `sorter.go`). As
+//! cli-runtime's `JSONYamlPrintFlags` wraps them, `json` and `yaml` leave out
+//! `metadata.managedFields` unless `--show-managed-fields` (`OmitManagedFieldsPrinter`, of the
+//! object or of each item of a list); the other formats see the object whole.
 
 pub mod columns;
 pub mod jsonpath;
@@ -96,6 +99,8 @@ pub struct PrintOptions {
     /// `--sort-by=PATH`: objects ordered by this field (kubectl's relaxed JSONPath), and the
     /// path as given (for messages).
     pub sort_by: Option<(Template, String)>,
+    /// `--show-managed-fields`: `json` and `yaml` keep `metadata.managedFields`.
+    pub show_managed_fields: bool,
 }
 
 impl PrintOptions {
@@ -106,6 +111,7 @@ impl PrintOptions {
         no_headers: bool,
         show_labels: bool,
         sort_by: Option<&str>,
+        show_managed_fields: bool,
     ) -> Result<PrintOptions> {
         let format = OutputFormat::parse(output.unwrap_or(""))?;
         let sort_by = match sort_by {
@@ -120,6 +126,7 @@ impl PrintOptions {
             no_headers,
             show_labels,
             sort_by,
+            show_managed_fields,
         })
     }
 
@@ -134,24 +141,33 @@ impl PrintOptions {
     /// The output of the formats that do not depend on the kind, or None for the kind's table.
     /// `name_prefix` is what `-o name` prints before the slash; `single` is set when one object
     /// was asked for by name: `json`, `yaml` and `jsonpath` then print that object itself, not
-    /// a List (as kubectl does).
+    /// a List (as kubectl does). Errors: a bad jsonpath or column, and what kubectl's YAML
+    /// printer refuses to write (`yaml: control characters are not allowed`).
     pub fn machine(
         &self,
         name_prefix: &str,
         objects: &[Value],
         single: bool,
     ) -> Result<Option<String>> {
-        let data = || -> Value {
+        // The object or the List a format prints; `json` and `yaml` without managedFields.
+        let data = |omit: bool| -> Value {
+            let shown = |o: &Value| {
+                let mut o = o.clone();
+                if omit && !self.show_managed_fields {
+                    omit_managed_fields(&mut o);
+                }
+                o
+            };
             match (single, objects) {
-                (true, [one]) => one.clone(),
-                _ => pacto_gates::render::kube_list(objects.to_vec()),
+                (true, [one]) => shown(one),
+                _ => pacto_gates::render::kube_list(objects.iter().map(shown).collect()),
             }
         };
         Ok(Some(match &self.format {
             OutputFormat::Table | OutputFormat::Wide => return Ok(None),
-            OutputFormat::Json => gofmt::marshal_indent(&data(), "    ") + "\n",
+            OutputFormat::Json => gofmt::marshal_indent(&data(true), "    ") + "\n",
             OutputFormat::Yaml => {
-                serde_saphyr::to_string(&data()).map_err(|e| anyhow!("rendering YAML: {e}"))?
+                pacto_gates::k8s::yaml::emit::marshal(&data(true)).map_err(|e| anyhow!(e))?
             }
             OutputFormat::Name => {
                 let names: Vec<String> = objects
@@ -166,7 +182,7 @@ impl PrintOptions {
                 pacto_gates::render::names(name_prefix, &names)
             }
             OutputFormat::JsonPath { template, as_json } => {
-                let data = data();
+                let data = data(false);
                 if *as_json {
                     let values = template
                         .values(&data)
@@ -215,6 +231,15 @@ impl PrintOptions {
     }
 }
 
+/// cli-runtime's `OmitManagedFieldsPrinter` on one object: `metadata.managedFields` removed
+/// (`Unstructured.SetManagedFields(nil)`), whatever it holds; an object without a metadata map
+/// is left as it is.
+fn omit_managed_fields(o: &mut Value) {
+    if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.shift_remove("managedFields");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,15 +275,52 @@ mod tests {
     #[test]
     fn one_object_by_name_is_printed_as_itself() {
         let objs = vec![json!({"kind": "Pacto", "metadata": {"name": "a"}})];
-        let p = PrintOptions::new(Some("jsonpath={.kind}"), false, false, None).unwrap();
+        let p = PrintOptions::new(Some("jsonpath={.kind}"), false, false, None, false).unwrap();
         assert_eq!(p.machine("pacto", &objs, true).unwrap().unwrap(), "Pacto");
         assert_eq!(p.machine("pacto", &objs, false).unwrap().unwrap(), "List");
-        let p = PrintOptions::new(Some("name"), false, false, None).unwrap();
+        let p = PrintOptions::new(Some("name"), false, false, None, false).unwrap();
         assert_eq!(
             p.machine("pacto.pacto.trianalab.io", &objs, false)
                 .unwrap()
                 .unwrap(),
             "pacto.pacto.trianalab.io/a\n"
+        );
+    }
+
+    /// kubectl's `-o json|yaml` leave managedFields out (cli-runtime `OmitManagedFieldsPrinter`,
+    /// of the object and of each item of a List) and keep them with `--show-managed-fields`;
+    /// jsonpath sees them either way.
+    #[test]
+    fn managed_fields_only_with_the_flag() {
+        let objs = vec![json!({"apiVersion": "v1", "kind": "Pacto", "metadata": {
+            "name": "a", "managedFields": [{"manager": "kubectl", "operation": "Apply"}]}})];
+        let keeps = |format: &str, show: bool, single: bool| {
+            let p = PrintOptions::new(Some(format), false, false, None, show).unwrap();
+            p.machine("pacto", &objs, single)
+                .unwrap()
+                .unwrap()
+                .contains("Apply")
+        };
+        for single in [true, false] {
+            for format in ["json", "yaml"] {
+                assert!(!keeps(format, false, single), "{format} {single}");
+                assert!(keeps(format, true, single), "{format} {single}");
+            }
+            assert!(keeps("jsonpath={..operation}", false, single));
+        }
+        let p = PrintOptions::new(
+            Some("jsonpath={.metadata.managedFields[0].manager}"),
+            false,
+            false,
+            None,
+            false,
+        )
+        .unwrap();
+        assert_eq!(p.machine("pacto", &objs, true).unwrap().unwrap(), "kubectl");
+        let p = PrintOptions::new(Some("yaml"), false, false, None, false).unwrap();
+        assert_eq!(
+            p.machine("pacto", &objs, true).unwrap().unwrap(),
+            "apiVersion: v1\nkind: Pacto\nmetadata:\n  name: a\n"
         );
     }
 }

@@ -41,6 +41,7 @@ mod unicode;
 mod tests;
 
 pub use error::{Error, ErrorCode};
+pub(crate) use unicode::{is_digit, is_letter};
 
 use tree::{Id, Op, Tree};
 

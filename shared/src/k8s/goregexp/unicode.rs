@@ -493,6 +493,35 @@ pub(super) fn fold_range(lo: i32, hi: i32) -> Vec<i32> {
     }
 }
 
+/// Go's `unicode.IsLetter` (category L) as Go 1.26's tables answer it (Unicode 15.0.0, which
+/// Go 1.21 to 1.26 all carry).
+pub(crate) fn is_letter(c: char) -> bool {
+    static L: OnceLock<Vec<i32>> = OnceLock::new();
+    in_ranges(L.get_or_init(|| ranges(Table::Category("L"), false)), c)
+}
+
+/// Go's `unicode.IsDigit` (category Nd) as Go 1.26's tables answer it.
+pub(crate) fn is_digit(c: char) -> bool {
+    static ND: OnceLock<Vec<i32>> = OnceLock::new();
+    in_ranges(ND.get_or_init(|| ranges(Table::Category("Nd"), false)), c)
+}
+
+/// Whether `c` is in clean `lo, hi` pairs.
+fn in_ranges(pairs: &[i32], c: char) -> bool {
+    let r = c as i32;
+    let n = pairs.len() / 2;
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if pairs[2 * mid + 1] < r {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo < n && pairs[2 * lo] <= r
+}
+
 /// The case orbit of `r` (Go's `SimpleFold` steps through it), sorted; `[r]` when `r` has
 /// no case-fold equivalent.
 pub(super) fn orbit(r: i32) -> Vec<i32> {

@@ -8,9 +8,10 @@
 //! Two readers come before the YAML parser, each for the documents it is certain of and
 //! returning exactly the parser's value: JSON documents (`kubectl get -o json`) and the block
 //! YAML Kubernetes tools write ([`block`]). Every other document, and every error, is the
-//! parser's.
+//! parser's. Writing YAML as kubectl writes it is [`emit`]'s.
 
 pub mod block;
+pub mod emit;
 mod flow;
 mod scalar;
 

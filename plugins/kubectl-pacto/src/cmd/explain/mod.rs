@@ -95,7 +95,9 @@ pub(crate) fn run(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
 /// The report of the one object `KIND/NAME` names in the cluster.
 fn from_cluster(o: &Options<'_>, t: &Target) -> Result<Report> {
     match t.kind {
-        Explained::Stage => delivery::stage_report(&o.cluster, &t.name),
+        Explained::Stage => {
+            delivery::stage_report(&o.cluster, &t.name, &o.args.gates.argocd_namespace)
+        }
         Explained::Operation => delivery::operation_report(&o.cluster, &t.name),
         Explained::Gated(group, version, kind) => {
             let (obj, (argo, flux)) = block_on(async {

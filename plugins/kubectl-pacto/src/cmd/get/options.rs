@@ -42,6 +42,7 @@ impl<'a> Options<'a> {
             args.no_headers,
             args.show_labels,
             args.sort_by.as_deref(),
+            args.show_managed_fields,
         )?;
         let cluster = ClusterOptions::new(&args.cluster)?;
         let selector = match (file_selector, listed) {

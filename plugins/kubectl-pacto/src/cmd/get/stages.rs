@@ -1,12 +1,13 @@
-//! `kubectl pacto get stages`: every Stage is listed once (the upstream chain of a shown Stage
-//! may lead to another namespace), and the shown ones are picked here by namespace, name and
-//! selector; the kinds they depend on are read only for a table, and each Stage's conditions
-//! are computed against them.
+//! `kubectl pacto get stages`: the Stages of the namespace are listed once (every Stage with
+//! `-A`; the one named is read on its own), and the shown ones are picked here by name and
+//! selector; what they are judged on (their upstream Stages, and the kinds they depend on in
+//! the namespaces they and their references name) is read only for a table, and each Stage's
+//! conditions are computed against it.
 
 use super::listing::{self, Listing, Rows};
 use super::options::Options;
 use crate::io::connect::{block_on, connect, namespace};
-use crate::io::delivery::{read_stages, Objects};
+use crate::io::delivery::{read_stages, Objects, StageScope};
 use crate::io::select::{not_found, shown};
 use anyhow::Result;
 use kubectl_pacto::resource::ResourceType;
@@ -27,11 +28,18 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
     } else {
         block_on(async {
             let c = connect(&o.cluster).await?;
-            let mut objects = read_stages(&c).await?;
             let ns = (!args.all_namespaces).then_some(namespace(&o.cluster, &c));
-            let any_shown = !shown(&objects.stages, ns.as_deref(), name, &o.selector).is_empty();
-            if table && any_shown {
-                objects.read_appliers(&c).await;
+            let scope = match (ns.as_deref(), name) {
+                (None, _) => StageScope::All,
+                (Some(ns), Some(n)) => StageScope::Named(ns, n),
+                (Some(ns), None) => StageScope::Namespace(ns),
+            };
+            let mut objects = read_stages(&c, scope).await?;
+            let picked = shown(&objects.stages, ns.as_deref(), name, &o.selector);
+            if table && !picked.is_empty() {
+                objects
+                    .read_for(&c, &picked, &args.gates.argocd_namespace)
+                    .await;
             }
             Ok::<_, anyhow::Error>((objects, ns))
         })?

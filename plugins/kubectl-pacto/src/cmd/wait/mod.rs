@@ -139,7 +139,9 @@ pub(crate) fn run(args: &WaitArgs, global: &Global) -> Result<ExitCode> {
 fn why_not(o: &Options<'_>, p: &Value, gates: Option<&(ArgoGate, FluxGate)>) -> Result<Report> {
     let n = name_of(p);
     Ok(match (o.listed, gates) {
-        (ResourceType::Stages, _) => delivery::stage_report(&o.cluster, &n)?,
+        (ResourceType::Stages, _) => {
+            delivery::stage_report(&o.cluster, &n, &o.args.gates.argocd_namespace)?
+        }
         (ResourceType::Operations, _) => delivery::operation_report(&o.cluster, &n)?,
         (ResourceType::Pactos, Some((argo, flux))) => {
             Report::gated(p, &gate::decide(argo, flux, p), o.global.now, o.report)
