@@ -9,6 +9,7 @@
 
 mod conformance;
 mod rbac;
+mod scenarios;
 mod smoke;
 mod walkthrough;
 
