@@ -11,6 +11,7 @@ mod conformance;
 mod delivery;
 mod printing;
 mod rbac;
+mod scenarios;
 mod smoke;
 mod walkthrough;
 mod watch;
