@@ -205,6 +205,8 @@ fn commands() -> Vec<Vec<&'static str>> {
         "get pactos -n shop -o yaml",
         "get pactos -n shop -o name",
         "get pacto orders -n shop -o yaml",
+        "get pacto orders -n shop -o json --show-managed-fields",
+        "get pactos -n shop -o yaml --show-managed-fields",
         "get pactos -n shop -o jsonpath={.items[*].metadata.name}",
         "get pactos -n shop -o custom-columns=NAME:.metadata.name,VERDICT:.status.contractStatus",
         "get pactos -n shop --show-labels --sort-by=.metadata.name",
