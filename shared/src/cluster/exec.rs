@@ -39,15 +39,7 @@ pub(super) fn resolve(
     // A plugin that never answers must not hang the command: without --request-timeout the
     // plugin gets EXEC_TIMEOUT (kubectl would wait for ever).
     let timeout = Some(timeout.unwrap_or(EXEC_TIMEOUT));
-    let Some(name) = context.or(kc.current_context.as_deref()) else {
-        return Ok(());
-    };
-    let Some(ctx) = kc
-        .contexts
-        .iter()
-        .find(|c| c.name == name)
-        .and_then(|c| c.context.clone())
-    else {
+    let Some(ctx) = super::kubeconfig::context_in_use(kc, context) else {
         return Ok(());
     };
     let cluster_info = kc
@@ -67,12 +59,7 @@ pub(super) fn resolve(
     let Some(user) = ctx.user.as_deref() else {
         return Ok(());
     };
-    let Some(auth) = kc
-        .auth_infos
-        .iter_mut()
-        .find(|a| a.name == user)
-        .and_then(|a| a.auth_info.as_mut())
-    else {
+    let Some(auth) = super::kubeconfig::user_mut(kc, user) else {
         return Ok(());
     };
     if auth.exec.is_none() {

@@ -55,6 +55,30 @@ fn cluster_proxy_url(kc: &Kubeconfig, context: Option<&str>) -> Option<String> {
 
 /// The context in use must name a cluster and a user the kubeconfig defines (kubectl refuses
 /// otherwise; kube would connect without credentials).
+/// The context in use: `context` (`--context`), else the kubeconfig's current-context; None
+/// when neither names a context the kubeconfig has (the caller's checks report that).
+pub(super) fn context_in_use(
+    kc: &Kubeconfig,
+    context: Option<&str>,
+) -> Option<kube::config::Context> {
+    let name = context.or(kc.current_context.as_deref())?;
+    kc.contexts
+        .iter()
+        .find(|c| c.name == name)
+        .and_then(|c| c.context.clone())
+}
+
+/// The user (AuthInfo) named `user` in `kc`, to change in place.
+pub(super) fn user_mut<'a>(
+    kc: &'a mut Kubeconfig,
+    user: &str,
+) -> Option<&'a mut kube::config::AuthInfo> {
+    kc.auth_infos
+        .iter_mut()
+        .find(|a| a.name == user)
+        .and_then(|a| a.auth_info.as_mut())
+}
+
 fn check_context(kc: &Kubeconfig, context: Option<&str>) -> Result<(), String> {
     let Some(name) = context.or(kc.current_context.as_deref()) else {
         return Ok(()); // kube's own error names the missing current-context

@@ -79,18 +79,7 @@ pub(crate) fn inline_referenced_files(
     ca_overridden: bool,
 ) -> Result<(), String> {
     let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
-    let Some(name) = context
-        .or(kc.current_context.as_deref())
-        .map(str::to_string)
-    else {
-        return Ok(());
-    };
-    let Some(ctx) = kc
-        .contexts
-        .iter()
-        .find(|c| c.name == name)
-        .and_then(|c| c.context.clone())
-    else {
+    let Some(ctx) = super::kubeconfig::context_in_use(kc, context) else {
         return Ok(());
     };
     if let Some(cluster) = kc
@@ -126,12 +115,7 @@ pub(crate) fn inline_referenced_files(
     let Some(user) = ctx.user.as_deref() else {
         return Ok(());
     };
-    let Some(a) = kc
-        .auth_infos
-        .iter_mut()
-        .find(|a| a.name == user)
-        .and_then(|a| a.auth_info.as_mut())
-    else {
+    let Some(a) = super::kubeconfig::user_mut(kc, user) else {
         return Ok(());
     };
     if let Some(path) = a.client_certificate.take() {
