@@ -29,7 +29,6 @@ const CRD_DIRS: &[&str] = &["examples/cluster", "tests/fixtures/real/crds"];
 
 /// One server with the objects in place, and how to reach it.
 struct Side {
-    name: &'static str,
     kubeconfig: PathBuf,
     home: tempfile::TempDir,
 }
@@ -249,14 +248,12 @@ fn every_live_scenario_answers_alike_on_the_real_and_the_fake_server() {
     // The examples' namespaces are fixed: a cluster of this test's own.
     let kube = kube_harness::Kube::start();
     let real = Side {
-        name: "kube-apiserver",
         kubeconfig: kube.kubeconfig().to_path_buf(),
         home: tempfile::tempdir().unwrap(),
     };
     let fake = fake_server();
     let fake_home = tempfile::tempdir().unwrap();
     let fake_side = Side {
-        name: "fake-apiserver",
         kubeconfig: fake.write_kubeconfig(fake_home.path(), None),
         home: fake_home,
     };
