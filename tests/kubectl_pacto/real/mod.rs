@@ -7,6 +7,7 @@
 //! `too old resource version` Status, reason `Expired`: apimachinery's
 //! `pkg/api/errors.NewResourceExpired` as the storage layer returns it).
 
+mod bench;
 mod rbac;
 mod smoke;
 mod walkthrough;
