@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::http::{RawRequest, Response};
 use crate::route::{self, Query, Route};
@@ -43,6 +43,10 @@ pub enum FaultAction {
     /// Answer 200 with a JSON content type and a body that never ends (no length, the
     /// connection closes only when the client goes away).
     EndlessBody,
+    /// Answer with this HTTP code and this JSON body, whatever was asked: a hostile or broken
+    /// server's answer (another object than the one named in the path, a list whose items
+    /// lack a field the real server always sets). Nothing is stored.
+    Reply(u16, Value),
 }
 
 impl Fault {

@@ -90,6 +90,7 @@ fn serve(shared: &Shared, stream: TcpStream) {
                 return;
             }
             Some(FaultAction::Status(code)) => fault::status_response(code, &req),
+            Some(FaultAction::Reply(code, body)) => Response::json(code, &body),
             Some(FaultAction::Delay(delay)) => {
                 thread::sleep(delay);
                 dispatch(shared, &req)

@@ -11,8 +11,8 @@
 //! copies of the delivery test base (a Stage, its two OCIRepositories, its Kustomization) in a
 //! namespace of its own on a cluster of its own, then times two whole runs of the binary under
 //! `/usr/bin/time -v`: the first writes every Stage's status, the second writes nothing. It
-//! prints wall, user and system time and peak memory of each, with the load average before the
-//! run. The binary is `KUBECTL_PACTO_BENCH_BIN` (a release build is what ships), else the
+//! prints wall, user and system time and peak memory of each, the CPU time kube-apiserver and
+//! etcd spent meanwhile, and the load average before the run. The binary is `KUBECTL_PACTO_BENCH_BIN` (a release build is what ships), else the
 //! test's own. The runs must do what they claim (every Stage updated, then every Stage
 //! unchanged, exit 0); the times are printed, never asserted. With `KUBECTL_PACTO_BENCH_AUDIT=1`
 //! it also prints, from the API server's audit log, how many requests of each kind a run made
@@ -23,8 +23,8 @@ use super::*;
 /// `n` copies of `shared/src/delivery/testdata/base-flux.yaml` in `ns`, each name suffixed
 /// `-NNNNN`.
 fn objects(ns: &str, n: usize) -> Vec<Value> {
-    let text =
-        std::fs::read_to_string(repo().join("shared/src/delivery/testdata/base-flux.yaml")).unwrap();
+    let text = std::fs::read_to_string(repo().join("shared/src/delivery/testdata/base-flux.yaml"))
+        .unwrap();
     let base: Vec<Value> = serde_saphyr::from_multiple::<Value>(&text)
         .unwrap()
         .into_iter()
@@ -99,8 +99,27 @@ fn timed(stderr: &str) -> Timed {
         wall,
         user: field("User time (seconds):").parse().unwrap(),
         system: field("System time (seconds):").parse().unwrap(),
-        max_rss_kb: field("Maximum resident set size (kbytes):").parse().unwrap(),
+        max_rss_kb: field("Maximum resident set size (kbytes):")
+            .parse()
+            .unwrap(),
     }
+}
+
+/// CPU seconds (user + system) the cluster's `name` process (`kube-apiserver`, `etcd`) has used,
+/// from `/proc/PID/stat` (fields 14 and 15, in clock ticks of `getconf CLK_TCK`).
+fn cpu_seconds(kube: &kube_harness::Kube, name: &str) -> f64 {
+    let pid = std::fs::read_to_string(kube.dir().join(format!("pids/{name}.pid"))).unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap();
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    let tck = Command::new("getconf").arg("CLK_TCK").output().unwrap();
+    ticks
+        / String::from_utf8_lossy(&tck.stdout)
+            .trim()
+            .parse::<f64>()
+            .unwrap()
 }
 
 fn load_average() -> String {
@@ -112,8 +131,9 @@ fn load_average() -> String {
 /// Seconds since midnight of an RFC 3339 UTC time with a fraction (`...T12:34:56.789012Z`).
 fn day_seconds(t: &str) -> f64 {
     let time = t.split('T').nth(1).unwrap_or("").trim_end_matches('Z');
-    time.split(':')
-        .fold(0.0, |acc, part| acc * 60.0 + part.parse::<f64>().unwrap_or(0.0))
+    time.split(':').fold(0.0, |acc, part| {
+        acc * 60.0 + part.parse::<f64>().unwrap_or(0.0)
+    })
 }
 
 /// What the API server's audit log says of the run's requests (those after byte `from` whose
@@ -135,7 +155,11 @@ fn server_time(kube: &kube_harness::Kube, from: usize) -> Vec<String> {
         let what = match e["objectRef"]["resource"].as_str() {
             Some(r) => {
                 let sub = e["objectRef"]["subresource"].as_str().unwrap_or("");
-                let r = if sub.is_empty() { r.to_string() } else { format!("{r}/{sub}") };
+                let r = if sub.is_empty() {
+                    r.to_string()
+                } else {
+                    format!("{r}/{sub}")
+                };
                 format!("{} {r}", e["verb"].as_str().unwrap_or(""))
             }
             None => format!("get {}", e["requestURI"].as_str().unwrap_or("")),
@@ -192,7 +216,11 @@ fn reconcile_against_the_real_server() {
     let sizes: Vec<usize> = std::env::var("KUBECTL_PACTO_BENCH_STAGES")
         .unwrap_or_else(|_| "1000,10000".into())
         .split(',')
-        .map(|n| n.trim().parse().expect("KUBECTL_PACTO_BENCH_STAGES: numbers"))
+        .map(|n| {
+            n.trim()
+                .parse()
+                .expect("KUBECTL_PACTO_BENCH_STAGES: numbers")
+        })
         .collect();
     let kube = kube_harness::Kube::start();
     let crds = repo().join("tests/fixtures/real/crds");
@@ -207,16 +235,39 @@ fn reconcile_against_the_real_server() {
         ],
         None,
     );
-    println!("binary: {}", bin.display());
-    println!("| Stages | run | wall s | user s | sys s | max RSS MB | load before |");
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    let atomic = std::env::var("KUBECTL_PACTO_BENCH_CONDITIONS").as_deref() == Ok("atomic");
+    if atomic {
+        // The Stage CRD without the list-map marker: the run writes by guarded merge patch.
+        let mut crd = yaml_documents("examples/cluster/stages.delivery.pacto.trianalab.io.yaml")
+            .pop()
+            .unwrap();
+        let c = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+            ["status"]["properties"]["conditions"];
+        let m = c.as_object_mut().unwrap();
+        m.remove("x-kubernetes-list-type");
+        m.remove("x-kubernetes-list-map-keys");
+        kube.kubectl_ok(&["apply", "-f", "-"], Some(&crd.to_string()));
+    }
+    println!(
+        "binary: {}; status.conditions {}",
+        bin.display(),
+        if atomic {
+            "atomic (merge patches)"
+        } else {
+            "a list-map (server-side applies)"
+        }
+    );
+    println!("| Stages | run | wall s | user s | sys s | max RSS MB | kube-apiserver CPU s | etcd CPU s | load before |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     for n in sizes {
         let ns = kube.namespace("bench");
         create(&kube, &ns, &objects(&ns, n));
         for (run, want) in [("writes", "updated"), ("no-op", "unchanged")] {
             let load = load_average();
             let audited_from = std::fs::metadata(kube.audit_log()).map_or(0, |m| m.len() as usize);
+            let cpu_before = ["kube-apiserver", "etcd"].map(|p| cpu_seconds(&kube, p));
             let (t, report) = timed_run(&kube, &bin, &ns, &[]);
+            let cpu = ["kube-apiserver", "etcd"].map(|p| cpu_seconds(&kube, p));
             if std::env::var_os("KUBECTL_PACTO_BENCH_AUDIT").is_some() {
                 // The audit backend writes each event as its request completes.
                 std::thread::sleep(Duration::from_secs(1));
@@ -226,11 +277,13 @@ fn reconcile_against_the_real_server() {
             }
             assert_eq!(results(&report, want), n, "{run}: {report}");
             println!(
-                "| {n} | {run} | {:.2} | {:.2} | {:.2} | {} | {load} |",
+                "| {n} | {run} | {:.2} | {:.2} | {:.2} | {} | {:.2} | {:.2} | {load} |",
                 t.wall,
                 t.user,
                 t.system,
-                t.max_rss_kb / 1024
+                t.max_rss_kb / 1024,
+                cpu[0] - cpu_before[0],
+                cpu[1] - cpu_before[1],
             );
         }
     }
