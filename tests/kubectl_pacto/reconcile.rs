@@ -524,16 +524,45 @@ fn every_request_is_allowed_by_the_shipped_rbac_which_grants_nothing_more() {
     }
 }
 
+/// Seconds of a duration written `Ns` or `Nm` (what the manifests use).
+fn manifest_seconds(d: &str) -> i64 {
+    match d.split_at(d.len() - 1) {
+        (n, "s") => n.parse().unwrap(),
+        (n, "m") => n.parse::<i64>().unwrap() * 60,
+        _ => panic!("{d}: write it as Ns or Nm"),
+    }
+}
+
+/// The CronJob runs one Job at a time, and the run's own `--timeout` ends it before the Job's
+/// `activeDeadlineSeconds` (with a minute to start the Pod and print the report), so that a
+/// hung API server ends in a report, not a killed Pod.
 #[test]
 fn the_deploy_manifests_run_once_at_a_time_with_a_deadline() {
     let cron = &yaml_docs(&std::fs::read_to_string(repo().join("deploy/cronjob.yaml")).unwrap())[0];
     assert_eq!(cron["spec"]["concurrencyPolicy"], "Forbid");
+    let active = cron["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"]
+        .as_i64()
+        .unwrap();
+    let job_args: Vec<&str> = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+        [0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let flag = |name: &str| {
+        let at = job_args
+            .iter()
+            .position(|a| *a == name)
+            .unwrap_or_else(|| panic!("the CronJob does not give {name}: {job_args:?}"));
+        manifest_seconds(job_args[at + 1])
+    };
+    let (timeout, request_timeout) = (flag("--timeout"), flag("--request-timeout"));
     assert!(
-        cron["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"]
-            .as_i64()
-            .unwrap()
-            > 0
+        timeout > 0 && timeout + 60 <= active,
+        "--timeout {timeout}s, activeDeadlineSeconds {active}"
     );
+    assert!(request_timeout < timeout);
     let pod = &cron["spec"]["jobTemplate"]["spec"]["template"]["spec"];
     assert_eq!(pod["serviceAccountName"], "kubectl-pacto-reconcile");
     let args: Vec<&str> = pod["containers"][0]["args"]

@@ -9,6 +9,7 @@
 
 mod bench;
 mod rbac;
+mod reconcile;
 mod smoke;
 mod walkthrough;
 
