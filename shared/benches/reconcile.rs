@@ -5,10 +5,10 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fake_apiserver::{FakeApiServer, Resource};
-use pacto_gates::cluster::{Cluster, ConnectOptions, DeliveryQuery, Scope, StatusPatch};
+use pacto_gates::cluster::{Cluster, ConnectOptions, DeliveryQuery, Scope};
 use pacto_gates::delivery::view::Snapshot;
 use pacto_gates::delivery::World;
-use pacto_gates::reconcile::{self, conditions_list_type, Write};
+use pacto_gates::reconcile::{self, conditions_list_type};
 use serde_json::{json, Value};
 
 const STAGES: usize = 1000;
@@ -138,18 +138,8 @@ async fn run(kubeconfig: &std::path::Path) -> usize {
     let mut writes = 0;
     for c in reconcile::plan(&stages, &world, list_type, NOW) {
         let Some(w) = &c.write else { continue };
-        let patch = match w {
-            Write::Apply(body) => StatusPatch::Apply {
-                body,
-                manager: reconcile::FIELD_MANAGER,
-            },
-            Write::GuardedMerge(body) => StatusPatch::Merge {
-                body,
-                manager: reconcile::FIELD_MANAGER,
-            },
-        };
         cluster
-            .patch_status(&kind, &c.namespace, &c.name, patch)
+            .patch_status(&kind, &c.namespace, &c.name, w.status_patch())
             .await
             .expect("written");
         writes += 1;

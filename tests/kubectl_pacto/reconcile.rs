@@ -524,16 +524,45 @@ fn every_request_is_allowed_by_the_shipped_rbac_which_grants_nothing_more() {
     }
 }
 
+/// Seconds of a duration written `Ns` or `Nm` (what the manifests use).
+fn manifest_seconds(d: &str) -> i64 {
+    match d.split_at(d.len() - 1) {
+        (n, "s") => n.parse().unwrap(),
+        (n, "m") => n.parse::<i64>().unwrap() * 60,
+        _ => panic!("{d}: write it as Ns or Nm"),
+    }
+}
+
+/// The CronJob runs one Job at a time, and the run's own `--timeout` ends it before the Job's
+/// `activeDeadlineSeconds` (with a minute to start the Pod and print the report), so that a
+/// hung API server ends in a report, not a killed Pod.
 #[test]
 fn the_deploy_manifests_run_once_at_a_time_with_a_deadline() {
     let cron = &yaml_docs(&std::fs::read_to_string(repo().join("deploy/cronjob.yaml")).unwrap())[0];
     assert_eq!(cron["spec"]["concurrencyPolicy"], "Forbid");
+    let active = cron["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"]
+        .as_i64()
+        .unwrap();
+    let job_args: Vec<&str> = cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+        [0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let flag = |name: &str| {
+        let at = job_args
+            .iter()
+            .position(|a| *a == name)
+            .unwrap_or_else(|| panic!("the CronJob does not give {name}: {job_args:?}"));
+        manifest_seconds(job_args[at + 1])
+    };
+    let (timeout, request_timeout) = (flag("--timeout"), flag("--request-timeout"));
     assert!(
-        cron["spec"]["jobTemplate"]["spec"]["activeDeadlineSeconds"]
-            .as_i64()
-            .unwrap()
-            > 0
+        timeout > 0 && timeout + 60 <= active,
+        "--timeout {timeout}s, activeDeadlineSeconds {active}"
     );
+    assert!(request_timeout < timeout);
     let pod = &cron["spec"]["jobTemplate"]["spec"]["template"]["spec"];
     assert_eq!(pod["serviceAccountName"], "kubectl-pacto-reconcile");
     let args: Vec<&str> = pod["containers"][0]["args"]
@@ -546,4 +575,352 @@ fn the_deploy_manifests_run_once_at_a_time_with_a_deadline() {
     // The arguments parse: the same command line runs against the fake cluster.
     let c = Cluster::new(true, &base());
     c.run(&args[2..]).assert_code(0);
+}
+
+/// `n` Stages named `stage-00`, `stage-01`, ... (copies of the base Stage, on its appliers).
+fn stages(n: usize) -> Vec<Value> {
+    let base = base();
+    let mut objects: Vec<Value> = base[1..].to_vec();
+    for i in 0..n {
+        let mut s = base[0].clone();
+        s["metadata"]["name"] = json!(format!("stage-{i:02}"));
+        objects.push(s);
+    }
+    objects
+}
+
+/// The `(name, result, detail)` of each Stage of a `-o json` report.
+fn results(stdout: &str) -> Vec<(String, String, String)> {
+    let report: Value =
+        serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}"));
+    report["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let f = |k: &str| s[k].as_str().unwrap_or("").to_string();
+            (f("name"), f("result"), f("detail"))
+        })
+        .collect()
+}
+
+/// A server that takes every status PATCH and never answers: the run ends at `--timeout`, not
+/// after a `--request-timeout` per Stage; the writes in flight (`--concurrent` of them, no more)
+/// are cancelled, none is started after the deadline, and every Stage is reported unwritten.
+#[test]
+fn a_hung_server_ends_the_run_at_its_deadline_with_what_was_left() {
+    for concurrent in [None, Some("3")] {
+        let c = Cluster::new(true, &stages(20));
+        c.server.fault(
+            Fault::always("/status", FaultAction::Delay(Duration::from_secs(60)))
+                .on_method("PATCH"),
+        );
+        let mut args = vec!["-n", "test", "-o", "json", "--timeout", "10s"];
+        if let Some(n) = concurrent {
+            args.extend(["--concurrent", n]);
+        }
+        let r = c.run(&args);
+        r.assert_code(1).assert_no_panic();
+        let in_flight: usize = concurrent.map_or(8, |n| n.parse().unwrap());
+        assert_eq!(c.patches(), in_flight, "{concurrent:?}");
+        let results = results(&r.stdout);
+        assert_eq!(results.len(), 20);
+        let cancelled = "the run's --timeout of 10s passed while it was being written: the request was cancelled, and the API server may or may not have applied it";
+        let not_started = "not written: the run's --timeout of 10s passed before its turn";
+        let count = |d: &str| {
+            results
+                .iter()
+                .filter(|(_, res, detail)| res == "failed" && detail == d)
+                .count()
+        };
+        assert_eq!(
+            (count(cancelled), count(not_started)),
+            (in_flight, 20 - in_flight),
+            "{results:?}"
+        );
+        assert!(
+            r.stderr
+                .contains("error: 20 Stage(s) left unwritten: test/stage-00, test/stage-01"),
+            "{}",
+            r.stderr
+        );
+    }
+}
+
+/// A deadline that passes while the Stages are still being read: nothing is written, exit 2.
+#[test]
+fn a_deadline_that_passes_while_reading_writes_nothing() {
+    let c = Cluster::new(true, &stages(2));
+    c.server.fault(
+        Fault::always(
+            "/namespaces/test/stages",
+            FaultAction::Delay(Duration::from_secs(60)),
+        )
+        .on_method("GET"),
+    );
+    let r = c.run(&["-n", "test", "--timeout", "3s"]);
+    r.assert_code(2).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        "error: the run's --timeout of 3s passed before the Stages and their appliers were read: nothing was written\n"
+    );
+    assert_eq!(c.patches(), 0);
+}
+
+/// The help states the deadline and the writes in flight, with their defaults.
+#[test]
+fn the_deadline_and_the_writes_in_flight_are_in_the_help() {
+    let r = run(&mut pacto(&["reconcile", "--help"]));
+    r.assert_code(0);
+    let help = r.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    for want in [
+        "--timeout <DURATION> The deadline of the whole run",
+        "[default: 3m]",
+        "--concurrent <N> How many Stage writes are in flight at once",
+        "[default: 8]",
+    ] {
+        assert!(help.contains(want), "{want:?} not in {}", r.stdout);
+    }
+}
+
+/// A Stage deleted after the list: the status PATCH is a 404, and the report names the Stage as
+/// kubectl names a missing object (`stages.delivery.pacto.trianalab.io "NAME" not found`, the
+/// API server's NotFound of the resource and name), with both ways of writing.
+#[test]
+fn a_stage_deleted_mid_run_is_named() {
+    for list_map in [true, false] {
+        let c = Cluster::new(list_map, &stages(2));
+        c.server.fault(
+            Fault::once("/stages/stage-01/status", FaultAction::Status(404)).on_method("PATCH"),
+        );
+        let r = c.run(&["-n", "test", "-o", "json"]);
+        r.assert_code(1).assert_no_panic();
+        assert_eq!(
+            results(&r.stdout)[1],
+            (
+                "stage-01".to_string(),
+                "failed".to_string(),
+                "stages.delivery.pacto.trianalab.io \"stage-01\" not found".to_string()
+            ),
+            "list-map {list_map}"
+        );
+        assert_eq!(results(&r.stdout)[0].1, "updated");
+    }
+}
+
+/// After a 409 the re-read answers another object (another namespace and name, or the same
+/// name with another uid): nothing is written to it, the Stage is reported unwritten, exit 1;
+/// the only write of the run is the first one, to the listed Stage's status.
+#[test]
+fn a_reread_that_answers_another_object_is_not_written() {
+    let mut elsewhere = base()[0].clone();
+    elsewhere["metadata"] = json!({"name": "other", "namespace": "prod", "uid": "u-other",
+        "resourceVersion": "900", "generation": 1});
+    let mut recreated = base()[0].clone();
+    recreated["metadata"] = json!({"name": "payments", "namespace": "test", "uid": "u-recreated",
+        "resourceVersion": "901", "generation": 1});
+    for (answer, why) in [
+        (
+            elsewhere,
+            "the re-read answered prod/other, not test/payments",
+        ),
+        (
+            recreated,
+            "the re-read answered uid \"u-recreated\", not the listed",
+        ),
+    ] {
+        for list_map in [true, false] {
+            let c = Cluster::new(list_map, &base());
+            c.server.fault(
+                Fault::once("/stages/payments/status", FaultAction::Status(409)).on_method("PATCH"),
+            );
+            c.server.fault(
+                Fault::once("/stages/payments", FaultAction::Reply(200, answer.clone()))
+                    .on_method("GET"),
+            );
+            let r = c.run(&["-n", "test", "-o", "json"]);
+            r.assert_code(1).assert_no_panic();
+            let (name, result, detail) = results(&r.stdout).remove(0);
+            assert_eq!((name.as_str(), result.as_str()), ("payments", "failed"));
+            assert!(detail.contains(why), "{detail}");
+            let writes: Vec<String> = c
+                .server
+                .requests()
+                .into_iter()
+                .filter(|q| q.is_write())
+                .map(|q| format!("{} {}", q.method, q.path))
+                .collect();
+            assert_eq!(
+                writes,
+                ["PATCH /apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/test/stages/payments/status"],
+                "list-map {list_map}"
+            );
+            assert!(
+                r.stderr
+                    .contains("error: 1 Stage(s) left unwritten: test/payments"),
+                "{}",
+                r.stderr
+            );
+        }
+    }
+}
+
+/// The types of `stage`'s conditions, in order.
+fn condition_types(stage: &Value) -> Vec<String> {
+    stage["status"]["conditions"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|c| c["type"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// An atomic conditions list holding two `Ready` entries (a writer that appended instead of
+/// replacing): the run leaves one entry per type (`meta.RemoveStatusCondition` drops every
+/// entry of a type, `meta.FindStatusCondition` reads the first), also when the first already
+/// says what is computed; the other writers' entry is kept.
+#[test]
+fn an_atomic_list_with_two_ready_entries_keeps_one() {
+    let stale = json!({"type": "Ready", "status": "True", "reason": "Promotable", "message": "stale",
+        "lastTransitionTime": "2026-11-01T00:00:00Z", "observedGeneration": 1});
+    let frozen = json!({"type": "Frozen", "status": "False", "reason": "NotFrozen", "message": "",
+        "lastTransitionTime": "2026-11-01T00:00:00Z"});
+    // What the first run writes on a fresh Stage, read back from a run without duplicates.
+    let fresh = Cluster::new(false, &base());
+    fresh.run(&["-n", "test"]).assert_code(0);
+    let written = fresh.stage("test", "payments")["status"].clone();
+    let ready = condition(&fresh.stage("test", "payments"), "Ready")
+        .unwrap()
+        .clone();
+    let mediated = condition(&fresh.stage("test", "payments"), "Mediated")
+        .unwrap()
+        .clone();
+    for conditions in [
+        // A stale Ready after the one that is not yet written right.
+        vec![
+            json!({"type": "Ready", "status": "False", "reason": "NoCandidateSource", "message": "x",
+            "lastTransitionTime": "2026-11-01T00:00:00Z"}),
+            frozen.clone(),
+            stale.clone(),
+        ],
+        // The first entries already right: only the duplicate is wrong.
+        vec![
+            ready.clone(),
+            mediated.clone(),
+            frozen.clone(),
+            stale.clone(),
+        ],
+    ] {
+        let mut objects = base();
+        objects[0]["status"] =
+            json!({"observedGeneration": written["observedGeneration"], "conditions": conditions});
+        let c = Cluster::new(false, &objects);
+        c.run(&["-n", "test"]).assert_code(0).assert_no_panic();
+        let stage = c.stage("test", "payments");
+        let mut types = condition_types(&stage);
+        types.sort();
+        assert_eq!(types, ["Frozen", "Mediated", "Ready"], "{stage}");
+        let ready = condition(&stage, "Ready").unwrap();
+        assert_eq!(ready["reason"], "Promotable");
+        assert_ne!(ready["message"], "stale");
+        assert_eq!(condition(&stage, "Frozen"), Some(&frozen));
+        // A second run has nothing left to write.
+        c.server.clear_requests();
+        c.run(&["-n", "test"]).assert_code(0);
+        assert_eq!(c.patches(), 0);
+    }
+}
+
+/// The list answer of the run's Stages, as a hostile or broken server may give it: the stored
+/// Stage `payments` of `c` changed by `edit`.
+fn listed_as(c: &Cluster, edit: impl Fn(&mut Value)) -> Fault {
+    let mut stage = c.stage("test", "payments");
+    edit(&mut stage);
+    let list = json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1", "kind": "StageList",
+        "metadata": {"resourceVersion": "1000"}, "items": [stage]});
+    Fault::once(
+        "/apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/test/stages",
+        FaultAction::Reply(200, list),
+    )
+    .on_method("GET")
+}
+
+/// A Stage listed without `metadata.resourceVersion` cannot be written by a guarded merge patch
+/// (a body with `resourceVersion: null` is no guard: the API server would take it): it is left
+/// unwritten and reported, and nothing is sent.
+#[test]
+fn no_merge_patch_without_a_resource_version() {
+    for rv in [None, Some(json!("")), Some(json!(41))] {
+        let c = Cluster::new(false, &base());
+        c.server.fault(listed_as(&c, |s| {
+            let m = s["metadata"].as_object_mut().unwrap();
+            match &rv {
+                None => {
+                    m.remove("resourceVersion");
+                }
+                Some(v) => {
+                    m.insert("resourceVersion".into(), v.clone());
+                }
+            }
+        }));
+        let r = c.run(&["-n", "test", "-o", "json"]);
+        r.assert_code(1).assert_no_panic();
+        assert_eq!(c.patches(), 0, "resourceVersion {rv:?}");
+        assert_eq!(
+            results(&r.stdout)[0],
+            (
+                "payments".to_string(),
+                "failed".to_string(),
+                "not written: the Stage carries no metadata.resourceVersion to guard the merge patch of its whole conditions list".to_string()
+            )
+        );
+    }
+}
+
+/// `observedGeneration` (of the status and of each condition) is copied from
+/// `metadata.generation` only when that is an int64 (apimachinery's `ObjectMeta.Generation`):
+/// not a number beyond it (2^70, which a saturating conversion writes as 2^63-1), not a string
+/// (which would be written `null`, deleting the field under a merge patch), with both ways of
+/// writing. The body sent carries no observedGeneration at all.
+#[test]
+fn observed_generation_only_from_an_int64_generation() {
+    let too_big: Value = serde_json::from_str("1180591620717411303424").unwrap();
+    for generation in [too_big, json!("2"), json!(2.5)] {
+        for list_map in [true, false] {
+            let c = Cluster::new(list_map, &base());
+            c.server.fault(listed_as(&c, |s| {
+                s["metadata"]["generation"] = generation.clone()
+            }));
+            let r = c.run(&["-n", "test"]);
+            r.assert_no_panic();
+            let patches: Vec<Value> = c
+                .server
+                .requests()
+                .into_iter()
+                .filter(|q| q.method == "PATCH")
+                .map(|q| serde_json::from_str(&q.body).unwrap())
+                .collect();
+            assert_eq!(
+                patches.len(),
+                1,
+                "{generation} list-map {list_map}: {}",
+                r.stderr
+            );
+            let status = &patches[0]["status"];
+            assert!(
+                status.get("observedGeneration").is_none(),
+                "{generation} list-map {list_map}: {status}"
+            );
+            for cond in status["conditions"].as_array().unwrap() {
+                if matches!(cond["type"].as_str(), Some("Ready" | "Mediated")) {
+                    assert!(
+                        cond.get("observedGeneration").is_none(),
+                        "{generation}: {cond}"
+                    );
+                }
+            }
+        }
+    }
 }

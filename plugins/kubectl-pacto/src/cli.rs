@@ -129,10 +129,13 @@ pub enum Command {
     /// conditions, and writes each Stage whose status does not already say them: server-side
     /// apply under the field manager kubectl-pacto when the CRD schema merges conditions by
     /// type, else a merge patch guarded by resourceVersion that keeps every other condition.
-    /// A 409 re-reads that Stage and retries; 429 and 5xx are retried with Retry-After; a 403
-    /// skips the Stage naming the permission. --dry-run prints the planned patches and writes
-    /// nothing. Exit 0 when everything is written or unchanged, 1 when something is left
-    /// unwritten, 2 when it could not run.
+    /// Writes --concurrent at a time (8 by default). A 409 re-reads that Stage and retries,
+    /// unless the re-read is another object (another namespace, name or uid); 429 and 5xx are
+    /// retried with Retry-After; a 403 skips the Stage naming the permission. --timeout (3m by
+    /// default) bounds the whole run: past it nothing more is written and the Stages left are
+    /// reported. --dry-run prints the planned patches and writes nothing. Exit 0 when
+    /// everything is written or unchanged, 1 when something is left unwritten, 2 when it could
+    /// not run.
     Reconcile(ReconcileArgs),
     /// Wait until Pactos, Stages or Operations reach a state, for CI and scripts (kubectl wait's
     /// habits).
@@ -259,6 +262,17 @@ pub struct ReconcileArgs {
     /// Output format of the run report: a table by default.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<Output>,
+    /// The deadline of the whole run (connecting, reading, writing), e.g. 90s, 3m; 0: none. Past
+    /// it nothing more is written: writes in flight are cancelled, the report lists every Stage
+    /// left unwritten, and the run exits 1 (2 when it passed before the Stages were read). Keep it
+    /// below the Job's activeDeadlineSeconds, so that the report is printed.
+    #[arg(long, value_name = "DURATION", default_value = "3m")]
+    pub timeout: String,
+    /// How many Stage writes are in flight at once (at least 1). Each waits on the API server
+    /// (and etcd) rather than on this process, so a handful at once shortens a run without
+    /// loading the server more than a controller with as many workers would.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..))]
+    pub concurrent: u16,
     #[command(flatten)]
     pub cluster: ClusterArgs,
 }

@@ -29,7 +29,8 @@ pub fn is_conflict(e: &ClusterError) -> bool {
 impl Cluster {
     /// Patches the status subresource of `namespace/name`; returns the object as written.
     /// Errors: as every request (403 names the verb `patch` and `<plural>/status`, 409
-    /// [`is_conflict`], 404 not found ...).
+    /// [`is_conflict`]); a 404 (the object was deleted) names the object as kubectl does,
+    /// `stages.delivery.pacto.trianalab.io "payments" not found`.
     pub async fn patch_status(
         &self,
         kind: &ServedKind,
@@ -70,6 +71,16 @@ impl Cluster {
                 .map_err(|e| e.to_string())
         })
         .await
+        .map_err(|e| match e {
+            // The answer names the object, not its status subresource (kube-apiserver's
+            // NewNotFound of the resource and name).
+            ClusterError::NotFound { .. } => ClusterError::NotFound {
+                resource: kind.resource(),
+                name: name.to_string(),
+                scope: String::new(),
+            },
+            e => e,
+        })
     }
 
     /// The OpenAPI v3 document of `group/version` (`/openapi/v3/apis/{group}/{version}`):

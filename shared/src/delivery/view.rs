@@ -30,6 +30,16 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
+/// A whole number within int64 (`metadata.generation` is an int64): a float that is one
+/// (`2.0`, as a YAML or JSON writer may put it), never one rounded or saturated into range
+/// (`2^70` is no generation).
+fn int64_of(f: Option<f64>) -> Option<i64> {
+    // -2^63 ..= 2^63 - 1: 2^63 is exactly representable, so `<` keeps it out.
+    const BOUND: f64 = 9_223_372_036_854_775_808.0;
+    f.filter(|f| f.fract() == 0.0 && *f >= -BOUND && *f < BOUND)
+        .map(|f| f as i64)
+}
+
 impl<'a> Reader<'a> {
     pub fn new(obj: &'a Value) -> Reader<'a> {
         Reader {
@@ -109,9 +119,16 @@ impl<'a> Reader<'a> {
     pub fn int(&mut self, path: &[&str]) -> Option<i64> {
         match self.lookup(path) {
             None | Some(Value::Null) => None,
-            Some(Value::Number(n)) => n
-                .as_i64()
-                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+            Some(Value::Number(n)) => match n.as_i64().or_else(|| int64_of(n.as_f64())) {
+                Some(i) => Some(i),
+                None => {
+                    self.problems.push(format!(
+                        "{}: expected an integer within int64, found {n}",
+                        path.join(".")
+                    ));
+                    None
+                }
+            },
             Some(other) => {
                 self.wrong(path, "an integer", other);
                 None

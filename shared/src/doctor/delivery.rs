@@ -1,15 +1,19 @@
 //! Checks of delivery Stages: every failing rule of `Ready` and `Mediated` ([`crate::delivery`],
-//! "Delivery reference: setup and gates") as a finding, near misses of the apply-ref label, and an
-//! apply OCIRepository that does not verify like its candidates ("give it the same spec.verify").
+//! "Delivery reference: setup and gates") as a finding, near misses of the apply-ref label, an
+//! apply OCIRepository that does not verify like its candidates ("give it the same spec.verify"),
+//! and a Stage CRD whose `status.conditions` one writer owns whole ([`conditions_ownership`]).
 
 use super::near::near_miss;
 use super::{Finding, Severity};
 use crate::delivery::view::{at, StageView};
 use crate::delivery::{compute, World, APPLY_REF_LABEL};
+use crate::k8s::listtype::{field_schema, kind_schema, ListType};
+use crate::kinds::STAGE;
 use serde_json::Value;
 
 /// The IDs of delivery findings: S01 Ready, S02 Mediated, S03 a label near miss, S04 verify
-/// differences. (The S checks are this tool's own; docs/doctor.md lists them.)
+/// differences ([`conditions_ownership`] is S05). (The S checks are this tool's own;
+/// docs/doctor.md lists them.)
 pub fn checks(world: &World, labelled: &[Value]) -> Vec<Finding> {
     let mut out = Vec::new();
     for stage in &world.stages {
@@ -80,4 +84,143 @@ fn verify_difference(stage: &StageView, world: &World) -> Option<Finding> {
         finding: "the apply OCIRepository does not verify signatures as the candidate repository does: Flux applies what it pulls without the publisher's check".to_string(),
         fix: format!("give {} the same spec.verify as {}", apply.this.describe(), candidate.this.describe()),
     })
+}
+
+/// S05: the Stage schema the cluster serves (its OpenAPI v3 document of
+/// `delivery.pacto.trianalab.io/v1alpha1`) does not make `status.conditions` a list-map keyed
+/// by `type`. Server-side apply then reads the list as atomic (kube-openapi
+/// `pkg/schemaconv/smd.go`: no `x-kubernetes-list-type`, `atomic`, or a field the schema does not
+/// describe), and in structured-merge-diff whoever last set an atomic list owns all of it: the
+/// reconcile's write (a merge patch of the whole list, an update under the manager
+/// `kubectl-pacto`) takes ownership of every condition, so another manager's next apply of its
+/// own condition conflicts with `kubectl-pacto` (and, forced, replaces the list). A list-map, or
+/// a set, is owned entry by entry: no finding. None too when the document has no Stage schema.
+pub fn conditions_ownership(document: &Value) -> Option<Finding> {
+    let (group, version, kind) = STAGE.gvk();
+    let stage = kind_schema(document, group, version, kind)?;
+    let conditions = field_schema(stage, &["status", "conditions"]);
+    if !ListType::of(conditions).is_atomic() {
+        return None;
+    }
+    Some(Finding {
+        id: "S05",
+        severity: Severity::Warning,
+        object: format!("CustomResourceDefinition stages.{group}"),
+        evidence: format!(
+            "status.conditions of {kind} ({group}/{version}) in the served OpenAPI v3 schema: {}",
+            ListType::declared(conditions)
+        ),
+        finding: format!(
+            "status.conditions is an atomic list: a reconcile write owns the whole list (field manager {RECONCILE_FIELD_MANAGER}), so another manager's next server-side apply of its own condition conflicts with it"
+        ),
+        fix: format!(
+            "declare status.conditions x-kubernetes-list-type: map with x-kubernetes-list-map-keys: [type] in the CRD stages.{group} (as metav1.Condition lists are: +listType=map, +listMapKey=type)"
+        ),
+    })
+}
+
+/// The field manager of the reconcile's writes (`kubectl pacto reconcile --once`), as its
+/// requests send it.
+const RECONCILE_FIELD_MANAGER: &str = "kubectl-pacto";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The served document of the Stage group version with `conditions` as the schema of
+    /// `status.conditions` (None: `status` describes no such field).
+    fn document(conditions: Option<Value>) -> Value {
+        let mut status =
+            json!({"type": "object", "properties": {"observedGeneration": {"type": "integer"}}});
+        if let Some(c) = conditions {
+            status["properties"]["conditions"] = c;
+        }
+        json!({"components": {"schemas": {
+            "io.trianalab.pacto.delivery.v1alpha1.Stage": {
+                "type": "object",
+                "x-kubernetes-group-version-kind": [{"group": "delivery.pacto.trianalab.io", "version": "v1alpha1", "kind": "Stage"}],
+                "properties": {"status": status}}}}})
+    }
+
+    /// Who owns what after the reconcile writes the list, by structured-merge-diff's reading of
+    /// the schema (kube-openapi `VisitArray`; SMD `fieldpath`: an associative list owns
+    /// `k:{...}`/`v:...` per entry, an atomic one is a leaf owned whole): a finding exactly when
+    /// the list is atomic.
+    #[test]
+    fn a_finding_when_one_writer_owns_the_whole_conditions_list() {
+        let array = |extra: Value| {
+            let mut a = json!({"type": "array", "items": {"type": "object", "properties": {"type": {"type": "string"}}}});
+            a.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            a
+        };
+        let table = [
+            // +listType=map, +listMapKey=type: each condition owned by its writer.
+            (
+                Some(array(
+                    json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]}),
+                )),
+                None,
+            ),
+            // Another key set is still a map: entries are owned one by one.
+            (
+                Some(array(
+                    json!({"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type", "reason"]}),
+                )),
+                None,
+            ),
+            // A set: entries keyed by value, owned one by one.
+            (Some(array(json!({"x-kubernetes-list-type": "set"}))), None),
+            // No marker: a custom resource's list is atomic.
+            (Some(array(json!({}))), Some("no x-kubernetes-list-type")),
+            (
+                Some(array(json!({"x-kubernetes-list-type": "atomic"}))),
+                Some("x-kubernetes-list-type: atomic"),
+            ),
+            // A map without keys is no map the API server serves: read as atomic.
+            (
+                Some(array(json!({"x-kubernetes-list-type": "map"}))),
+                Some("x-kubernetes-list-type: map"),
+            ),
+            // Not described (status preserves unknown fields): a deduced list, atomic.
+            (None, Some("the schema does not describe the field")),
+        ];
+        for (conditions, evidence) in table {
+            let found = conditions_ownership(&document(conditions.clone()));
+            assert_eq!(
+                found.as_ref().map(|f| f.evidence.clone()),
+                evidence.map(|e| format!(
+                    "status.conditions of Stage (delivery.pacto.trianalab.io/v1alpha1) in the served OpenAPI v3 schema: {e}"
+                )),
+                "{conditions:?}"
+            );
+            if let Some(f) = found {
+                assert_eq!((f.id, f.severity), ("S05", Severity::Warning));
+                assert_eq!(
+                    f.object,
+                    "CustomResourceDefinition stages.delivery.pacto.trianalab.io"
+                );
+            }
+        }
+        // A document without the Stage schema says nothing.
+        assert_eq!(
+            conditions_ownership(&json!({"components": {"schemas": {}}})),
+            None
+        );
+    }
+
+    /// The shipped Stage CRD declares the list-map: no finding on its schema.
+    #[test]
+    fn the_example_stage_crd_is_owned_entry_by_entry() {
+        let crd: Value = serde_saphyr::from_str(include_str!(
+            "../../../examples/cluster/stages.delivery.pacto.trianalab.io.yaml"
+        ))
+        .unwrap();
+        let schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+            ["status"]["properties"]["conditions"]
+            .clone();
+        assert_eq!(conditions_ownership(&document(Some(schema))), None);
+    }
 }

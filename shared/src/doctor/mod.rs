@@ -127,6 +127,10 @@ pub struct ClusterFacts {
     pub controller_started: Option<(i64, String)>,
     /// When argocd-cm's Pacto health key was last written (its managedFields entry), Unix seconds.
     pub pacto_key_written: Option<i64>,
+    /// The OpenAPI v3 document the cluster serves for the Stage's group version
+    /// (`/openapi/v3/apis/delivery.pacto.trianalab.io/v1alpha1`), when the Stage kind is served
+    /// and the document could be read: how the API server merges `status.conditions` (S05).
+    pub stage_schema: Option<Value>,
 }
 
 /// Everything doctor reads.
@@ -310,6 +314,9 @@ pub fn run(input: &Input) -> Report {
             .collect();
         findings.extend(delivery::checks(&world, &labelled));
     }
+    if let Some(doc) = &input.cluster.stage_schema {
+        findings.extend(delivery::conditions_ownership(doc));
+    }
 
     for (kind, why) in &input.unreadable {
         report.notes.push(format!("{kind} not checked: {why}"));
@@ -364,6 +371,7 @@ pub fn cluster_facts(argocd_cm: Option<&Value>, controller_pods: &[Value]) -> Cl
     ClusterFacts {
         controller_started,
         pacto_key_written,
+        stage_schema: None,
     }
 }
 

@@ -6,6 +6,7 @@
 
 pub mod plan;
 pub mod report;
+pub mod reread;
 pub mod schema;
 
 /// The field manager of every write, so that managedFields and audit logs say who wrote.

@@ -45,8 +45,12 @@ pub struct StageResult {
 }
 
 impl StageResult {
-    /// The result of `change` written (or, without a write, left as it was).
+    /// The result of `change` written (or, without a write, left as it was; or, when the plan
+    /// refused to write it, failed with the plan's reason).
     pub fn done(change: &Change) -> StageResult {
+        if let Some(why) = &change.refused {
+            return StageResult::failed(change, Failure::Refused(why));
+        }
         let written = match change.write {
             Some(_) => Written::Updated,
             None => Written::Unchanged,
@@ -82,6 +86,16 @@ pub enum Failure<'a> {
     Conflicts(&'a str),
     /// 409, and the Stage could not be read again.
     Unreadable(&'a str),
+    /// 409, and the re-read answered another object than the one listed
+    /// ([`super::reread::same_stage`] says how).
+    Replaced(&'a str),
+    /// The plan refused the write (no resourceVersion to guard a merge patch).
+    Refused(&'a str),
+    /// The run's `--timeout` (as given, `3m0s`) passed before the write was sent.
+    NotStarted(&'a str),
+    /// The run's `--timeout` passed while the write was in flight: the request was cancelled, and
+    /// the API server may or may not have applied it.
+    Cancelled(&'a str),
     /// Anything else.
     Other(&'a str),
 }
@@ -100,6 +114,16 @@ impl Failure<'_> {
             Failure::Unreadable(e) => {
                 format!("changed while being written, and could not be read again: {e}")
             }
+            Failure::Replaced(e) => {
+                format!("changed while being written, and read again it is another object: {e}; not written")
+            }
+            Failure::Refused(e) => format!("not written: {e}"),
+            Failure::NotStarted(t) => {
+                format!("not written: the run's --timeout of {t} passed before its turn")
+            }
+            Failure::Cancelled(t) => format!(
+                "the run's --timeout of {t} passed while it was being written: the request was cancelled, and the API server may or may not have applied it"
+            ),
             Failure::Other(e) => e.to_string(),
         }
     }
@@ -144,9 +168,11 @@ mod tests {
         Change {
             namespace: "test".into(),
             name: "payments".into(),
+            uid: Some("u-1".into()),
             conditions: [c("Ready"), c("Mediated")],
             write,
             why: vec!["Ready differs".into(), "observedGeneration differs".into()],
+            refused: None,
         }
     }
 
@@ -182,6 +208,29 @@ mod tests {
                 "changed while being written, and could not be read again: gone",
             ),
             (
+                StageResult::failed(&change(None), Failure::Replaced("the re-read answered prod/x, not test/payments")),
+                "failed",
+                "changed while being written, and read again it is another object: the re-read answered prod/x, not test/payments; not written",
+            ),
+            (
+                StageResult::done(&Change {
+                    refused: Some("no resourceVersion".into()),
+                    ..change(None)
+                }),
+                "failed",
+                "not written: no resourceVersion",
+            ),
+            (
+                StageResult::failed(&change(None), Failure::NotStarted("3m0s")),
+                "failed",
+                "not written: the run's --timeout of 3m0s passed before its turn",
+            ),
+            (
+                StageResult::failed(&change(None), Failure::Cancelled("3m0s")),
+                "failed",
+                "the run's --timeout of 3m0s passed while it was being written: the request was cancelled, and the API server may or may not have applied it",
+            ),
+            (
                 StageResult::failed(&change(None), Failure::Other("timeout")),
                 "failed",
                 "timeout",
@@ -191,7 +240,7 @@ mod tests {
             assert_eq!((r.written.as_str(), r.detail.as_str()), (*written, *detail));
         }
         let results: Vec<StageResult> = table.iter().map(|(r, _, _)| r.clone()).collect();
-        assert_eq!(unwritten(&results).len(), 4);
+        assert_eq!(unwritten(&results).len(), 8);
         assert_eq!(exit_code(&results), 1);
         assert_eq!(exit_code(&results[..2]), 0);
         assert_eq!(

@@ -4,6 +4,7 @@
 //! atomic and replaced whole (kube-apiserver's structured merge, sigs.k8s.io/structured-merge-diff;
 //! for CRDs an unmarked list is atomic).
 
+use crate::k8s::listtype::{self as k8s, field_schema, kind_schema};
 use serde_json::Value;
 
 /// What applying a `status.conditions` list does to the entries of other writers.
@@ -18,39 +19,15 @@ pub enum ListType {
 
 /// The list type of `status.conditions` of the Stage kind in an OpenAPI v3 group-version
 /// document (`/openapi/v3/apis/delivery.pacto.trianalab.io/v1alpha1`): the schema in
-/// `components.schemas` whose `x-kubernetes-group-version-kind` names `group`/`version`/`kind`.
-/// A document without it reads as [`ListType::Atomic`] (the safe write).
+/// `components.schemas` whose `x-kubernetes-group-version-kind` names `group`/`version`/`kind`
+/// ([`crate::k8s::listtype`]). A document without it reads as [`ListType::Atomic`] (the safe
+/// write).
 pub fn conditions_list_type(document: &Value, group: &str, version: &str, kind: &str) -> ListType {
-    let schemas = document
-        .pointer("/components/schemas")
-        .and_then(Value::as_object);
-    let is_ours = |s: &&Value| {
-        s.get("x-kubernetes-group-version-kind")
-            .and_then(Value::as_array)
-            .is_some_and(|gvks| {
-                gvks.iter().any(|g| {
-                    g.get("group").and_then(Value::as_str) == Some(group)
-                        && g.get("version").and_then(Value::as_str) == Some(version)
-                        && g.get("kind").and_then(Value::as_str) == Some(kind)
-                })
-            })
-    };
-    let Some(schema) = schemas.and_then(|m| m.values().find(is_ours)) else {
-        return ListType::Atomic;
-    };
-    let conditions = schema.pointer("/properties/status/properties/conditions");
-    let list_type = conditions
-        .and_then(|c| c.get("x-kubernetes-list-type"))
-        .and_then(Value::as_str);
-    let keys: Vec<&str> = conditions
-        .and_then(|c| c.get("x-kubernetes-list-map-keys"))
-        .and_then(Value::as_array)
-        .map(|k| k.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    if list_type == Some("map") && keys == ["type"] {
-        ListType::MapByType
-    } else {
-        ListType::Atomic
+    let conditions = kind_schema(document, group, version, kind)
+        .and_then(|s| field_schema(s, &["status", "conditions"]));
+    match k8s::ListType::of(conditions) {
+        k8s::ListType::Map(keys) if keys == ["type"] => ListType::MapByType,
+        _ => ListType::Atomic,
     }
 }
 

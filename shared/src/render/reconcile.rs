@@ -51,6 +51,15 @@ pub fn report_table(results: &[StageResult]) -> String {
 pub fn dry_run(changes: &[Change]) -> Result<String, String> {
     let mut out = String::new();
     for c in changes {
+        if let Some(why) = &c.refused {
+            out.push_str(&format!(
+                "---\n# Stage {}/{}: would not be written: {}\n",
+                one_line(&c.namespace),
+                one_line(&c.name),
+                one_line(why)
+            ));
+            continue;
+        }
         let Some(w) = &c.write else { continue };
         out.push_str(&format!(
             "---\n# Stage {}/{}: {}\n# why: {}\n",
@@ -66,12 +75,19 @@ pub fn dry_run(changes: &[Change]) -> Result<String, String> {
     Ok(out)
 }
 
-/// The note of a dry run: how many Stages would be written and how many are unchanged.
+/// The note of a dry run: how many Stages would be written, how many are unchanged, and how
+/// many could not be written.
 pub fn dry_run_note(changes: &[Change]) -> String {
-    let unchanged = changes.iter().filter(|c| c.write.is_none()).count();
+    let refused = changes.iter().filter(|c| c.refused.is_some()).count();
+    let written = changes.iter().filter(|c| c.write.is_some()).count();
+    let unchanged = changes.len() - written - refused;
+    let refused = if refused > 0 {
+        format!(", {refused} could not be")
+    } else {
+        String::new()
+    };
     format!(
-        "dry run: {} of {} Stages would be written, {unchanged} unchanged; nothing was written",
-        changes.len() - unchanged,
+        "dry run: {written} of {} Stages would be written, {unchanged} unchanged{refused}; nothing was written",
         changes.len()
     )
 }
@@ -105,9 +121,11 @@ mod tests {
         Change {
             namespace: "test".into(),
             name: name.into(),
+            uid: None,
             conditions: [c("Ready"), c("Mediated")],
             write,
             why: vec!["Ready differs".into()],
+            refused: None,
         }
     }
 
@@ -160,6 +178,18 @@ mod tests {
         assert_eq!(
             dry_run_note(&changes),
             "dry run: 1 of 2 Stages would be written, 1 unchanged; nothing was written"
+        );
+        let refused = [Change {
+            refused: Some("no resourceVersion".into()),
+            ..change("ledger", None)
+        }];
+        assert_eq!(
+            dry_run(&refused).unwrap(),
+            "---\n# Stage test/ledger: would not be written: no resourceVersion\n"
+        );
+        assert_eq!(
+            dry_run_note(&[changes[0].clone(), refused[0].clone()]),
+            "dry run: 1 of 2 Stages would be written, 0 unchanged, 1 could not be; nothing was written"
         );
     }
 }

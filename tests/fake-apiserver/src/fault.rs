@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::http::{RawRequest, Response};
 use crate::route::{self, Query, Route};
@@ -46,6 +46,10 @@ pub enum FaultAction {
     /// Answer 200 with a JSON content type and exactly these bytes as the body (a hostile or
     /// broken answer: nested without end, not JSON, a list of the wrong shape).
     Body(Vec<u8>),
+    /// Answer with this HTTP code and this JSON body, whatever was asked: a hostile or broken
+    /// server's answer (another object than the one named in the path, a list whose items
+    /// lack a field the real server always sets). Nothing is stored.
+    Reply(u16, Value),
 }
 
 impl Fault {

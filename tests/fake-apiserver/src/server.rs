@@ -97,6 +97,7 @@ fn serve(shared: &Shared, stream: TcpStream) {
                 body,
                 ..http::Response::json(200, &serde_json::Value::Null)
             },
+            Some(FaultAction::Reply(code, body)) => Response::json(code, &body),
             Some(FaultAction::Delay(delay)) => {
                 thread::sleep(delay);
                 dispatch(shared, &req)

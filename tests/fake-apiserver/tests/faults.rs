@@ -207,3 +207,33 @@ fn times_exhaust_and_order_decides() {
     server.fault(custom);
     assert_eq!(get(&server, "/api/v1").status, 200, "times 0 never fires");
 }
+
+/// A canned answer is sent as given, in place of the stored object, and stores nothing.
+#[test]
+fn reply_answers_as_given() {
+    let server = server_with_widgets();
+    server.insert(json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"}}));
+    let other = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "other", "namespace": "elsewhere", "uid": "u-other"}});
+    server
+        .fault(Fault::once("/widgets/w", FaultAction::Reply(200, other.clone())).on_method("GET"));
+    let response = get(&server, &format!("{WIDGETS}/w"));
+    assert_eq!(response.status, 200);
+    assert_eq!(response.json(), other);
+    // Once: the next read is the stored object, and nothing was stored in the meantime.
+    let stored = get(&server, &format!("{WIDGETS}/w")).json();
+    assert_eq!(stored["metadata"]["name"], "w");
+    assert!(server
+        .get("example.com/v1", "Widget", Some("elsewhere"), "other")
+        .is_none());
+    server.fault(Fault::once(
+        WIDGETS,
+        FaultAction::Reply(418, json!({"items": null})),
+    ));
+    let teapot = get(&server, WIDGETS);
+    assert_eq!(
+        (teapot.status, teapot.json()),
+        (418, json!({"items": null}))
+    );
+}

@@ -7,10 +7,12 @@
 //! `too old resource version` Status, reason `Expired`: apimachinery's
 //! `pkg/api/errors.NewResourceExpired` as the storage layer returns it).
 
+mod bench;
 mod conformance;
 mod delivery;
 mod printing;
 mod rbac;
+mod reconcile;
 mod scenarios;
 mod smoke;
 mod walkthrough;

@@ -132,3 +132,107 @@ fn a_failing_stage_writes_its_seed_order_reason() {
         json!("NoApplier")
     );
 }
+
+/// Two entries of our type in an atomic list (a writer that appended): the write holds one per
+/// type, in the place of the first; it is written even when the first already says it.
+#[test]
+fn one_entry_per_type_of_ours() {
+    let mut objects = base();
+    let world = world_of(&objects);
+    let first = plan_stage(&objects[0], &world, ListType::Atomic, NOW);
+    let Some(Write::GuardedMerge(body)) = first.write else {
+        panic!("a write")
+    };
+    let mut conditions = body["status"]["conditions"].as_array().unwrap().clone();
+    let frozen = json!({"type": "Frozen", "status": "False", "reason": "NotFrozen", "message": "",
+        "lastTransitionTime": "2026-11-01T00:00:00Z"});
+    let stale = json!({"type": "Ready", "status": "True", "reason": "Promotable", "message": "stale",
+        "lastTransitionTime": "2026-11-01T00:00:00Z", "observedGeneration": 1});
+    conditions.insert(1, frozen.clone());
+    conditions.push(stale);
+    objects[0]["status"] = json!({"observedGeneration": 2, "conditions": conditions});
+    let c = plan_stage(&objects[0], &world_of(&objects), ListType::Atomic, NOW);
+    assert_eq!(c.why, ["Ready is written 2 times"]);
+    let Some(Write::GuardedMerge(body)) = &c.write else {
+        panic!("a write: {c:?}")
+    };
+    let list = body["status"]["conditions"].as_array().unwrap();
+    let types: Vec<&str> = list.iter().map(|c| c["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["Ready", "Frozen", "Mediated"]);
+    assert_eq!(list[1], frozen);
+    assert_ne!(list[0]["message"], json!("stale"));
+}
+
+/// A merge patch needs the resourceVersion it is guarded by (a non-empty string); without it
+/// nothing is written and the change says why. Server-side apply needs none.
+#[test]
+fn no_guard_no_merge_patch() {
+    for rv in [None, Some(json!("")), Some(json!(41)), Some(Value::Null)] {
+        let mut objects = base();
+        match &rv {
+            None => {
+                objects[0]["metadata"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("resourceVersion");
+            }
+            Some(v) => objects[0]["metadata"]["resourceVersion"] = v.clone(),
+        }
+        let world = world_of(&objects);
+        let c = plan_stage(&objects[0], &world, ListType::Atomic, NOW);
+        assert_eq!(c.write, None, "{rv:?}");
+        assert_eq!(
+            c.refused.as_deref(),
+            Some("the Stage carries no metadata.resourceVersion to guard the merge patch of its whole conditions list")
+        );
+        let applied = plan_stage(&objects[0], &world, ListType::MapByType, NOW);
+        assert!(matches!(applied.write, Some(Write::Apply(_))), "{rv:?}");
+        assert_eq!(applied.refused, None);
+    }
+}
+
+/// observedGeneration is copied only from an int64 `metadata.generation` (apimachinery's
+/// `ObjectMeta.Generation`): 2^70, a fraction or a string leave it out of the body (and out of
+/// the comparison: a later run does not write again for it); 2^63-1 and a whole float are
+/// copied.
+#[test]
+fn observed_generation_only_from_an_int64() {
+    let too_big: Value = serde_json::from_str("1180591620717411303424").unwrap();
+    for (generation, copied) in [
+        (too_big, None),
+        (json!("2"), None),
+        (json!(2.5), None),
+        (json!(9_223_372_036_854_775_807_i64), Some(i64::MAX)),
+        (json!(3.0), Some(3)),
+    ] {
+        for list_type in [ListType::MapByType, ListType::Atomic] {
+            let mut objects = base();
+            objects[0]["metadata"]["generation"] = generation.clone();
+            objects[0]["status"] = json!({"observedGeneration": 1});
+            let c = plan_stage(&objects[0], &world_of(&objects), list_type, NOW);
+            let body = c.write.expect("conditions to write");
+            let status = &body.body()["status"];
+            assert_eq!(
+                status.get("observedGeneration").map(|g| g.as_i64()),
+                copied.map(Some),
+                "{generation} {list_type:?}"
+            );
+            for cond in status["conditions"].as_array().unwrap() {
+                assert_eq!(
+                    cond.get("observedGeneration").and_then(Value::as_i64),
+                    copied,
+                    "{generation}"
+                );
+            }
+            if copied.is_none() {
+                assert!(
+                    !c.why
+                        .iter()
+                        .any(|w| w.starts_with("status.observedGeneration")),
+                    "{:?}",
+                    c.why
+                );
+            }
+        }
+    }
+}

@@ -9,7 +9,7 @@ use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use pacto_gates::cluster::{Cluster, Scope, ServedKind};
 use pacto_gates::doctor::cluster::ReadOutcome;
 use pacto_gates::doctor::{self, ClusterFacts, Input};
-use pacto_gates::kinds::POD;
+use pacto_gates::kinds::{POD, STAGE};
 use pacto_gates::{object, render};
 use serde_json::Value;
 use std::process::ExitCode;
@@ -57,6 +57,10 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
     }
     let gvks = doctor::cluster::KINDS.map(|k| k.gvk());
     let kinds = cluster.discover_each(&gvks).await;
+    let stage_served = doctor::cluster::KINDS
+        .iter()
+        .zip(&kinds)
+        .any(|(k, found)| *k == STAGE && found.is_ok());
     let mut pods = Vec::new();
     for (wanted, found) in doctor::cluster::KINDS.iter().zip(kinds) {
         let what = wanted.describe();
@@ -94,6 +98,16 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         }
     }
     read.facts = doctor::cluster_facts(argocd_cm.as_ref(), &pods);
+    if stage_served {
+        // How the served Stage schema merges status.conditions (S05).
+        match cluster.openapi_v3(STAGE.group, STAGE.version).await {
+            Ok(doc) => read.facts.stage_schema = Some(doc),
+            Err(e) => read.not_checked.push((
+                format!("the Stage schema ({}/{})", STAGE.group, STAGE.version),
+                e.to_string(),
+            )),
+        }
+    }
     read
 }
 

@@ -1,21 +1,28 @@
 //! `kubectl pacto reconcile --once`: read the Stages and the kinds they depend on, plan with the
-//! library (`reconcile::plan`), write each planned status, report (`render::reconcile`). Exit 0 all written or unchanged, 1
-//! something left unwritten, 2 could not run.
+//! library (`reconcile::plan`), write each planned status (`--concurrent` at a time), report
+//! (`render::reconcile`). The whole run is bounded by `--timeout`: past it nothing more is
+//! written, writes in flight are cancelled and every Stage left is reported. Exit 0 all written
+//! or unchanged, 1 something left unwritten, 2 could not run.
 
 use crate::io::connect::{block_on, connect, namespace, scope};
 use crate::io::delivery::read_appliers;
 use crate::io::output::{exit_on_error, note, write_stdout};
 use anyhow::{anyhow, bail, Context, Result};
+use futures_util::stream::{self, StreamExt};
 use kubectl_pacto::cli::{Output, ReconcileArgs};
-use kubectl_pacto::options::{ClusterOptions, Global};
-use pacto_gates::cluster::{is_conflict, Cluster, ClusterError, ServedKind, StatusPatch};
+use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
+use pacto_gates::cluster::{is_conflict, Cluster, ClusterError, ServedKind};
 use pacto_gates::delivery::view::Snapshot;
 use pacto_gates::delivery::{World, GROUP, VERSION};
+use pacto_gates::k8s::duration::go_duration;
 use pacto_gates::reconcile::report::{self, Failure, StageResult};
-use pacto_gates::reconcile::{self, conditions_list_type, Change, ListType, Write};
+use pacto_gates::reconcile::{self, conditions_list_type, reread, Change, ListType};
 use pacto_gates::render;
 use serde_json::Value;
+use std::future::Future;
 use std::process::ExitCode;
+use std::time::Duration;
+use tokio::time::Instant;
 
 /// `kubectl pacto reconcile --once`.
 pub(crate) fn run(args: &ReconcileArgs, global: &Global) -> ExitCode {
@@ -24,6 +31,33 @@ pub(crate) fn run(args: &ReconcileArgs, global: &Global) -> ExitCode {
 
 fn now_rfc3339(global: &Global) -> String {
     pacto_gates::k8s::time::format_rfc3339_utc(global.now_unix())
+}
+
+/// The run's deadline (`--timeout`, from the start of the run; None: `0`, no deadline) and the
+/// flag's value as messages give it (`3m0s`).
+#[derive(Clone, Copy)]
+struct Deadline {
+    at: Option<Instant>,
+    given: Duration,
+}
+
+impl Deadline {
+    fn words(&self) -> String {
+        go_duration(self.given)
+    }
+
+    /// `fut` within the deadline; None when it passed first (`fut` is dropped: a request in
+    /// flight is cancelled).
+    async fn within<T>(&self, fut: impl Future<Output = T>) -> Option<T> {
+        match self.at {
+            None => Some(fut.await),
+            Some(at) => tokio::time::timeout_at(at, fut).await.ok(),
+        }
+    }
+
+    fn passed(&self) -> bool {
+        self.at.is_some_and(|at| Instant::now() >= at)
+    }
 }
 
 /// The Stages a run covers, every Stage an upstream reference needs, the appliers, the Stage
@@ -36,7 +70,13 @@ struct RunInputs {
     notes: Vec<String>,
 }
 
-async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Result<RunInputs> {
+/// The Stages of the run and every upstream Stage outside them (one GET each, `concurrent` at
+/// a time), with notes on upstream Stages that could not be read.
+async fn read_stages(
+    cluster: &Cluster,
+    args: &ReconcileArgs,
+    namespace: &str,
+) -> Result<(ServedKind, Vec<Value>, Vec<Value>, Vec<String>)> {
     let scope = scope(args.all_namespaces, namespace);
     let kind = cluster
         .discover(GROUP, VERSION, "Stage")
@@ -47,35 +87,57 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
         .await
         .context("cannot list the Stages")?
         .items;
-    let mut snapshot = Snapshot {
-        stages: stages.clone(),
-        ..Snapshot::default()
-    };
-    // Upstream Stages outside the listed scope: one GET each.
-    let mut notes = Vec::new();
-    let listed_here = |ns: &str, name: &str, all: &[Value]| {
-        all.iter().any(|s| {
+    let listed = |ns: &str, name: &str| {
+        stages.iter().any(|s| {
             s.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns)
                 && s.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
         })
     };
+    let mut wanted = Vec::new();
     for s in &stages {
-        let view = pacto_gates::delivery::StageView::new(s);
-        if let Some(up) = view.upstream_stage {
-            if !listed_here(&up.namespace, &up.name, &snapshot.stages) {
-                match cluster.get(&kind, &up.namespace, &up.name).await {
-                    Ok(o) => snapshot.stages.push(o),
-                    Err(ClusterError::NotFound { .. }) => {}
-                    Err(e) => notes.push(format!(
-                        "upstream Stage {}/{} could not be read: {e}",
-                        up.namespace, up.name
-                    )),
-                }
+        if let Some(up) = pacto_gates::delivery::StageView::new(s).upstream_stage {
+            if !listed(&up.namespace, &up.name) && !wanted.contains(&up) {
+                wanted.push(up);
             }
         }
     }
-    read_appliers(cluster, &mut snapshot).await;
-    let list_type = match cluster.openapi_v3(GROUP, VERSION).await {
+    let kind_ref = &kind;
+    let reads = stream::iter(wanted.into_iter().map(|up| async move {
+        let got = cluster.get(kind_ref, &up.namespace, &up.name).await;
+        (up, got)
+    }))
+    .buffered(usize::from(args.concurrent))
+    .collect::<Vec<_>>()
+    .await;
+    let (mut upstream, mut notes) = (Vec::new(), Vec::new());
+    for (up, got) in reads {
+        match got {
+            Ok(o) => upstream.push(o),
+            Err(ClusterError::NotFound { .. }) => {}
+            Err(e) => notes.push(format!(
+                "upstream Stage {}/{} could not be read: {e}",
+                up.namespace, up.name
+            )),
+        }
+    }
+    Ok((kind, stages, upstream, notes))
+}
+
+/// Reads what a run needs, the three reads at once: the Stages (then their upstream Stages),
+/// the appliers, and the Stage schema.
+async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Result<RunInputs> {
+    let mut appliers = Snapshot::default();
+    let (stages, (), schema) = tokio::join!(
+        read_stages(cluster, args, namespace),
+        read_appliers(cluster, &mut appliers),
+        cluster.openapi_v3(GROUP, VERSION),
+    );
+    let (kind, stages, upstream, mut notes) = stages?;
+    let snapshot = Snapshot {
+        stages: stages.iter().cloned().chain(upstream).collect(),
+        ..appliers
+    };
+    let list_type = match schema {
         Ok(doc) => conditions_list_type(&doc, GROUP, VERSION, "Stage"),
         Err(e) => {
             notes.push(format!("the Stage schema could not be read ({e}): conditions are written whole, guarded by resourceVersion"));
@@ -91,43 +153,47 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
     })
 }
 
-/// Writes one change; on a conflict re-reads the Stage and plans it again
-/// ([`report::CONFLICT_RETRIES`] times at most).
+/// Writes one change; on a conflict re-reads the Stage and, when the re-read is the Stage that
+/// was listed ([`reread::same_stage`]), plans it again ([`report::CONFLICT_RETRIES`] times at
+/// most).
 async fn write(
     cluster: &Cluster,
     read: &RunInputs,
     world: &World,
-    change: Change,
+    listed: &Change,
     now: &str,
 ) -> StageResult {
-    let mut change = change;
+    let mut change = listed.clone();
     let mut attempt = 0;
     loop {
+        if change.refused.is_some() {
+            return StageResult::done(&change);
+        }
         let Some(w) = &change.write else {
             return StageResult::done(&change);
         };
-        let patch = match w {
-            Write::Apply(body) => StatusPatch::Apply {
-                body,
-                manager: reconcile::FIELD_MANAGER,
-            },
-            Write::GuardedMerge(body) => StatusPatch::Merge {
-                body,
-                manager: reconcile::FIELD_MANAGER,
-            },
-        };
         match cluster
-            .patch_status(&read.kind, &change.namespace, &change.name, patch)
+            .patch_status(
+                &read.kind,
+                &change.namespace,
+                &change.name,
+                w.status_patch(),
+            )
             .await
         {
             Ok(_) => return StageResult::done(&change),
             Err(e) if is_conflict(&e) && attempt < report::CONFLICT_RETRIES => {
                 attempt += 1;
                 match cluster
-                    .get(&read.kind, &change.namespace, &change.name)
+                    .get(&read.kind, &listed.namespace, &listed.name)
                     .await
                 {
-                    Ok(fresh) => change = reconcile::plan_stage(&fresh, world, read.list_type, now),
+                    Ok(fresh) => {
+                        if let Err(why) = reread::same_stage(listed, &fresh) {
+                            return StageResult::failed(listed, Failure::Replaced(&why));
+                        }
+                        change = reconcile::plan_stage(&fresh, world, read.list_type, now);
+                    }
                     Err(e) => {
                         return StageResult::failed(&change, Failure::Unreadable(&e.to_string()))
                     }
@@ -146,29 +212,79 @@ async fn write(
     }
 }
 
-/// The one mode there is: `--once` (a CronJob runs it on a schedule).
-fn validate(args: &ReconcileArgs) -> Result<()> {
+/// Writes every planned change, `concurrent` at a time, within `deadline`: a write not started
+/// when it passes is not started, one in flight is cancelled. The results come back in the
+/// order of `changes`.
+async fn write_all(
+    cluster: &Cluster,
+    read: &RunInputs,
+    world: &World,
+    changes: &[Change],
+    now: &str,
+    concurrent: usize,
+    deadline: Deadline,
+) -> Vec<StageResult> {
+    let jobs = changes.iter().enumerate().map(|(i, c)| async move {
+        let result = if c.write.is_none() {
+            StageResult::done(c)
+        } else if deadline.passed() {
+            StageResult::failed(c, Failure::NotStarted(&deadline.words()))
+        } else {
+            match deadline.within(write(cluster, read, world, c, now)).await {
+                Some(r) => r,
+                None => StageResult::failed(c, Failure::Cancelled(&deadline.words())),
+            }
+        };
+        (i, result)
+    });
+    let mut done: Vec<(usize, StageResult)> = stream::iter(jobs)
+        .buffer_unordered(concurrent)
+        .collect()
+        .await;
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The one mode there is: `--once` (a CronJob runs it on a schedule); `--timeout` a duration.
+fn validate(args: &ReconcileArgs) -> Result<Duration> {
     if !args.once {
         bail!("only --once is supported: run it from a CronJob");
     }
-    Ok(())
+    duration_flag("--timeout", &args.timeout, "90s or 3m (0: no deadline)")
 }
 
 fn reconcile_once(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
-    validate(args)?;
+    let timeout = validate(args)?;
+    let deadline = Deadline {
+        at: (!timeout.is_zero()).then(|| Instant::now() + timeout),
+        given: timeout,
+    };
     let opts = ClusterOptions::new(&args.cluster)?;
     let now = now_rfc3339(global);
     let (notes, changes, outcomes) = block_on(async {
-        let cluster = connect(&opts).await?;
-        let read = read(&cluster, args, &namespace(&opts, &cluster)).await?;
+        let reading = async {
+            let cluster = connect(&opts).await?;
+            let read = read(&cluster, args, &namespace(&opts, &cluster)).await?;
+            Ok::<_, anyhow::Error>((cluster, read))
+        };
+        let Some(reading) = deadline.within(reading).await else {
+            bail!(
+                "the run's --timeout of {} passed before the Stages and their appliers were read: nothing was written",
+                deadline.words()
+            );
+        };
+        let (cluster, read) = reading?;
         let world = World::new(&read.snapshot);
         let changes = reconcile::plan(&read.stages, &world, read.list_type, &now);
-        let mut outcomes = Vec::new();
-        if !args.dry_run {
-            for c in changes.clone() {
-                outcomes.push(write(&cluster, &read, &world, c, &now).await);
-            }
-        }
+        let outcomes = if args.dry_run {
+            Vec::new()
+        } else {
+            let concurrent = usize::from(args.concurrent);
+            write_all(
+                &cluster, &read, &world, &changes, &now, concurrent, deadline,
+            )
+            .await
+        };
         let mut notes = read.notes.clone();
         notes.extend(world.notes.iter().cloned());
         Ok::<_, anyhow::Error>((notes, changes, outcomes))
@@ -199,4 +315,43 @@ fn reconcile_once(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
         eprintln!("error: {e}");
     }
     Ok(ExitCode::from(report::exit_code(&outcomes)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate;
+    use clap::Parser;
+    use kubectl_pacto::cli::{Cli, Command, ReconcileArgs};
+    use std::time::Duration;
+
+    fn args(words: &[&str]) -> Result<ReconcileArgs, clap::Error> {
+        let cli = Cli::try_parse_from([&["kubectl-pacto", "reconcile"], words].concat())?;
+        let Command::Reconcile(a) = cli.command else {
+            unreachable!("parsed as reconcile")
+        };
+        Ok(a)
+    }
+
+    /// `--timeout` is 3 minutes unless given (a Go duration or seconds; 0: none) and
+    /// `--concurrent` 8, at least 1.
+    #[test]
+    fn the_deadline_and_the_writes_in_flight() {
+        let a = args(&["--once"]).unwrap();
+        assert_eq!(validate(&a).unwrap(), Duration::from_secs(180));
+        assert_eq!(a.concurrent, 8);
+        let a = args(&["--once", "--timeout", "90", "--concurrent", "2"]).unwrap();
+        assert_eq!(validate(&a).unwrap(), Duration::from_secs(90));
+        assert_eq!(a.concurrent, 2);
+        assert_eq!(
+            validate(&args(&["--once", "--timeout", "0"]).unwrap()).unwrap(),
+            Duration::ZERO
+        );
+        assert_eq!(
+            validate(&args(&["--once", "--timeout", "soon"]).unwrap())
+                .unwrap_err()
+                .to_string(),
+            "--timeout \"soon\": expected a duration such as 90s or 3m (0: no deadline)"
+        );
+        assert!(args(&["--once", "--concurrent", "0"]).is_err());
+    }
 }
