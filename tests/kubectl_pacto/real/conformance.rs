@@ -378,3 +378,85 @@ fn managed_fields_are_recorded_as_kube_apiserver_records_them() {
         &steps,
     ));
 }
+
+/// A watch from a resourceVersion the server no longer holds (etcd compacted past it and the
+/// API server restarted, so its watch cache starts anew) ends with one ERROR event carrying a
+/// `410 Expired` Status, `too old resource version: RV (OLDEST)`: apimachinery's
+/// `NewResourceExpired`, as the watch cache returns it. The fake's `restart` does the same.
+#[test]
+fn a_watch_from_a_compacted_resource_version_is_410_gone_on_both() {
+    let mut kube = kube_harness::Kube::start();
+    let ns = kube.namespace("gone");
+    let fake = fake_with_pactos();
+    let pacto = json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+        "metadata": {"name": "orders", "namespace": ns}, "spec": {}});
+    let path = format!("/apis/pacto.trianalab.io/v1alpha1/namespaces/{ns}/pactos");
+    let mut olds = Vec::new();
+    for e in [Endpoint::real(&kube), Endpoint::fake(&fake)] {
+        let created = e.call("POST", &path, "application/json", Some(&pacto.to_string()));
+        assert_eq!(created.code, 201, "{}: {:?}", e.name, created);
+        olds.push(
+            created.body["metadata"]["resourceVersion"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+        for n in 0..3 {
+            let label = json!({"metadata": {"labels": {"step": n.to_string()}}}).to_string();
+            let a = e.call(
+                "PATCH",
+                &format!("{path}/orders"),
+                "application/merge-patch+json",
+                Some(&label),
+            );
+            assert_eq!(a.code, 200, "{}: {:?}", e.name, a);
+        }
+    }
+    kube.compact();
+    kube.restart_apiserver();
+    fake.restart();
+    // A restarted server serves a CRD's resource only once it has loaded the CRD (404 until
+    // then): wait for it (a hang guard, not a measure).
+    let real = Endpoint::real(&kube);
+    let served = (0..240).any(|_| {
+        if real.call("GET", &path, "", None).code == 200 {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        false
+    });
+    assert!(served, "the restarted kube-apiserver does not serve {path}");
+    let mut shapes = Vec::new();
+    for (e, old) in [Endpoint::real(&kube), Endpoint::fake(&fake)]
+        .iter()
+        .zip(&olds)
+    {
+        let mut c = Command::new("curl");
+        // Not curl's user agent: kube-apiserver pretty-prints JSON for curl, one event over
+        // many lines.
+        c.args(["-sS", "--max-time", "60", "-A", "conformance-test"])
+            .args(&e.auth)
+            .arg(format!(
+                "{}{path}?watch=1&resourceVersion={old}&timeoutSeconds=5",
+                e.base
+            ));
+        let out = c.output().expect("curl runs");
+        let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|err| panic!("{err}: {l}")))
+            .collect();
+        assert_eq!(events.len(), 1, "{}: {events:?}", e.name);
+        let status = &events[0]["object"];
+        let message = status["message"].as_str().unwrap_or_default();
+        let prefix = format!("too old resource version: {old} (");
+        assert!(message.starts_with(&prefix), "{}: {message}", e.name);
+        shapes.push(json!({
+            "type": events[0]["type"], "kind": status["kind"], "apiVersion": status["apiVersion"],
+            "status": status["status"], "code": status["code"], "reason": status["reason"],
+            "message ends": message.ends_with(')'),
+        }));
+    }
+    assert_eq!(shapes[1], shapes[0], "the fake (right) answers otherwise");
+    assert_eq!(shapes[0]["code"], 410);
+    assert_eq!(shapes[0]["reason"], "Expired");
+}
