@@ -187,15 +187,25 @@ fn assert_same(diffs: Vec<String>) {
     );
 }
 
+/// Runs `steps` on the test binary's real server (in a namespace of its own) and on a fake
+/// serving the Pacto CRD, and fails where they answer otherwise.
+fn assert_both_answer_alike(steps: &[Step]) {
+    let kube = kube_harness::shared();
+    let real_ns = kube.namespace("conformance");
+    let fake = fake_with_pactos();
+    assert_same(differences(
+        (&Endpoint::real(kube), &real_ns),
+        (&Endpoint::fake(&fake), &real_ns),
+        steps,
+    ));
+}
+
 /// A CRD with a status subresource (apiextensions-apiserver's `statusStrategy`): a create keeps
 /// no status; a write of the main resource ignores status; a write of `/status` changes only
 /// status; `metadata.generation` starts at 1 and grows with spec changes only (not with labels,
 /// not with status).
 #[test]
 fn status_subresource_and_generation_answer_as_kube_apiserver() {
-    let kube = kube_harness::shared();
-    let real_ns = kube.namespace("conformance");
-    let fake = fake_with_pactos();
     let spec = json!({"contractRef": {"oci": "ghcr.io/acme/orders-pacto:1.0.0"}, "target": {"serviceName": "orders"}});
     let steps = [
         step(
@@ -242,11 +252,7 @@ fn status_subresource_and_generation_answer_as_kube_apiserver() {
         ),
         step("GET", "/api/v1/namespaces/NS/configmaps/missing", None, &[]),
     ];
-    assert_same(differences(
-        (&Endpoint::real(kube), &real_ns),
-        (&Endpoint::fake(&fake), &real_ns),
-        &steps,
-    ));
+    assert_both_answer_alike(&steps);
 }
 
 /// apimachinery's object-meta validation (`ValidateObjectMeta` with the kind's name rule:
@@ -255,9 +261,6 @@ fn status_subresource_and_generation_answer_as_kube_apiserver() {
 /// and the rule, and `details.causes` the field.
 #[test]
 fn invalid_names_are_refused_as_kube_apiserver_refuses_them() {
-    let kube = kube_harness::shared();
-    let real_ns = kube.namespace("conformance");
-    let fake = fake_with_pactos();
     let pacto = |name: &str| {
         json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
             "metadata": {"name": name, "namespace": "NS"}, "spec": {}})
@@ -274,11 +277,7 @@ fn invalid_names_are_refused_as_kube_apiserver_refuses_them() {
             &[],
         ),
     ];
-    assert_same(differences(
-        (&Endpoint::real(kube), &real_ns),
-        (&Endpoint::fake(&fake), &real_ns),
-        &steps,
-    ));
+    assert_both_answer_alike(&steps);
 }
 
 /// The RBAC authorizer's denial as the fake's injected 403 words it: the same reason, the
@@ -325,9 +324,6 @@ fn a_denied_request_is_worded_as_the_rbac_authorizer_words_it() {
 /// with `subresource: status`; entries are compared whole but for their timestamps.
 #[test]
 fn managed_fields_are_recorded_as_kube_apiserver_records_them() {
-    let kube = kube_harness::shared();
-    let real_ns = kube.namespace("conformance");
-    let fake = fake_with_pactos();
     let fields: &[&str] = &["/metadata/managedFields"];
     let mut apply = step(
         "PATCH",
@@ -372,11 +368,7 @@ fn managed_fields_are_recorded_as_kube_apiserver_records_them() {
             fields,
         ),
     ];
-    assert_same(differences(
-        (&Endpoint::real(kube), &real_ns),
-        (&Endpoint::fake(&fake), &real_ns),
-        &steps,
-    ));
+    assert_both_answer_alike(&steps);
 }
 
 /// A watch from a resourceVersion the server no longer holds (etcd compacted past it and the
