@@ -238,6 +238,11 @@ pub struct DoctorArgs {
     /// The Pacto operator's --stabilization-window, for the Flux timeout floor.
     #[arg(long, value_name = "DURATION", default_value = "2m")]
     pub stabilization_window: String,
+    /// The deadline of the whole command against a cluster (connecting, discovery, every page
+    /// of every list, the gates), e.g. 30s, 5m; 0: none. Past it the command ends with an error
+    /// naming the request it was waiting on. --request-timeout bounds each request within it.
+    #[arg(long, value_name = "DURATION", default_value = "1m")]
+    pub timeout: String,
     /// Output format: a table grouped by object by default; wide adds the EVIDENCE column.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<DoctorOutput>,
@@ -378,6 +383,11 @@ pub struct ClusterArgs {
     /// answer is refused with an error.
     #[arg(long, value_name = "SIZE", default_value = "256Mi")]
     pub max_response_bytes: String,
+    /// The most objects one list may bring, all its pages together; past it (or past the
+    /// pages that many objects fill in pages of --chunk-size, and one more) the list is refused
+    /// with an error.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub max_list_items: u64,
 }
 
 /// Which gates judge the Pactos.
@@ -433,10 +443,17 @@ pub struct GetArgs {
     /// flag: -o json and -o yaml leave metadata.managedFields out by default).
     #[arg(long)]
     pub show_managed_fields: bool,
-    /// After listing, print a row for each change as it happens (until --request-timeout, or
-    /// until interrupted).
+    /// After listing, print a row for each change as it happens, until --request-timeout
+    /// (kubectl's bound on a watch) or until interrupted. --timeout bounds the listing; after
+    /// it, a server that answers nothing at all (no list, no watch, no event) for --timeout
+    /// ends the watch with an error.
     #[arg(short = 'w', long)]
     pub watch: bool,
+    /// The deadline of the whole command against a cluster (connecting, discovery, every page
+    /// of every list, the gates), e.g. 30s, 5m; 0: none. Past it the command ends with an error
+    /// naming the request it was waiting on. --request-timeout bounds each request within it.
+    #[arg(long, value_name = "DURATION", default_value = "1m")]
+    pub timeout: String,
     /// Order the objects by a field (a JSONPath such as .metadata.name or
     /// .status.lastReconciledAt; objects without it come first).
     #[arg(long, value_name = "PATH")]
@@ -467,6 +484,11 @@ pub struct ExplainArgs {
     /// The Pacto operator's --stabilization-window, for the timing of absences.
     #[arg(long, value_name = "DURATION", default_value = "2m")]
     pub stabilization_window: String,
+    /// The deadline of the whole command against a cluster (connecting, discovery, every page
+    /// of every list, the gates), e.g. 30s, 5m; 0: none. Past it the command ends with an error
+    /// naming the request it was waiting on. --request-timeout bounds each request within it.
+    #[arg(long, value_name = "DURATION", default_value = "1m")]
+    pub timeout: String,
     /// Output format: the report by default; json and yaml print it as data (a kubectl List
     /// when several objects are explained).
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]

@@ -32,6 +32,11 @@ pub struct ConnectOptions {
     /// `--max-response-bytes`: the most bytes read from one answer; None or 0:
     /// [`DEFAULT_MAX_RESPONSE_BYTES`](super::DEFAULT_MAX_RESPONSE_BYTES).
     pub max_response_bytes: Option<u64>,
+    /// `--max-list-items`: the most objects one list may bring; None or 0:
+    /// [`DEFAULT_MAX_LIST_ITEMS`](super::DEFAULT_MAX_LIST_ITEMS).
+    pub max_list_items: Option<u64>,
+    /// The command's deadline (`--timeout`), if any: see [`Cluster::set_deadline`].
+    pub deadline: Option<super::Deadline>,
 }
 
 /// The `proxy-url` of the cluster the context in use names.
@@ -378,6 +383,11 @@ impl Cluster {
             discovery_timeout: discovery_timeout(o.discovery_timeout),
             chunk_size: o.chunk_size.unwrap_or(super::DEFAULT_CHUNK_SIZE),
             max_response_bytes,
+            max_list_items: o
+                .max_list_items
+                .filter(|n| *n > 0)
+                .unwrap_or(super::DEFAULT_MAX_LIST_ITEMS),
+            deadline: o.deadline,
         })
     }
 }

@@ -9,8 +9,6 @@
 use super::query::Query;
 use super::{reason_phrase, root_cause, Cluster, ClusterError, ServedKind};
 use http_body_util::BodyExt;
-use kube::core::{DynamicObject, Request};
-use kube::Resource as _;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -122,13 +120,14 @@ impl<'a> Selection<'a> {
         self
     }
 
-    /// The collection's path for `kind` (a namespace only for a namespaced kind).
-    pub(super) fn path(&self, kind: &ServedKind) -> String {
+    /// The collection's path for `kind` (a namespace only for a namespaced kind). Errors: a
+    /// namespace or resource that cannot be a path segment ([`ClusterError::InvalidName`]).
+    pub(super) fn path(&self, kind: &ServedKind) -> Result<String, ClusterError> {
         let ns = match self.scope {
             Scope::Namespace(ns) if kind.namespaced => Some(ns),
             _ => None,
         };
-        DynamicObject::url_path(&kind.api_resource(), ns)
+        super::path::collection(kind, ns)
     }
 
     /// ` in namespace "shop"`, ` in all namespaces`, or nothing for a cluster-scoped kind.
@@ -167,7 +166,7 @@ impl Cluster {
         kind: &ServedKind,
         selection: &Selection<'_>,
     ) -> Result<List, ClusterError> {
-        let path = selection.path(kind);
+        let path = selection.path(kind)?;
         let base = Query::new()
             .add_some("labelSelector", selection.labels)
             .add_some("fieldSelector", selection.fields);
@@ -179,7 +178,11 @@ impl Cluster {
         let mut all: Vec<Value> = Vec::new();
         let mut resource_version: Option<String> = None;
         let mut token: Option<String> = None;
+        let max_items = self.max_list_items;
+        let max_pages = max_pages(max_items, self.chunk_size);
+        let mut pages = 0u64;
         loop {
+            pages += 1;
             let mut query = base.clone();
             if self.chunk_size > 0 {
                 query = query.add("limit", self.chunk_size.to_string());
@@ -211,6 +214,13 @@ impl Cluster {
                     e => e,
                 })?;
             all.extend(page_items(&list, &op).map_err(|e| *e)?);
+            if all.len() as u64 > max_items {
+                return Err(ClusterError::TooManyItems {
+                    resource: op.resource.clone(),
+                    scope: op.scope.clone(),
+                    limit: max_items,
+                });
+            }
             if resource_version.is_none() {
                 resource_version = Some(list_resource_version(&list));
             }
@@ -220,6 +230,15 @@ impl Cluster {
                 .filter(|t| !t.is_empty());
             match next {
                 // A server that hands back the token it was given would loop for ever.
+                Some(_) if self.chunk_size > 0 && pages >= max_pages => {
+                    return Err(ClusterError::TooManyPages {
+                        resource: op.resource.clone(),
+                        scope: op.scope.clone(),
+                        pages: max_pages,
+                        limit: max_items,
+                        chunk: self.chunk_size,
+                    })
+                }
                 Some(t) if self.chunk_size > 0 && token.as_deref() != Some(t) => {
                     token = Some(t.to_string())
                 }
@@ -239,9 +258,8 @@ impl Cluster {
         namespace: &str,
         name: &str,
     ) -> Result<Value, ClusterError> {
-        let ar = kind.api_resource();
         let ns = kind.namespaced.then_some(namespace);
-        let url = DynamicObject::url_path(&ar, ns);
+        let url = super::path::object(kind, ns, name, None)?;
         let op = Op {
             verb: "get",
             resource: kind.resource(),
@@ -252,8 +270,8 @@ impl Cluster {
         };
         let obj = self
             .call(&op, || {
-                Request::new(url.clone())
-                    .get(name, &Default::default())
+                http::Request::get(url.clone())
+                    .body(Vec::new())
                     .map_err(|e| e.to_string())
             })
             .await
@@ -286,15 +304,33 @@ impl Cluster {
     where
         F: Fn() -> Result<http::Request<Vec<u8>>, String>,
     {
-        let limit = time_limit(op, self.timeout, self.discovery_timeout);
-        self.call_within(op, build, limit).await
+        let limit =
+            time_limit(op, self.timeout, self.discovery_timeout).map(|(t, why)| (t, t, why));
+        self.call_within(op, build, self.within_deadline(limit))
+            .await
+    }
+
+    /// `limit` (how long to wait, the bound as messages give it, and its name), or what is
+    /// left of the command's deadline when that comes first.
+    pub(super) fn within_deadline(
+        &self,
+        limit: Option<(Duration, Duration, String)>,
+    ) -> Option<(Duration, Duration, String)> {
+        let Some(d) = self.deadline else {
+            return limit;
+        };
+        let left = d.left();
+        match limit {
+            Some(l) if l.0 <= left => Some(l),
+            _ => Some((left, d.given, d.flag.to_string())),
+        }
     }
 
     async fn call_within<F>(
         &self,
         op: &Op<'_>,
         build: F,
-        limit: Option<(Duration, String)>,
+        limit: Option<(Duration, Duration, String)>,
     ) -> Result<Value, ClusterError>
     where
         F: Fn() -> Result<http::Request<Vec<u8>>, String>,
@@ -358,11 +394,11 @@ impl Cluster {
         };
         match limit {
             None => attempt_all.await,
-            Some((t, why)) => match tokio::time::timeout(t, attempt_all).await {
+            Some((t, shown, why)) => match tokio::time::timeout(t, attempt_all).await {
                 Ok(r) => r,
                 Err(_) => Err(throttled
                     .into_inner()
-                    .unwrap_or_else(|| op.timed_out(&self.server, t, &why))),
+                    .unwrap_or_else(|| op.timed_out(&self.server, shown, &why))),
             },
         }
     }
@@ -515,6 +551,12 @@ pub(super) fn api_error(op: &Op<'_>, code: u16, reason: String, message: String)
             message,
         },
     }
+}
+
+/// The most pages a list may take: as many as `max_items` objects fill in pages of
+/// `chunk_size`, and one more (the last page may be short, or empty with the end of the list).
+pub(super) fn max_pages(max_items: u64, chunk_size: u32) -> u64 {
+    max_items / u64::from(chunk_size.max(1)) + 1
 }
 
 /// encoding/json's nesting limit (Go `scanner.go` `maxNestingDepth`): deeper answers are refused

@@ -7,8 +7,6 @@
 use super::query::Query;
 use super::request::Op;
 use super::{Cluster, ClusterError, ServedKind};
-use kube::core::DynamicObject;
-use kube::Resource as _;
 use serde_json::Value;
 
 /// How a status is patched.
@@ -38,9 +36,8 @@ impl Cluster {
         name: &str,
         patch: StatusPatch<'_>,
     ) -> Result<Value, ClusterError> {
-        let ar = kind.api_resource();
         let ns = kind.namespaced.then_some(namespace);
-        let base = DynamicObject::url_path(&ar, ns);
+        let path = super::path::object(kind, ns, name, Some("status"))?;
         let (body, manager, content_type, force) = match patch {
             StatusPatch::Apply { body, manager } => {
                 (body, manager, "application/apply-patch+yaml", true)
@@ -53,7 +50,7 @@ impl Cluster {
         if force {
             query = query.add("force", "true");
         }
-        let url = query.url(&format!("{base}/{name}/status"));
+        let url = query.url(&path);
         let bytes = serde_json::to_vec(body).map_err(|e| ClusterError::Config(e.to_string()))?;
         let op = Op {
             verb: "patch",
@@ -86,7 +83,7 @@ impl Cluster {
     /// The OpenAPI v3 document of `group/version` (`/openapi/v3/apis/{group}/{version}`):
     /// schemas with their `x-kubernetes-list-type` markers.
     pub async fn openapi_v3(&self, group: &str, version: &str) -> Result<Value, ClusterError> {
-        let url = format!("/openapi/v3/apis/{group}/{version}");
+        let url = super::path::openapi_v3(group, version)?;
         let op = Op {
             verb: "get",
             resource: format!("the OpenAPI schema of {group}/{version}"),

@@ -9,7 +9,7 @@
 //! (in a namespace) is a note naming the request refused, and the rules that look there are
 //! undecided.
 
-use super::connect::{block_on, connect, namespace};
+use super::connect::{block_on_within, connect, namespace};
 use super::select::{name_of, not_found, shown};
 use anyhow::Result;
 use kubectl_pacto::options::ClusterOptions;
@@ -256,7 +256,7 @@ pub(crate) fn stage_report(
     name: &str,
     argocd_namespace: &str,
 ) -> Result<Report> {
-    block_on(async {
+    block_on_within(c.connect.deadline, async {
         let cluster = connect(c).await?;
         let ns = namespace(c, &cluster);
         let mut objects = read_stages(&cluster, StageScope::Named(&ns, name)).await?;
@@ -274,7 +274,7 @@ pub(crate) fn stage_report(
 /// `explain operation/NAME` from the cluster: the Operations, Stages and Approvals of its
 /// namespace, one list each. Errors: no such Operation, or the Operations cannot be listed.
 pub(crate) fn operation_report(c: &ClusterOptions, name: &str) -> Result<Report> {
-    block_on(async {
+    block_on_within(c.connect.deadline, async {
         let cluster = connect(c).await?;
         let ns = namespace(c, &cluster);
         let here = Some(Scope::Namespace(&ns));

@@ -3,7 +3,7 @@
 //! recommended gate); Stages and Operations against what they depend on. The reports print as
 //! text, or as data with `-o json|yaml` (a kubectl List when there are several).
 
-use crate::io::connect::{block_on, connect, namespace};
+use crate::io::connect::{block_on, block_on_within, connect, namespace};
 use crate::io::delivery::{self, Objects};
 use crate::io::gates::load_gates;
 use crate::io::output::{note, write_stdout};
@@ -34,7 +34,10 @@ struct Options<'a> {
 impl<'a> Options<'a> {
     /// The cluster flags, `--stabilization-window` and `KIND/NAME`, checked in that order.
     fn complete(args: &'a ExplainArgs, global: &'a Global) -> Result<Options<'a>> {
-        let cluster = ClusterOptions::new(&args.cluster)?;
+        let mut cluster = ClusterOptions::new(&args.cluster)?;
+        kubectl_pacto::options::argocd_namespace(&args.gates.argocd_namespace)?;
+        cluster.connect.deadline =
+            kubectl_pacto::options::deadline(&args.timeout, "30s or 5m (0: none)")?;
         let window = duration_flag(
             "--stabilization-window",
             &args.stabilization_window,
@@ -100,7 +103,7 @@ fn from_cluster(o: &Options<'_>, t: &Target) -> Result<Report> {
         }
         Explained::Operation => delivery::operation_report(&o.cluster, &t.name),
         Explained::Gated(group, version, kind) => {
-            let (obj, (argo, flux)) = block_on(async {
+            let (obj, (argo, flux)) = block_on_within(o.cluster.connect.deadline, async {
                 let cluster = connect(&o.cluster).await?;
                 let kind = cluster.discover(group, version, kind).await?;
                 let ns = namespace(&o.cluster, &cluster);

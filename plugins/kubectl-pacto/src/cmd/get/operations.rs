@@ -3,7 +3,7 @@
 
 use super::listing::{self, Listing, Rows};
 use super::options::Options;
-use crate::io::connect::{block_on, connect, namespace, scope};
+use crate::io::connect::{block_on_within, connect, namespace, scope};
 use crate::io::select::{not_found, shown};
 use anyhow::Result;
 use kubectl_pacto::resource::ResourceType;
@@ -26,7 +26,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
         }
         (ops, ns, None)
     } else {
-        block_on(async {
+        block_on_within(o.cluster.connect.deadline, async {
             let c = connect(&o.cluster).await?;
             let kind = c
                 .discover(OPERATION.group, OPERATION.version, OPERATION.kind)

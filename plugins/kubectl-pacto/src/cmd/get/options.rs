@@ -44,7 +44,10 @@ impl<'a> Options<'a> {
             args.sort_by.as_deref(),
             args.show_managed_fields,
         )?;
-        let cluster = ClusterOptions::new(&args.cluster)?;
+        let mut cluster = ClusterOptions::new(&args.cluster)?;
+        kubectl_pacto::options::argocd_namespace(&args.gates.argocd_namespace)?;
+        cluster.connect.deadline =
+            kubectl_pacto::options::deadline(&args.timeout, "30s or 5m (0: none)")?;
         let selector = match (file_selector, listed) {
             (Some(s), _) => s,
             (None, ResourceType::Pactos) => Selector::default(),

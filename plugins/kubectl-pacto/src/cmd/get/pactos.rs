@@ -4,7 +4,7 @@
 
 use super::listing::{self, Listing, Rows};
 use super::options::Options;
-use crate::io::connect::{block_on, connect, namespace, scope};
+use crate::io::connect::{block_on_within, connect, namespace, scope};
 use crate::io::gates::load_gates;
 use crate::io::select::{in_namespace, name_of};
 use anyhow::{bail, Result};
@@ -21,7 +21,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
     listing::print(o, listing, |objects| {
         let (argo, flux) = match gates {
             Some(g) => g,
-            None => block_on(async {
+            None => block_on_within(o.cluster.connect.deadline, async {
                 let cluster = connect(&o.cluster).await?;
                 load_gates(&o.args.gates, Some(&cluster), o.global.now).await
             })?,
@@ -35,7 +35,7 @@ fn read(o: &Options<'_>) -> Result<(Listing, Option<(ArgoGate, FluxGate)>)> {
     let args = o.args;
     let name = o.name.as_deref();
     let machine = !o.print.format.is_table();
-    block_on(async {
+    block_on_within(o.cluster.connect.deadline, async {
         let (objects, cluster, namespace) = if !args.files.is_empty() {
             let objs: Vec<Value> = object::read_values(&args.files)?
                 .into_iter()

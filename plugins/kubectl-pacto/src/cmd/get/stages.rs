@@ -6,7 +6,7 @@
 
 use super::listing::{self, Listing, Rows};
 use super::options::Options;
-use crate::io::connect::{block_on, connect, namespace};
+use crate::io::connect::{block_on_within, connect, namespace};
 use crate::io::delivery::{read_stages, Objects, StageScope};
 use crate::io::select::{not_found, shown};
 use anyhow::Result;
@@ -26,7 +26,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
         let ns = o.cluster.namespace.clone().filter(|_| !args.all_namespaces);
         (Objects::from_files(&all), ns)
     } else {
-        block_on(async {
+        block_on_within(o.cluster.connect.deadline, async {
             let c = connect(&o.cluster).await?;
             let ns = (!args.all_namespaces).then_some(namespace(&o.cluster, &c));
             let scope = match (ns.as_deref(), name) {
