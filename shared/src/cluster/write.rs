@@ -28,7 +28,10 @@ impl Cluster {
     /// Patches the status subresource of `namespace/name`; returns the object as written.
     /// Errors: as every request (403 names the verb `patch` and `<plural>/status`, 409
     /// [`is_conflict`]); a 404 (the object was deleted) names the object as kubectl does,
-    /// `stages.delivery.pacto.trianalab.io "payments" not found`.
+    /// `stages.delivery.pacto.trianalab.io "payments" not found`; a success whose answer is
+    /// not that object (another kind, name or namespace, a list: kube-apiserver answers a
+    /// patch with the object it wrote) is [`ClusterError::Malformed`], as nothing says the
+    /// write happened.
     pub async fn patch_status(
         &self,
         kind: &ServedKind,
@@ -60,24 +63,39 @@ impl Cluster {
                 None => String::new(),
             },
         };
-        self.call(&op, || {
-            http::Request::patch(url.clone())
-                .header(http::header::CONTENT_TYPE, content_type)
-                .header(http::header::ACCEPT, "application/json")
-                .body(bytes.clone())
-                .map_err(|e| e.to_string())
-        })
-        .await
-        .map_err(|e| match e {
-            // The answer names the object, not its status subresource (kube-apiserver's
-            // NewNotFound of the resource and name).
-            ClusterError::NotFound { .. } => ClusterError::NotFound {
-                resource: kind.resource(),
-                name: name.to_string(),
-                scope: String::new(),
-            },
-            e => e,
-        })
+        let written = self
+            .call(&op, || {
+                http::Request::patch(url.clone())
+                    .header(http::header::CONTENT_TYPE, content_type)
+                    .header(http::header::ACCEPT, "application/json")
+                    .body(bytes.clone())
+                    .map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(|e| match e {
+                // The answer names the object, not its status subresource (kube-apiserver's
+                // NewNotFound of the resource and name).
+                ClusterError::NotFound { .. } => ClusterError::NotFound {
+                    resource: kind.resource(),
+                    name: name.to_string(),
+                    scope: String::new(),
+                },
+                e => e,
+            })?;
+        let written = super::request::with_type(written, kind);
+        let text = |p: &str| written.pointer(p).and_then(Value::as_str).unwrap_or("");
+        let (got_kind, got_ns, got_name) = (
+            text("/kind"),
+            text("/metadata/namespace"),
+            text("/metadata/name"),
+        );
+        if got_kind != kind.kind || got_name != name || ns.is_some_and(|n| n != got_ns) {
+            return Err(op.malformed(format!(
+                "the answer to the patch of {} \"{name}\" is not that object (a {got_kind:?} named {got_ns:?}/{got_name:?})",
+                kind.resource()
+            )));
+        }
+        Ok(written)
     }
 
     /// The OpenAPI v3 document of `group/version` (`/openapi/v3/apis/{group}/{version}`):
