@@ -126,7 +126,7 @@ impl Cluster {
     /// The resources a group version serves (one request), None when it is not served at all.
     async fn served(&self, group: &str, version: &str) -> Served {
         let gv = group_version(group, version);
-        let url = super::path::discovery(group, version)?;
+        let url = super::path::discovery(group, version).map_err(|e| *e)?;
         let op = discovery_op(&gv);
         let list = match self
             .call(&op, || {

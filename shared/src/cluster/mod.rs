@@ -37,10 +37,10 @@ pub use error::{chain, reason_phrase, root_cause, ClusterError};
 pub use kubeconfig::{check_kubeconfig_text, ConnectOptions};
 pub use overrides::Overrides;
 pub use path::check_namespace;
-pub use request::{decode_list_answer, List, Scope, Selection};
+pub use request::{decode_list_answer, decode_list_pages, List, Scope, Selection};
 pub use watch::{
-    decode_watch_line, resource_version_of, Event, Follow, WatchStream, MAX_EVENT_BYTES,
-    MAX_WATCH_SECONDS,
+    decode_watch_line, resource_version_of, split_watch_lines, Event, Follow, WatchStream,
+    MAX_EVENT_BYTES, MAX_WATCH_SECONDS,
 };
 pub use write::{is_conflict, StatusPatch};
 

@@ -3,7 +3,8 @@
 //! client-go's request builder joins them (`rest/request.go` `URL`: `/apis/{group}/{version}`
 //! or `/api/v1`, then `namespaces/{namespace}`, the resource, the name, the subresource).
 //! A segment that could be read as something else (`..`, `a/b`, `a?watch=true`) never reaches
-//! the server: it is refused with client-go's words, [`ClusterError::InvalidName`].
+//! the server: it is refused with client-go's words, [`ClusterError::InvalidName`] (boxed, as
+//! the module's other pure functions box their errors).
 
 use super::{ClusterError, ServedKind};
 use crate::k8s::names;
@@ -13,16 +14,16 @@ fn segment<'a>(
     what: &str,
     value: &'a str,
     errors: fn(&str) -> Vec<String>,
-) -> Result<&'a str, ClusterError> {
+) -> Result<&'a str, Box<ClusterError>> {
     let reasons = errors(value);
     if reasons.is_empty() {
         Ok(value)
     } else {
-        Err(ClusterError::InvalidName {
+        Err(Box::new(ClusterError::InvalidName {
             what: what.to_string(),
             value: value.to_string(),
             reasons,
-        })
+        }))
     }
 }
 
@@ -49,7 +50,7 @@ fn join(segments: &[&str]) -> String {
 pub(super) fn group_version<'a>(
     group: &'a str,
     version: &'a str,
-) -> Result<Vec<&'a str>, ClusterError> {
+) -> Result<Vec<&'a str>, Box<ClusterError>> {
     let version = segment("version", version, plain)?;
     Ok(if group.is_empty() {
         vec!["api", version]
@@ -59,12 +60,12 @@ pub(super) fn group_version<'a>(
 }
 
 /// The discovery document of a group version: `/api/v1` or `/apis/{group}/{version}`.
-pub(super) fn discovery(group: &str, version: &str) -> Result<String, ClusterError> {
+pub(super) fn discovery(group: &str, version: &str) -> Result<String, Box<ClusterError>> {
     Ok(join(&group_version(group, version)?))
 }
 
 /// The OpenAPI v3 document of a group version: `/openapi/v3/apis/{group}/{version}`.
-pub(super) fn openapi_v3(group: &str, version: &str) -> Result<String, ClusterError> {
+pub(super) fn openapi_v3(group: &str, version: &str) -> Result<String, Box<ClusterError>> {
     let mut all = vec!["openapi", "v3"];
     all.extend(group_version(group, version)?);
     Ok(join(&all))
@@ -74,7 +75,7 @@ pub(super) fn openapi_v3(group: &str, version: &str) -> Result<String, ClusterEr
 pub(super) fn collection(
     kind: &ServedKind,
     namespace: Option<&str>,
-) -> Result<String, ClusterError> {
+) -> Result<String, Box<ClusterError>> {
     let mut all = group_version(&kind.group, &kind.version)?;
     if let (true, Some(ns)) = (kind.namespaced, namespace) {
         all.push("namespaces");
@@ -90,7 +91,7 @@ pub(super) fn object(
     namespace: Option<&str>,
     name: &str,
     subresource: Option<&str>,
-) -> Result<String, ClusterError> {
+) -> Result<String, Box<ClusterError>> {
     let mut path = collection(kind, namespace)?;
     path.push('/');
     path.push_str(segment("resource name", name, names::object_name_errors)?);
@@ -102,7 +103,7 @@ pub(super) fn object(
 }
 
 /// Checks a namespace (a kubeconfig context's, `-n`, `--argocd-namespace`) before any request.
-pub fn check_namespace(ns: &str) -> Result<(), ClusterError> {
+pub fn check_namespace(ns: &str) -> Result<(), Box<ClusterError>> {
     segment("namespace", ns, names::namespace_errors).map(|_| ())
 }
 

@@ -151,7 +151,7 @@ impl Cluster {
             .add_some("labelSelector", selection.labels)
             .add_some("fieldSelector", selection.fields)
             .add("resourceVersion", resource_version.unwrap_or("0"))
-            .url(&selection.path(kind)?);
+            .url(&selection.path(kind).map_err(|e| *e)?);
         let op = Op {
             verb: "watch",
             resource: kind.resource(),
@@ -721,6 +721,22 @@ fn event(line: &[u8], kind: &ServedKind, op: &Op<'_>) -> Result<Event, Box<Clust
             op.malformed(format!("a watch event of type {other:?}")),
         )),
     }
+}
+
+/// A watch answer arriving in `frames`, cut into lines as [`WatchStream::next`] cuts it: the
+/// whole lines (newlines included) in order, and what is left without a newline. Pure, for
+/// fuzzing and tests.
+#[doc(hidden)]
+pub fn split_watch_lines(frames: &[&[u8]]) -> (Vec<Vec<u8>>, Vec<u8>) {
+    let mut lines = Lines::default();
+    let mut out = Vec::new();
+    for f in frames {
+        lines.push(f);
+        while let Some(l) = lines.next_line() {
+            out.push(l);
+        }
+    }
+    (out, lines.pending().to_vec())
 }
 
 /// One line of a watch answer decoded as [`WatchStream::next`] decodes it (see `event` above).

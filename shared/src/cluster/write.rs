@@ -40,7 +40,7 @@ impl Cluster {
         patch: StatusPatch<'_>,
     ) -> Result<Value, ClusterError> {
         let ns = kind.namespaced.then_some(namespace);
-        let path = super::path::object(kind, ns, name, Some("status"))?;
+        let path = super::path::object(kind, ns, name, Some("status")).map_err(|e| *e)?;
         let (body, manager, content_type, force) = match patch {
             StatusPatch::Apply { body, manager } => {
                 (body, manager, "application/apply-patch+yaml", true)
@@ -101,7 +101,7 @@ impl Cluster {
     /// The OpenAPI v3 document of `group/version` (`/openapi/v3/apis/{group}/{version}`):
     /// schemas with their `x-kubernetes-list-type` markers.
     pub async fn openapi_v3(&self, group: &str, version: &str) -> Result<Value, ClusterError> {
-        let url = super::path::openapi_v3(group, version)?;
+        let url = super::path::openapi_v3(group, version).map_err(|e| *e)?;
         let op = Op {
             verb: "get",
             resource: format!("the OpenAPI schema of {group}/{version}"),
