@@ -288,3 +288,32 @@ fn an_unterminated_watch_event_is_refused_at_the_size_bound() {
         r.stderr
     );
 }
+
+/// `get -w` without --request-timeout follows the watch without a deadline, as kubectl does;
+/// a server that answers the listing and then nothing (the watch request gets not even its
+/// headers back) ends it after --timeout with an error naming the watch.
+#[test]
+fn get_watch_ends_when_the_server_goes_silent_after_the_listing() {
+    let c = shop();
+    c.server
+        .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
+    c.server
+        .fault(Fault::always("/pactos", FaultAction::Silence));
+    let r = c.run(&["get", "-w", "--timeout", "2s", "-o", "name"]);
+    r.assert_code(1).assert_no_panic();
+    assert!(
+        r.stdout.starts_with("pacto.pacto.trianalab.io/"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stderr
+            .starts_with("error: no answer from the API server at ")
+            && r.stderr.ends_with(
+                " within 2s (--timeout) to watch pactos.pacto.trianalab.io in namespace \"shop\"\n"
+            ),
+        "{}",
+        r.stderr
+    );
+    assert!(r.elapsed >= Duration::from_secs(2));
+}
