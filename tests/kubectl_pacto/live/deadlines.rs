@@ -270,8 +270,9 @@ fn a_flooding_watch_ends_at_the_deadline() {
     );
 }
 
-/// A watch event that never ends (no newline) is refused at 64 MiB, the size bound, and the
-/// command ends (`get -w` at the bound, `wait` at the bound or its --timeout).
+/// A watch event that never ends (no newline) is refused at 64 MiB, the size bound, in one pass
+/// over its bytes (the search from the start of the buffer on every frame did not end within
+/// the hang guard in a debug build), under `ulimit -v 4194304` where nothing may abort.
 #[test]
 fn an_unterminated_watch_event_is_refused_at_the_size_bound() {
     let c = shop();
@@ -279,7 +280,22 @@ fn an_unterminated_watch_event_is_refused_at_the_size_bound() {
         .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
     c.server
         .fault(Fault::always("/pactos", FaultAction::EndlessBody));
-    let r = c.run(&["get", "-w", "-o", "name"]);
+    let mut cmd = Command::new("bash");
+    cmd.args([
+        "-c",
+        "ulimit -v 4194304 && exec \"$0\" \"$@\"",
+        PACTO,
+        "get",
+        "-w",
+        "-o",
+        "name",
+        "--kubeconfig",
+        s(&c.kubeconfig),
+    ])
+    .env("HOME", c.dir.path())
+    .env("KUBECTL_PACTO_NOW", NOW)
+    .env_remove("KUBECONFIG");
+    let r = run_with(&mut cmd, None, DEADLINE);
     r.assert_code(1).assert_no_panic();
     assert!(
         r.stderr
