@@ -294,7 +294,9 @@ pub struct WaitArgs {
     /// Wait for every object with these labels (e.g. team=payments).
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
-    /// How long to wait (e.g. 30s, 5m; 0: check once).
+    /// How long to wait, from the start: connecting, discovery, the gates, the list and every
+    /// watch event (e.g. 30s, 5m; 0: check once). After it, the reports of the objects not
+    /// there read again within 10s (--request-timeout sets another).
     #[arg(long, value_name = "DURATION", default_value = "30s")]
     pub timeout: String,
     /// The Pacto operator's --stabilization-window, for the timing in the explanation.
