@@ -54,6 +54,9 @@ pub enum FaultAction {
     /// closes it (a server that accepts connections and never answers). With
     /// `Fault::always("", FaultAction::Silence)`, every request hangs, discovery included.
     Silence,
+    /// Answer `200 OK` with a JSON content type and then no byte of the body, the connection
+    /// held open until the client closes it: a watch opened that never sends an event.
+    Stall,
     /// Answer every list page with `per_page` copies of `item` (each named `{name}-{page}-{i}`
     /// after the item's own `metadata.name`) and a `continue` token that is new on every page,
     /// so that a client following the tokens never reaches the end.

@@ -98,6 +98,14 @@ fn serve(shared: &Shared, stream: TcpStream) {
                 while matches!(std::io::Read::read(&mut reader, &mut sink), Ok(n) if n > 0) {}
                 return;
             }
+            Some(FaultAction::Stall) => {
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+                if writer.write_all(head.as_bytes()).is_ok() {
+                    let mut sink = [0u8; 4096];
+                    while matches!(std::io::Read::read(&mut reader, &mut sink), Ok(n) if n > 0) {}
+                }
+                return;
+            }
             Some(FaultAction::FloodWatch(line)) => {
                 let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
                 if writer.write_all(head.as_bytes()).is_ok() {

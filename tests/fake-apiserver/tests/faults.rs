@@ -313,3 +313,33 @@ fn a_flooding_watch_is_always_readable() {
         assert_eq!(l.as_bytes(), line);
     }
 }
+
+/// Stall: the headers of a 200 come, then no byte of the body while the connection stays open.
+#[test]
+fn stall_sends_the_headers_and_nothing_more() {
+    let server = server_with_widgets();
+    server.fault(Fault::always("/widgets", FaultAction::Stall));
+    let stream = std::net::TcpStream::connect(server.addr()).unwrap();
+    let mut conn = stream.try_clone().unwrap();
+    std::io::Write::write_all(
+        &mut conn,
+        format!("GET {WIDGETS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes(),
+    )
+    .unwrap();
+    let head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+    let mut got = vec![0u8; head.len()];
+    std::io::Read::read_exact(&mut conn, &mut got).unwrap();
+    assert_eq!(got, head);
+    stream
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut more = [0u8; 1];
+    let err = std::io::Read::read(&mut conn, &mut more).unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+        "{err}"
+    );
+}
