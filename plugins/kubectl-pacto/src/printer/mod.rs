@@ -29,8 +29,13 @@ pub enum OutputFormat {
     Json,
     /// `-o yaml`.
     Yaml,
-    /// `-o jsonpath=TEMPLATE` (also `jsonpath-as-json=`, which prints the results as a JSON list).
-    JsonPath { template: Template, as_json: bool },
+    /// `-o jsonpath=TEMPLATE` (also `jsonpath-as-json=`, which prints each action's results as
+    /// a JSON list), with the template as given.
+    JsonPath {
+        template: Template,
+        raw: String,
+        as_json: bool,
+    },
     /// `-o custom-columns=HEADER:PATH,...`.
     CustomColumns(Vec<Column>),
 }
@@ -49,6 +54,7 @@ impl OutputFormat {
                         .map_err(|e| anyhow!("error parsing jsonpath {arg}, {e}"))?;
                     Ok(OutputFormat::JsonPath {
                         template,
+                        raw: arg.to_string(),
                         as_json: kind == "jsonpath-as-json",
                     })
                 }
@@ -97,15 +103,18 @@ pub struct PrintOptions {
     /// `--show-labels`: a LABELS column last in tables.
     pub show_labels: bool,
     /// `--sort-by=PATH`: objects ordered by this field (kubectl's relaxed JSONPath), and the
-    /// path as given (for messages).
+    /// relaxed path (`{.a.b}`, for messages).
     pub sort_by: Option<(Template, String)>,
     /// `--show-managed-fields`: `json` and `yaml` keep `metadata.managedFields`.
     pub show_managed_fields: bool,
 }
 
 impl PrintOptions {
-    /// Checks the flags together. Errors: an unknown `-o`, a bad template or column spec, a bad
-    /// `--sort-by`.
+    /// Checks the flags together, as kubectl does before it reads anything. Errors: an unknown
+    /// `-o`, a bad template or column spec; `--show-labels` with another format than the table
+    /// or `wide` (kubectl's `--show-labels option cannot be used with name printer`); a
+    /// `--sort-by` that is not a relaxed path (kubectl's `unexpected path string, ...`) or does
+    /// not parse.
     pub fn new(
         output: Option<&str>,
         no_headers: bool,
@@ -113,13 +122,14 @@ impl PrintOptions {
         sort_by: Option<&str>,
         show_managed_fields: bool,
     ) -> Result<PrintOptions> {
-        let format = OutputFormat::parse(output.unwrap_or(""))?;
+        let output = output.unwrap_or("");
+        let format = OutputFormat::parse(output)?;
+        if show_labels && !output.is_empty() && output != "wide" {
+            bail!("--show-labels option cannot be used with {output} printer");
+        }
         let sort_by = match sort_by {
             None | Some("") => None,
-            Some(s) => Some((
-                jsonpath::relaxed(s).map_err(|e| anyhow!("--sort-by {e}"))?,
-                s.to_string(),
-            )),
+            Some(s) => Some(jsonpath::relaxed(s).map_err(|e| anyhow!("{e}"))?),
         };
         Ok(PrintOptions {
             format,
@@ -133,7 +143,7 @@ impl PrintOptions {
     /// Orders `objects` by `--sort-by` (stable; see [`sort::sort_objects`]).
     pub fn sort(&self, objects: &mut [Value]) -> Result<()> {
         if let Some((t, text)) = &self.sort_by {
-            sort::sort_objects(objects, t).map_err(|e| anyhow!("--sort-by {text:?}: {e}"))?;
+            sort::sort_objects(objects, t, text).map_err(|e| anyhow!("{e}"))?;
         }
         Ok(())
     }
@@ -181,20 +191,17 @@ impl PrintOptions {
                     .collect();
                 pacto_gates::render::names(name_prefix, &names)
             }
-            OutputFormat::JsonPath { template, as_json } => {
-                let data = data(false);
-                if *as_json {
-                    let values = template
-                        .values(&data)
-                        .map_err(|e| anyhow!("error executing jsonpath: {e}"))?;
-                    let list: Vec<Value> = values.into_iter().cloned().collect();
-                    gofmt::marshal_indent(&Value::Array(list), "    ") + "\n"
-                } else {
-                    template
-                        .execute(&data)
-                        .map_err(|e| anyhow!("error executing jsonpath: {e}"))?
-                }
-            }
+            OutputFormat::JsonPath {
+                template,
+                raw,
+                as_json,
+            } => template.execute(&data(false), *as_json).map_err(|e| {
+                // cli-runtime's JSONPathPrinter, without its dump of the whole object.
+                anyhow!(
+                    "error executing jsonpath {raw:?}: Error executing template: {e}. Printing \
+                     more information for debugging the template:\n\ttemplate was:\n\t\t{raw}"
+                )
+            })?,
             OutputFormat::CustomColumns(cols) => {
                 columns::render(cols, objects, !self.no_headers).map_err(|e| anyhow!("{e}"))?
             }
