@@ -22,6 +22,7 @@ mod real;
 mod reconcile;
 mod scripts;
 mod suites;
+mod terminal;
 mod walkthrough;
 
 #[test]
