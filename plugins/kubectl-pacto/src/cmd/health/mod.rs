@@ -103,15 +103,17 @@ fn flux_engine(
     };
     let o = read_one(path, want)?;
     if o.kind() != want {
+        // The flag that takes it, when there is one.
+        let hint = match o.kind() {
+            "HelmRelease" => " (give it with --helmrelease)",
+            "Kustomization" => " (give it with --kustomization)",
+            "ConfigMap" => " (an argocd-cm is given with --argocd-cm)",
+            _ => "",
+        };
         bail!(
-            "{}: {flag} takes a {want}, this is a {} (give it with {})",
+            "{}: {flag} takes a {want}, this is a {}{hint}",
             o.origin,
             render::one_line(o.kind()),
-            if want == "Kustomization" {
-                "--helmrelease"
-            } else {
-                "--kustomization"
-            }
         );
     }
     let k = kustomization::parse(&o.value).map_err(|e| anyhow!("{}: {e}", o.origin))?;
