@@ -188,6 +188,8 @@ fn printing_flags_print_what_kubectl_prints() {
         (&["-o", "jsonpath={.items[?(@.spec.flag)].metadata.name}"], Same),
         (&["-o", "jsonpath={.items[?(@.spec.flag==false)].metadata.name}"], Same),
         (&["-o", "jsonpath={.items[?()].metadata.name}"], Same),
+        (&["-o", "jsonpath={.items[?(@.spec.tags[0])].metadata.name}"], Same),
+        (&["-o", "jsonpath={.items[?(@.metadata.name[0])].metadata.name}"], Same),
         (&["-o", "jsonpath={.items[0].status.conditions[*].type}"], Same),
         (&["-o", "jsonpath={.items[-1:].metadata.labels}"], Same),
         (&["-o", "jsonpath={.items[-2].metadata.name}"], Same),

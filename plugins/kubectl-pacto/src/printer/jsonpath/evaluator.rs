@@ -221,6 +221,40 @@ impl Run<'_> {
         Ok(cur)
     }
 
+    /// Whether `[?(path)]` keeps `item`: client-go ignores the error of the path and looks at
+    /// what the failing step returned, which for most steps is its input (`[0]` of a string
+    /// keeps the string: the item is kept), and nothing for a stray `end`.
+    fn exists<'v>(&mut self, item: Res<'v>, nodes: &[Node]) -> bool {
+        let mut cur = vec![item];
+        for n in nodes {
+            match self.walk(cur.clone(), n) {
+                Ok(next) => cur = next,
+                Err(_) => {
+                    return match n {
+                        Node::Identifier(name) if name == "end" => false,
+                        Node::List(inner) => self.exists_list(cur, inner),
+                        _ => !cur.is_empty(),
+                    }
+                }
+            }
+        }
+        !cur.is_empty()
+    }
+
+    /// [`Run::exists`] for a nested list run on several values.
+    fn exists_list<'v>(&mut self, input: Vec<Res<'v>>, nodes: &[Node]) -> bool {
+        let mut cur = input;
+        for n in nodes {
+            match self.walk(cur.clone(), n) {
+                Ok(next) => cur = next,
+                Err(_) => {
+                    return !matches!(n, Node::Identifier(x) if x == "end") && !cur.is_empty()
+                }
+            }
+        }
+        !cur.is_empty()
+    }
+
     fn filter<'v>(&mut self, input: Vec<Res<'v>>, f: &Filter) -> Result<Vec<Res<'v>>, String> {
         let mut results = Vec::new();
         for value in input {
@@ -234,14 +268,13 @@ impl Run<'_> {
                 ));
             };
             for item in items {
-                let lefts = self.list(vec![Res::Ref(item)], &f.left);
                 if f.op == "exists" {
-                    if lefts.is_ok_and(|l| !l.is_empty()) {
+                    if self.exists(Res::Ref(item), &f.left) {
                         results.push(Res::Ref(item));
                     }
                     continue;
                 }
-                let lefts = lefts?;
+                let lefts = self.list(vec![Res::Ref(item)], &f.left)?;
                 let left = match lefts.as_slice() {
                     [] => continue,
                     [one] => one.clone(),

@@ -301,6 +301,10 @@ mod tests {
             "unrecognized character in action: U+007E '~'"
         );
         assert_eq!(t("{.c[?(@.t)].n}").unwrap(), "2 5");
+        // client-go keeps an item whose exists-path fails, looking at what the failing step
+        // returned: `[0]` of a string returns the string.
+        assert_eq!(t("{.c[?(@.t[0])].n}").unwrap(), "2 5");
+        assert_eq!(t("{.c[?(@.x[0])].n}").unwrap(), "");
         assert_eq!(
             t("{.c[?(@.n == 'x')].t}").unwrap_err(),
             "incompatible types for comparison"
