@@ -189,7 +189,7 @@ fn scalar(v: Option<&Value>, field: &str, anomalies: &mut Vec<String>) -> String
         Some(Value::String(s)) => s.clone(),
         Some(other) => {
             anomalies.push(format!(
-                "{field} is a {}, not a string",
+                "{field} is {}, not a string",
                 crate::object::json_type(other)
             ));
             other.to_string()
@@ -344,7 +344,7 @@ impl PactoView {
             Some(Value::String(s)) => Some(s.clone()),
             Some(other) => {
                 anomalies.push(format!(
-                    "status.contractStatus is a {}, not a string",
+                    "status.contractStatus is {}, not a string",
                     crate::object::json_type(other)
                 ));
                 Some(other.to_string())
