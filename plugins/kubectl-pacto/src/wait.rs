@@ -276,6 +276,22 @@ mod tests {
         assert_eq!(split_jsonpath("{.a.b}=x=y"), ("{.a.b}", Some("x=y")));
     }
 
+    /// `gate=WORD` is reached only by that overall word: a hold never reaches `gate=pass`, a
+    /// pass never reaches `gate=hold`, and so on for every pair of the four words.
+    #[test]
+    fn each_gate_word_is_reached_by_itself_alone() {
+        for want in gate_words() {
+            let w = WaitFor::parse(&format!("gate={want}"), true).unwrap();
+            for got in gate_words() {
+                assert_eq!(
+                    w.reached(&json!({}), |_| got.to_string()),
+                    want == got,
+                    "--for gate={want} with an overall {got}"
+                );
+            }
+        }
+    }
+
     /// `verdict=` takes the library's contractStatus values (the CRD's enum, NotEvaluated
     /// included) and `gate=` the words of the gate outcomes, and nothing else.
     #[test]
