@@ -270,7 +270,7 @@ mod tests {
         assert!(WaitFor::parse("gate=pass", false).is_err());
         let g = WaitFor::parse("gate=pass", true).unwrap();
         assert!(g.reached(&json!({}), |_| "pass".to_string()));
-        assert!(!g.reached(&json!({}), |_| "argo:pass flux:hold".to_string()));
+        assert!(!g.reached(&json!({}), |_| "hold".to_string()));
         assert!(WaitFor::parse("gate=passed", true).is_err());
         assert!(WaitFor::parse("ready", true).is_err());
         assert_eq!(split_jsonpath("{.a.b}=x=y"), ("{.a.b}", Some("x=y")));
