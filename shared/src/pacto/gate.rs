@@ -712,6 +712,13 @@ mod tests {
                 &got, want,
                 "{status} behind={behind} argo={argo_side:?} {ks:?}"
             );
+            // The GATE column: one word when the sides agree, else both.
+            let column = if want[0] == want[1] {
+                want[0].as_str().to_string()
+            } else {
+                format!("argo:{} flux:{}", want[0].as_str(), want[1].as_str())
+            };
+            assert_eq!(d.gate_word(), column, "{status} {ks:?}");
         }
     }
 
