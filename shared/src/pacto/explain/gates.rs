@@ -367,7 +367,9 @@ mod tests {
             k["status"]["inventory"]["entries"][0]["id"] =
                 json!("shop_billing_pacto.trianalab.io_Pacto");
         };
-        let cases: [(&str, &dyn Fn(&mut Value), &str, &str, &str); 7] = [
+        // (contractStatus, edit of the Kustomization, Flux headline, Gate word, what it does)
+        type Case<'a> = (&'a str, &'a dyn Fn(&mut Value), &'a str, &'a str, &'a str);
+        let cases: [Case; 7] = [
             (
                 "NonCompliant",
                 &same,
