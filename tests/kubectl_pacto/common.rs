@@ -214,21 +214,30 @@ pub fn cell(table: &str, row: usize, header: &str) -> String {
     line[from..to].iter().collect::<String>().trim().to_string()
 }
 
-/// Compares `actual` with the golden file `path` (or, under UPDATE_GOLDEN=1, writes it).
+/// Compares `actual` with the golden file `path`. Under UPDATE_GOLDEN=1 a golden that differs
+/// (or is missing) is written with `actual` and the test still fails, naming the file: a
+/// rewrite never turns a failing test green, and the next run (without it) compares the new
+/// file after a look at its diff.
 pub fn golden_file(path: &Path, actual: &str) {
+    let want = std::fs::read_to_string(path);
+    if want.as_deref().ok() == Some(actual) {
+        return;
+    }
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, actual).unwrap();
-        return;
+        panic!(
+            "{} differed and is rewritten (UPDATE_GOLDEN): check its diff, then run again without UPDATE_GOLDEN",
+            path.display()
+        );
     }
-    let want = std::fs::read_to_string(path).unwrap_or_else(|e| {
+    let want = want.unwrap_or_else(|e| {
         panic!(
             "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
             path.display()
         )
     });
-    assert!(
-        want == actual,
+    panic!(
         "{} differs (UPDATE_GOLDEN=1 rewrites it)\n--- want\n{want}\n--- got\n{actual}",
         path.display()
     );

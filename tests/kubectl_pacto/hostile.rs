@@ -117,15 +117,15 @@ fn mistyped_fields_are_errors() {
     for (text, want) in [
         (
             "kind: Pacto\nmetadata: {name: [1, 2]}\n",
-            "error: <stdin>: document 1: field metadata.name: expected a string, found array\n",
+            "error: <stdin>: document 1: field metadata.name: expected a string, found a list\n",
         ),
         (
             "kind: Pacto\nmetadata: {name: a, deletionTimestamp: 12}\n",
-            "error: <stdin>: document 1: field metadata.deletionTimestamp: expected a string, found number\n",
+            "error: <stdin>: document 1: field metadata.deletionTimestamp: expected a string, found a number\n",
         ),
         (
             "apiVersion: v1\nkind: List\nitems: 5\n",
-            "error: <stdin>: document 1: field items: expected a list of objects, found number (kind List)\n",
+            "error: <stdin>: document 1: field items: expected a list of objects, found a number (kind List)\n",
         ),
     ] {
         assert_eq!(health_error(&["-f", "-"], Some(text)), want, "{text}");

@@ -347,9 +347,7 @@ mod tests {
         assert!(WaitFor::parse("gate=pass", false).is_err());
         let g = WaitFor::parse("gate=pass", true).unwrap();
         assert!(g.reached(&json!({}), |_| "pass".to_string()).unwrap());
-        assert!(!g
-            .reached(&json!({}), |_| "argo:pass flux:hold".to_string())
-            .unwrap());
+        assert!(!g.reached(&json!({}), |_| "hold".to_string()).unwrap());
         assert!(WaitFor::parse("gate=passed", true).is_err());
         assert!(WaitFor::parse("ready", true).is_err());
         assert_eq!(split_jsonpath("{.a.b}=x=y"), ["{.a.b}", "x", "y"]);
@@ -357,6 +355,22 @@ mod tests {
             split_jsonpath("{.a[?(@.b==\"c\")]}=x"),
             ["{.a[?(@.b==\"c\")]}", "x"]
         );
+    }
+
+    /// `gate=WORD` is reached only by that overall word: a hold never reaches `gate=pass`, a
+    /// pass never reaches `gate=hold`, and so on for every pair of the four words.
+    #[test]
+    fn each_gate_word_is_reached_by_itself_alone() {
+        for want in gate_words() {
+            let w = WaitFor::parse(&format!("gate={want}"), true).unwrap();
+            for got in gate_words() {
+                assert_eq!(
+                    w.reached(&json!({}), |_| got.to_string()).unwrap(),
+                    want == got,
+                    "--for gate={want} with an overall {got}"
+                );
+            }
+        }
     }
 
     /// `verdict=` takes the library's contractStatus values (the CRD's enum, NotEvaluated

@@ -35,7 +35,7 @@ pub struct ConnectOptions {
 }
 
 /// The `proxy-url` of the cluster the context in use names.
-fn cluster_proxy_url(kc: &Kubeconfig, context: Option<&str>) -> Option<String> {
+fn cluster_proxy_url(kc: &Kubeconfig, context: Option<&str>) -> Option<proxy::Explicit> {
     let name = context.or(kc.current_context.as_deref())?;
     let ctx = kc
         .contexts
@@ -43,14 +43,17 @@ fn cluster_proxy_url(kc: &Kubeconfig, context: Option<&str>) -> Option<String> {
         .find(|c| c.name == name)?
         .context
         .as_ref()?;
-    kc.clusters
-        .iter()
-        .find(|c| c.name == ctx.cluster)?
+    let cluster = kc.clusters.iter().find(|c| c.name == ctx.cluster)?;
+    let url = cluster
         .cluster
         .as_ref()?
         .proxy_url
         .clone()
-        .filter(|p| !p.is_empty())
+        .filter(|p| !p.is_empty())?;
+    Some(proxy::Explicit {
+        url,
+        cluster: cluster.name.clone(),
+    })
 }
 
 /// The context in use must name a cluster and a user the kubeconfig defines (kubectl refuses
@@ -223,7 +226,7 @@ pub fn check_kubeconfig_text(
     let uri: http::Uri = server
         .parse()
         .map_err(|e| config(format!("server {server:?}: {e}")))?;
-    proxy::proxy_for(&uri, explicit.as_deref(), |_| None).map_err(config)
+    proxy::proxy_for(&uri, explicit.as_ref(), |_| None).map_err(config)
 }
 
 impl Cluster {
@@ -340,7 +343,7 @@ impl Cluster {
             .apply(&mut config)
             .map_err(ClusterError::Config)?;
         config.default_retry = false;
-        config.proxy_url = proxy::proxy_for(&config.cluster_url, explicit_proxy.as_deref(), |k| {
+        config.proxy_url = proxy::proxy_for(&config.cluster_url, explicit_proxy.as_ref(), |k| {
             std::env::var(k).ok().filter(|v| !v.is_empty())
         })
         .map_err(ClusterError::Config)?;

@@ -662,7 +662,7 @@ mod tests {
             decode_watch_line(br#"{"type":"ADDED","object":[1]}"#, &pactos())
                 .unwrap_err()
                 .to_string(),
-            "cannot watch pactos.pacto.trianalab.io: the API server's answer is malformed: a watch event ADDED whose object is array, not a mapping"
+            "cannot watch pactos.pacto.trianalab.io: the API server's answer is malformed: a watch event ADDED whose object is a list, not a mapping"
         );
         assert!(decode_watch_line(br#"{"type":"MODIFIED"}"#, &pactos())
             .unwrap_err()

@@ -260,8 +260,8 @@ fn bad_tls_settings_unbounded_files_and_secrets_in_urls() {
         .status()
         .unwrap()
         .success());
-    // (kubeconfig, the error after `error: KUBECONFIG: `, or after `error: ` when it starts
-    // with `proxy URL`: the proxy is chosen after the kubeconfig is read).
+    // (kubeconfig, the error after `error: KUBECONFIG: `, or after `error: ` when it is the
+    // proxy's, in kubectl's words: the proxy is chosen after the kubeconfig is read).
     let cases: Vec<(PathBuf, String)> = vec![
         (
             tls_kubeconfig(dir, "insecure.yaml", &format!("insecure-skip-tls-verify: true, certificate-authority-data: {garbage}"), "token: t"),
@@ -281,7 +281,7 @@ fn bad_tls_settings_unbounded_files_and_secrets_in_urls() {
         ),
         (
             tls_kubeconfig(dir, "proxy.yaml", "insecure-skip-tls-verify: true, proxy-url: 'user:SECRET@proxy:1080'", "token: t"),
-            "proxy URL \"user:xxxxx@proxy:1080\": unsupported scheme \"\", must be http, https, or socks5".into(),
+            "invalid 'proxy-url' \"user:xxxxx@proxy:1080\" for cluster \"c\": unsupported scheme \"\", must be http, https, or socks5".into(),
         ),
     ];
     for (kubeconfig, want) in cases {
@@ -291,7 +291,7 @@ fn bad_tls_settings_unbounded_files_and_secrets_in_urls() {
             DEADLINE,
         );
         r.assert_code(1).assert_no_panic();
-        let shown = if want.starts_with("proxy URL") {
+        let shown = if want.starts_with("invalid 'proxy-url'") {
             format!("error: {want}\n")
         } else {
             format!("error: {}: {want}\n", kubeconfig.display())

@@ -89,6 +89,35 @@ fn reached_when_the_verdict_catches_up_with_the_generation() {
     );
 }
 
+/// A Pacto that holds never reaches `gate=pass`: gift-cards (Unknown: both gates hold) and
+/// legacy-checkout (being deleted: Argo CD answers Progressing, a hold; no Kustomization of
+/// this cluster applies it, so Flux gates nothing and the hold decides) time out, and the
+/// explain block shows Argo CD's hold.
+#[test]
+fn a_holding_pacto_never_reaches_gate_pass() {
+    let c = shop();
+    for name in ["gift-cards", "legacy-checkout"] {
+        let r = c.run(&[
+            "wait",
+            &format!("pacto/{name}"),
+            "--for",
+            "gate=pass",
+            "--timeout",
+            "1s",
+        ]);
+        r.assert_code(1);
+        assert_eq!(
+            r.stderr,
+            format!("error: timed out after 1s waiting for gate=pass on pacto.pacto.trianalab.io/{name}\n")
+        );
+        assert!(
+            field(&r.stdout, "Gate").unwrap().starts_with("hold"),
+            "{name}: {}",
+            r.stdout
+        );
+    }
+}
+
 #[test]
 fn timed_out_says_why_in_the_explain_block() {
     let c = shop();
