@@ -71,7 +71,7 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
     r.add(0, "Candidates", candidates, Tone::Plain);
     r.add(0, "Level", or_none(&stage.level), Tone::Plain);
     if !stage.start_level.is_empty() {
-        r.add(1, "Start level", stage.start_level.clone(), Tone::Plain);
+        r.add(1, "Start level", stage.start_level, Tone::Plain);
     }
     if stage.frozen {
         r.add(
@@ -89,11 +89,11 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
         Tone::Plain,
     );
     for d in &stage.published {
-        r.add(1, "", d.clone(), Tone::Plain);
+        r.add(1, "", *d, Tone::Plain);
     }
     r.add(0, "Offered", stage.offered.len().to_string(), Tone::Plain);
     for d in &stage.offered {
-        r.add(1, "", d.clone(), Tone::Plain);
+        r.add(1, "", *d, Tone::Plain);
     }
 
     for c in computed.conditions() {
@@ -300,13 +300,13 @@ fn operation_rows(
     ];
     for (k, v) in target {
         if !v.is_empty() {
-            r.add(0, k, v.clone(), Tone::Plain);
+            r.add(0, k, *v, Tone::Plain);
         }
     }
     if !op.actor_class.is_empty() {
-        r.add(1, "Actor class", op.actor_class.clone(), Tone::Plain);
+        r.add(1, "Actor class", op.actor_class, Tone::Plain);
     }
-    let phase_tone = match op.phase.as_str() {
+    let phase_tone = match op.phase {
         "Succeeded" => Tone::Good,
         "Failed" => Tone::Bad,
         "Held" => Tone::Warn,
@@ -321,14 +321,14 @@ fn operation_rows(
     r.add(1, "Next", p.next.clone(), Tone::Plain);
     r.add(1, "Who may act", p.actor.as_str().to_string(), Tone::Plain);
     if !op.message.is_empty() {
-        r.add(0, "Message", op.message.clone(), Tone::Plain);
+        r.add(0, "Message", op.message, Tone::Plain);
     }
     if !op.outcome.is_empty() {
-        r.add(0, "Outcome", op.outcome.clone(), Tone::Plain);
+        r.add(0, "Outcome", op.outcome, Tone::Plain);
     }
     r.add(0, "Verdicts", op.verdicts.len().to_string(), Tone::Plain);
     for v in &op.verdicts {
-        let tone = match v.result.as_str() {
+        let tone = match v.result {
             "Pass" => Tone::Good,
             "Fail" => Tone::Bad,
             _ => Tone::Pending,
@@ -366,10 +366,27 @@ fn operation_rows(
             );
         }
     }
-    for p in &op.problems {
-        r.add(0, "Field error", p.clone(), Tone::Bad);
+    for p in problems(op, all_approvals) {
+        r.add(0, "Field error", p, Tone::Bad);
     }
     r.0
+}
+
+/// The field errors an Operation's report names: its own, then those of each Approval of its
+/// namespace that is for it, or that names no Operation (its `spec.operationRef.name` is
+/// missing or of the wrong type, so it may be meant for this one), each prefixed with the
+/// Approval (`Approval prod/ok: spec.acceptUnknown: expected a list, found a string`).
+fn problems(op: &OperationView, all_approvals: &[ApprovalView]) -> Vec<String> {
+    let mut out = op.problems.clone();
+    for a in all_approvals {
+        let mine = a.this.namespace == op.this.namespace
+            && (a.operation == op.this.name || a.operation.is_empty());
+        if mine {
+            let who = a.this.describe();
+            out.extend(a.problems.iter().map(|p| format!("{who}: {p}")));
+        }
+    }
+    out
 }
 
 /// `explain operation/NAME -o json|yaml`: the explanation as data.
@@ -404,7 +421,7 @@ fn operation_json(
         "place": p,
         "verdicts": verdicts,
         "approvals": approvals,
-        "problems": op.problems,
+        "problems": problems(op, all_approvals),
     })
 }
 
@@ -457,10 +474,10 @@ mod tests {
         let op = OperationView::new(&all[0]);
         let approvals = [ApprovalView::new(&all[1])];
         let stage = |ns: &str| {
-            StageView::new(
-                &json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1",
+            StageView::new(crate::testutil::kept(
+                json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1",
                 "kind": "Stage", "metadata": {"name": "payments", "namespace": ns}, "spec": {}}),
-            )
+            ))
         };
         let stages = [stage("payments-prod"), stage("payments-test")];
         let notes =

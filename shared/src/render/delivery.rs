@@ -14,7 +14,7 @@ use jiff::Timestamp;
 
 /// One Stage of a `get stages` listing with its computed conditions.
 pub struct StageRow<'a> {
-    pub view: &'a StageView,
+    pub view: &'a StageView<'a>,
     pub computed: &'a Computed,
 }
 
@@ -202,11 +202,11 @@ mod tests {
     #[test]
     fn waiting_on_is_for_held_operations_only() {
         let op = |phase: &str, verdicts: serde_json::Value| {
-            OperationView::new(&json!({
+            OperationView::new(crate::testutil::kept(json!({
                 "metadata": {"name": "o", "namespace": "n"},
                 "spec": {"type": "promote"},
                 "status": {"phase": phase, "verdicts": verdicts}
-            }))
+            })))
         };
         let unknown = json!([{"gate": "pacto.suites", "phase": "before", "result": "Unknown"},
                              {"gate": "pacto.impact", "phase": "before", "result": "Fail"}]);

@@ -32,8 +32,8 @@ pub(super) trait Rows {
     /// Whether the rows come from more than one namespace (files may mix them): then the
     /// NAMESPACE column tells them apart.
     fn mixed_namespaces(&self) -> bool;
-    /// The table of the listing.
-    fn table(&self, options: TableOptions<'_>) -> String;
+    /// The table of the listing: `objects` are those the rows were built from.
+    fn table(&self, objects: &[Value], options: TableOptions<'_>) -> String;
     /// The row of one changed object (`-w`), judged as the listing was.
     fn row(&self, o: &Value, options: TableOptions<'_>) -> String;
 }
@@ -98,7 +98,7 @@ pub(super) fn print<R: Rows>(
     let table = if objects.is_empty() {
         String::new()
     } else {
-        rows.table(options)
+        rows.table(&objects, options)
     };
     write_stdout(&table)?;
     if !watch {

@@ -121,7 +121,7 @@ impl Rows for PactoRows {
         listing::mixed(self.views.iter().map(|v| v.namespace.as_str()))
     }
 
-    fn table(&self, options: TableOptions<'_>) -> String {
+    fn table(&self, _: &[Value], options: TableOptions<'_>) -> String {
         let rows: Vec<PactoRow> = self
             .views
             .iter()

@@ -24,7 +24,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
     let (objects, namespace) = if !args.files.is_empty() {
         let all: Vec<Value> = object::read_values(&args.files)?;
         let ns = o.cluster.namespace.clone().filter(|_| !args.all_namespaces);
-        (Objects::from_files(&all), ns)
+        (Objects::from_files(all), ns)
     } else {
         block_on(async {
             let c = connect(&o.cluster).await?;
@@ -35,7 +35,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
                 (Some(ns), None) => StageScope::Namespace(ns),
             };
             let mut objects = read_stages(&c, scope).await?;
-            let picked = shown(&objects.stages, ns.as_deref(), name, &o.selector);
+            let picked = shown(objects.stages(), ns.as_deref(), name, &o.selector);
             if table && !picked.is_empty() {
                 objects
                     .read_for(&c, &picked, &args.gates.argocd_namespace)
@@ -44,7 +44,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
             Ok::<_, anyhow::Error>((objects, ns))
         })?
     };
-    let stages = shown(&objects.stages, namespace.as_deref(), name, &o.selector);
+    let stages = shown(objects.stages(), namespace.as_deref(), name, &o.selector);
     if let (Some(n), true) = (name, stages.is_empty()) {
         let ns = namespace.as_deref().filter(|_| args.files.is_empty());
         return Err(not_found(ResourceType::Stages, n, ns));
@@ -57,31 +57,31 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
     };
     // The kinds they depend on are those read with the listing; each change is judged against
     // them.
-    listing::print(o, listing, |stages| {
-        Ok(StageRows::new(objects.world(), stages))
-    })
+    let world = objects.world();
+    listing::print(o, listing, |stages| Ok(StageRows::new(&world, stages)))
 }
 
-/// The Stages' table: each with its conditions as computed here.
-struct StageRows<'w> {
-    world: &'w World,
-    views: Vec<StageView>,
+/// The Stages' table: each with its conditions as computed here (the views are read from the
+/// listing's objects again when the table is laid out: they borrow from them).
+struct StageRows<'w, 'a> {
+    world: &'w World<'a>,
+    mixed: bool,
     computed: Vec<Computed>,
 }
 
-impl<'w> StageRows<'w> {
-    fn new(world: &'w World, stages: &[Value]) -> StageRows<'w> {
+impl<'w, 'a> StageRows<'w, 'a> {
+    fn new(world: &'w World<'a>, stages: &[Value]) -> StageRows<'w, 'a> {
         let views: Vec<StageView> = stages.iter().map(StageView::new).collect();
         let computed = views.iter().map(|v| compute(v, world)).collect();
         StageRows {
             world,
-            views,
+            mixed: listing::mixed(views.iter().map(|v| v.this.namespace)),
             computed,
         }
     }
 }
 
-impl Rows for StageRows<'_> {
+impl Rows for StageRows<'_, '_> {
     fn notes(&self) -> Vec<String> {
         let mut notes = self.world.notes.clone();
         for c in &self.computed {
@@ -91,12 +91,12 @@ impl Rows for StageRows<'_> {
     }
 
     fn mixed_namespaces(&self) -> bool {
-        listing::mixed(self.views.iter().map(|v| v.this.namespace.as_str()))
+        self.mixed
     }
 
-    fn table(&self, options: TableOptions<'_>) -> String {
-        let rows: Vec<StageRow> = self
-            .views
+    fn table(&self, objects: &[Value], options: TableOptions<'_>) -> String {
+        let views: Vec<StageView> = objects.iter().map(StageView::new).collect();
+        let rows: Vec<StageRow> = views
             .iter()
             .zip(&self.computed)
             .map(|(view, computed)| StageRow { view, computed })

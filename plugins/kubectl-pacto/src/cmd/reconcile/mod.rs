@@ -19,6 +19,7 @@ use pacto_gates::reconcile::report::{self, Failure, StageResult};
 use pacto_gates::reconcile::{self, conditions_list_type, reread, Change, ListType};
 use pacto_gates::render;
 use serde_json::Value;
+use std::collections::HashSet;
 use std::future::Future;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -87,23 +88,28 @@ async fn read_stages(
         .await
         .context("cannot list the Stages")?
         .items;
-    let listed = |ns: &str, name: &str| {
-        stages.iter().any(|s| {
-            s.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns)
-                && s.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+    let listed: HashSet<(&str, &str)> = stages
+        .iter()
+        .map(|s| {
+            (
+                text_at(s, "/metadata/namespace"),
+                text_at(s, "/metadata/name"),
+            )
         })
-    };
-    let mut wanted = Vec::new();
+        .collect();
+    let mut wanted: Vec<(String, String)> = Vec::new();
+    let mut asked: HashSet<(&str, &str)> = HashSet::new();
     for s in &stages {
         if let Some(up) = pacto_gates::delivery::StageView::new(s).upstream_stage {
-            if !listed(&up.namespace, &up.name) && !wanted.contains(&up) {
-                wanted.push(up);
+            let key = (up.namespace, up.name);
+            if !listed.contains(&key) && asked.insert(key) {
+                wanted.push((up.namespace.to_string(), up.name.to_string()));
             }
         }
     }
     let kind_ref = &kind;
     let reads = stream::iter(wanted.into_iter().map(|up| async move {
-        let got = cluster.get(kind_ref, &up.namespace, &up.name).await;
+        let got = cluster.get(kind_ref, &up.0, &up.1).await;
         (up, got)
     }))
     .buffered(usize::from(args.concurrent))
@@ -116,11 +122,16 @@ async fn read_stages(
             Err(ClusterError::NotFound { .. }) => {}
             Err(e) => notes.push(format!(
                 "upstream Stage {}/{} could not be read: {e}",
-                up.namespace, up.name
+                up.0, up.1
             )),
         }
     }
     Ok((kind, stages, upstream, notes))
+}
+
+/// The string at `pointer` in `o`, empty when absent or not a string.
+fn text_at<'v>(o: &'v Value, pointer: &str) -> &'v str {
+    o.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
 /// Reads what a run needs, the three reads at once: the Stages (then their upstream Stages),
@@ -159,7 +170,7 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
 async fn write(
     cluster: &Cluster,
     read: &RunInputs,
-    world: &World,
+    world: &World<'_>,
     listed: &Change,
     now: &str,
 ) -> StageResult {
@@ -218,7 +229,7 @@ async fn write(
 async fn write_all(
     cluster: &Cluster,
     read: &RunInputs,
-    world: &World,
+    world: &World<'_>,
     changes: &[Change],
     now: &str,
     concurrent: usize,
