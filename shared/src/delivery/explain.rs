@@ -501,6 +501,60 @@ mod tests {
         );
     }
 
+    /// An Approval of the wrong type for an Operation, or one that names no Operation in its
+    /// namespace, is a field error of the Operation's report with the Approval and the path
+    /// (rows and data); one in another namespace or for another Operation is not.
+    #[test]
+    fn an_approval_of_the_wrong_type_is_a_field_error_of_its_operation() {
+        let all = docs(include_str!(
+            "../../../examples/delivery/operation-held.yaml"
+        ));
+        let op = OperationView::new(&all[0]);
+        let ns = op.this.namespace;
+        let approval = |name: &str, namespace: &str, spec: Value| {
+            ApprovalView::new(crate::testutil::kept(json!({
+                "apiVersion": "delivery.pacto.trianalab.io/v1alpha1", "kind": "Approval",
+                "metadata": {"name": name, "namespace": namespace}, "spec": spec})))
+        };
+        let approvals = [
+            approval(
+                "typo",
+                ns,
+                json!({"operationRef": {"name": op.this.name}, "decision": "approve", "acceptUnknown": "pacto.suites"}),
+            ),
+            approval(
+                "nameless",
+                ns,
+                json!({"operationRef": {"name": 12}, "decision": "approve"}),
+            ),
+            approval(
+                "elsewhere",
+                "other",
+                json!({"operationRef": {"name": op.this.name}, "decision": 1}),
+            ),
+            approval(
+                "another",
+                ns,
+                json!({"operationRef": {"name": "payments-2-0-0"}, "decision": 1}),
+            ),
+        ];
+        let r = operation_report(&op, &[], &approvals, &[]);
+        let errors: Vec<&str> = r
+            .rows
+            .iter()
+            .filter(|row| row.key == "Field error")
+            .map(|row| row.value.as_str())
+            .collect();
+        let want = [
+            format!("Approval {ns}/typo: spec.acceptUnknown: expected a list, found a string"),
+            format!(
+                "Approval {ns}/nameless: spec.operationRef.name: expected a string, found a number"
+            ),
+        ];
+        assert_eq!(errors, want);
+        assert_eq!(r.data["problems"], json!(want));
+    }
+
     /// A Stage's setup given as files ("Delivery reference: setup and gates", "Set up a
     /// Stage"): the Stage is explained and what it depends on is read for it; the same
     /// OCIRepository alone is explained on its own, and so is a Pacto beside a Stage.

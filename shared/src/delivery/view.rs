@@ -756,6 +756,53 @@ mod tests {
         );
     }
 
+    /// What the candidate source leaves unread is named: an upstreamStage without a name, and
+    /// both sources at once (the upstream Stage is read).
+    #[test]
+    fn a_candidate_source_that_says_nothing_is_named() {
+        let s = StageView::new(kept(json!({
+            "metadata": {"name": "payments", "namespace": "prod"},
+            "spec": {"candidates": {"upstreamStage": {"name": ""}}}
+        })));
+        assert_eq!(s.problems, [EMPTY_UPSTREAM_NAME]);
+        let s = StageView::new(kept(json!({
+            "metadata": {"name": "payments", "namespace": "prod"},
+            "spec": {"candidates": {"upstreamStage": {"name": "payments", "namespace": "test"},
+                "ociRepositoryRef": {"name": "payments-candidates"}}}
+        })));
+        assert_eq!(s.problems, [BOTH_CANDIDATE_SOURCES]);
+        // A name of the wrong type is named as such, and as naming no Stage.
+        let s = StageView::new(kept(json!({
+            "metadata": {"name": "payments", "namespace": "prod"},
+            "spec": {"candidates": {"upstreamStage": {"name": 7}}}
+        })));
+        assert_eq!(
+            s.problems,
+            [
+                "spec.candidates.upstreamStage.name: expected a string, found a number",
+                EMPTY_UPSTREAM_NAME
+            ]
+        );
+    }
+
+    /// An Approval's fields of the wrong type are named by path.
+    #[test]
+    fn an_approval_of_the_wrong_type_is_named() {
+        let a = ApprovalView::new(kept(json!({
+            "metadata": {"name": "ok", "namespace": "prod"},
+            "spec": {"operationRef": {"name": "payments-1-4-0"}, "decision": true,
+                "acceptUnknown": "pacto.suites"}
+        })));
+        assert_eq!((a.decision, a.accept_unknown.len()), ("", 0));
+        assert_eq!(
+            a.problems,
+            [
+                "spec.decision: expected a string, found a boolean",
+                "spec.acceptUnknown: expected a list, found a string"
+            ]
+        );
+    }
+
     #[test]
     fn references_default_to_the_objects_namespace() {
         let s = StageView::new(kept(json!({
