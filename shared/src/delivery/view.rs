@@ -283,6 +283,8 @@ fn conditions<'a>(r: &mut Reader<'a>) -> Vec<WrittenCondition<'a>> {
 /// A Stage (`delivery.pacto.trianalab.io/v1alpha1`, kind `Stage`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StageView<'a> {
+    /// The object read.
+    pub object: &'a Value,
     pub this: ObjectRef<'a>,
     pub generation: Option<i64>,
     pub creation_timestamp: &'a str,
@@ -351,6 +353,7 @@ impl<'a> StageView<'a> {
         let has_spec = r.map(&["spec"]).is_some();
         let ns = this.namespace;
         StageView {
+            object: obj,
             generation: r.int(&["metadata", "generation"]),
             creation_timestamp: r.string(&["metadata", "creationTimestamp"]),
             has_spec,

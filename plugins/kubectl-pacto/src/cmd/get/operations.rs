@@ -49,7 +49,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
         })?
     };
     let listing = Listing {
-        objects,
+        objects: objects.into(),
         namespace,
         resource_version,
     };
