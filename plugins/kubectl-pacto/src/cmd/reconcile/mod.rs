@@ -64,7 +64,9 @@ impl Deadline {
 /// The Stages a run covers, every Stage an upstream reference needs, the appliers, the Stage
 /// kind and how its conditions merge.
 struct RunInputs {
-    stages: Vec<Value>,
+    /// How many of `snapshot.stages`, the first, the run covers (the upstream Stages outside
+    /// it follow them).
+    listed: usize,
     snapshot: Snapshot,
     kind: ServedKind,
     list_type: ListType,
@@ -143,11 +145,10 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
         read_appliers(cluster, &mut appliers),
         cluster.openapi_v3(GROUP, VERSION),
     );
-    let (kind, stages, upstream, mut notes) = stages?;
-    let snapshot = Snapshot {
-        stages: stages.iter().cloned().chain(upstream).collect(),
-        ..appliers
-    };
+    let (kind, mut stages, upstream, mut notes) = stages?;
+    let listed = stages.len();
+    stages.extend(upstream);
+    let snapshot = Snapshot { stages, ..appliers };
     let list_type = match schema {
         Ok(doc) => conditions_list_type(&doc, GROUP, VERSION, "Stage"),
         Err(e) => {
@@ -156,7 +157,7 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
         }
     };
     Ok(RunInputs {
-        stages,
+        listed,
         snapshot,
         kind,
         list_type,
@@ -286,7 +287,12 @@ fn reconcile_once(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
         };
         let (cluster, read) = reading?;
         let world = World::new(&read.snapshot);
-        let changes = reconcile::plan(&read.stages, &world, read.list_type, &now);
+        let changes = reconcile::plan(
+            &read.snapshot.stages[..read.listed],
+            &world,
+            read.list_type,
+            &now,
+        );
         let outcomes = if args.dry_run {
             Vec::new()
         } else {
