@@ -48,8 +48,8 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
         stage.this.describe().replacen("Stage ", "", 1),
         Tone::Plain,
     );
-    r.add(0, "Service", or_none(&stage.service), Tone::Plain);
-    r.add(0, "Environment", or_none(&stage.environment), Tone::Plain);
+    r.add(0, "Service", or_none(stage.service), Tone::Plain);
+    r.add(0, "Environment", or_none(stage.environment), Tone::Plain);
     r.add(
         0,
         "Apply",
@@ -69,7 +69,7 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
         (None, None) => "<none>".to_string(),
     };
     r.add(0, "Candidates", candidates, Tone::Plain);
-    r.add(0, "Level", or_none(&stage.level), Tone::Plain);
+    r.add(0, "Level", or_none(stage.level), Tone::Plain);
     if !stage.start_level.is_empty() {
         r.add(1, "Start level", stage.start_level, Tone::Plain);
     }
@@ -81,7 +81,7 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
             Tone::Warn,
         );
     }
-    r.add(0, "Pointer", or_none(&stage.pointer), Tone::Plain);
+    r.add(0, "Pointer", or_none(stage.pointer), Tone::Plain);
     r.add(
         0,
         "Published",
@@ -279,7 +279,7 @@ fn operation_rows(
     r.add(
         0,
         "Type",
-        or_none(&op.type_),
+        or_none(op.type_),
         if p.known_type { Tone::Plain } else { Tone::Bad },
     );
     r.add(
@@ -315,7 +315,7 @@ fn operation_rows(
     r.add(
         0,
         "Phase",
-        format!("{}: {}", or_none(&op.phase), p.meaning),
+        format!("{}: {}", or_none(op.phase), p.meaning),
         phase_tone,
     );
     r.add(1, "Next", p.next.clone(), Tone::Plain);
@@ -334,12 +334,12 @@ fn operation_rows(
             _ => Tone::Pending,
         };
         let head = if v.message.is_empty() {
-            format!("{} ({})", v.result, or_none(&v.phase))
+            format!("{} ({})", v.result, or_none(v.phase))
         } else {
-            format!("{} ({}): {}", v.result, or_none(&v.phase), v.message)
+            format!("{} ({}): {}", v.result, or_none(v.phase), v.message)
         };
-        r.add(1, &v.gate, head, tone);
-        r.add(1, "", gate_meaning(&v.gate, &v.result), Tone::Plain);
+        r.add(1, v.gate, head, tone);
+        r.add(1, "", gate_meaning(v.gate, v.result), Tone::Plain);
     }
     let mine = approvals(op, all_approvals);
     if !mine.is_empty() {
@@ -352,10 +352,10 @@ fn operation_rows(
             };
             r.add(
                 1,
-                &a.this.name,
+                a.this.name,
                 format!(
                     "{}{accepted}: {}",
-                    or_none(&a.decision),
+                    or_none(a.decision),
                     if counts {
                         "counts"
                     } else {
@@ -404,7 +404,7 @@ fn operation_json(
         .iter()
         .map(|v| {
             json!({"gate": v.gate, "phase": v.phase, "result": v.result, "message": v.message,
-                        "meaning": gate_meaning(&v.gate, &v.result)})
+                        "meaning": gate_meaning(v.gate, v.result)})
         })
         .collect();
     let approvals: Vec<Value> = approvals(op, all_approvals)

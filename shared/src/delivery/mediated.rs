@@ -107,7 +107,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
         ));
         verdicts.push(("ApplyRefUnguarded", repo_rule, "fail"));
     } else {
-        match world.repository(ns, &stage.apply_ref) {
+        match world.repository(ns, stage.apply_ref) {
             Err(why) => {
                 undecided.push(why.to_string());
                 verdicts.push(("ApplyRefUnguarded", repo_rule, "unknown"));
@@ -124,7 +124,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
             }
             Ok(Some(repo)) => {
                 let mut ok = true;
-                match repo.apply_ref_label.as_deref() {
+                match repo.apply_ref_label {
                     Some(v) if v == *name => {}
                     other => {
                         ok = false;
@@ -228,7 +228,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
     let label = label_field();
     match a {
         Applier::Flux(k) => {
-            if k.apply_ref_label.as_deref() != Some(*name) {
+            if k.apply_ref_label != Some(*name) {
                 failures.push(Failure::new("Mediated", 
                     "ApplierUnguarded",
                     k.this.describe(),

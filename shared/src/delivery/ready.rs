@@ -150,7 +150,7 @@ fn candidate_rules(
         ));
         return "fail";
     }
-    let repo = match world.repository(&repo_ref.namespace, &repo_ref.name) {
+    let repo = match world.repository(repo_ref.namespace, repo_ref.name) {
         Err(why) => {
             undecided.push(why.to_string());
             return "unknown";
@@ -341,7 +341,7 @@ fn apply_label_rule(
         ));
         return "fail";
     }
-    match world.repository(ns, &stage.apply_ref) {
+    match world.repository(ns, stage.apply_ref) {
         Err(why) => {
             undecided.push(why.to_string());
             "unknown"
@@ -356,7 +356,7 @@ fn apply_label_rule(
             ));
             "fail"
         }
-        Ok(Some(repo)) => match repo.apply_ref_label.as_deref() {
+        Ok(Some(repo)) => match repo.apply_ref_label {
             Some(v) if v == *name => "pass",
             other => {
                 let what = match other {

@@ -288,8 +288,8 @@ mod tests {
         assert_eq!(
             wanted,
             [NamespacedName {
-                name: "payments".into(),
-                namespace: "test".into()
+                name: "payments",
+                namespace: "test"
             }]
         );
         // Until it is read, the chain stops at the shown Stage.

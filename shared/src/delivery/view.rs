@@ -360,11 +360,11 @@ impl<'a> StageView<'a> {
             service: r.string(&["spec", "service", "name"]),
             environment: r.string(&["spec", "environment"]),
             apply_ref: r.string(&["spec", "applyRef", "name"]),
-            upstream_stage: namespaced(&mut r, &["spec", "candidates", "upstreamStage"], &ns),
+            upstream_stage: namespaced(&mut r, &["spec", "candidates", "upstreamStage"], ns),
             candidate_repository: namespaced(
                 &mut r,
                 &["spec", "candidates", "ociRepositoryRef"],
-                &ns,
+                ns,
             ),
             start_level: r.string(&["spec", "startLevel"]),
             verify_window: r.string(&["spec", "gates", "verify", "window"]),
@@ -815,8 +815,8 @@ mod tests {
         assert_eq!(
             s.candidate_repository,
             Some(NamespacedName {
-                name: "payments-candidates".into(),
-                namespace: "test".into()
+                name: "payments-candidates",
+                namespace: "test"
             })
         );
         let k = KustomizationView::new(kept(json!({

@@ -93,9 +93,9 @@ fn both_candidate_sources(stage: &StageView) -> Option<Finding> {
 /// reference: setup and gates", "Set up a Stage": give it the same spec.verify).
 fn verify_difference(stage: &StageView, world: &World) -> Option<Finding> {
     let cand = stage.candidate_repository.as_ref()?;
-    let candidate = world.repository(&cand.namespace, &cand.name).ok()??;
+    let candidate = world.repository(cand.namespace, cand.name).ok()??;
     let apply = world
-        .repository(&stage.this.namespace, &stage.apply_ref)
+        .repository(stage.this.namespace, stage.apply_ref)
         .ok()??;
     let same = candidate.has_verify == apply.has_verify
         && candidate.verify_secret == apply.verify_secret

@@ -126,10 +126,7 @@ impl Rows for StageRows<'_, '_> {
         let rows: Vec<StageRow> = views
             .iter()
             .zip(&self.computed)
-            .map(|(view, computed)| StageRow {
-                view: &**view,
-                computed,
-            })
+            .map(|(view, computed)| StageRow { view, computed })
             .collect();
         render::stage_table(&rows, options)
     }
