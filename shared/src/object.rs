@@ -128,7 +128,7 @@ pub use crate::k8s::yaml::MAX_DEPTH;
 /// as one file whatever its name.
 ///
 /// Errors: an unreadable path, a stream longer than [`crate::k8s::read::max_input_bytes`]
-/// (`--max-input-bytes`), malformed YAML/JSON, a document that is not a mapping, an object
+/// (`--max-input-bytes`), malformed YAML/JSON, a document that is not a map, an object
 /// without `kind` or with a mistyped field (see [`visit_paths`]). A path that holds no object at
 /// all is an error too, so that a mistyped directory does not pass silently.
 pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<K8sObject>, ObjectError> {
@@ -400,7 +400,7 @@ fn check_object(value: Value, origin: Origin) -> Result<K8sObject, ObjectError> 
     };
     let Some(map) = value.as_object() else {
         return Err(invalid(&format!(
-            "expected a Kubernetes object (a mapping), found {}",
+            "expected a Kubernetes object (a map), found {}",
             json_type(&value)
         )));
     };
@@ -427,7 +427,7 @@ fn check_object(value: Value, origin: Origin) -> Result<K8sObject, ObjectError> 
     if let Some(m) = map.get("metadata") {
         if !m.is_object() && !m.is_null() {
             return Err(invalid(&format!(
-                "field metadata: expected a mapping, found {}",
+                "field metadata: expected a map, found {}",
                 json_type(m)
             )));
         }
@@ -455,7 +455,7 @@ fn check_object(value: Value, origin: Origin) -> Result<K8sObject, ObjectError> 
                 None | Some(Value::Null) | Some(Value::Object(_)) => {}
                 Some(other) => {
                     return Err(invalid(&format!(
-                        "field metadata.{field}: expected a mapping of strings, found {}",
+                        "field metadata.{field}: expected a map of strings, found {}",
                         json_type(other)
                     )))
                 }
@@ -465,16 +465,18 @@ fn check_object(value: Value, origin: Origin) -> Result<K8sObject, ObjectError> 
     Ok(K8sObject { value, origin })
 }
 
-/// The JSON type name of a value, for messages: `null`, `boolean`, `number`, `string`, `array`,
-/// `object`.
+/// The words every message of the project uses for a value's type, as in "expected a map, found
+/// a list": `null`, `a boolean`, `a number`, `a string`, `a list`, `a map`. The wanted type of a
+/// message is spelt with the same words ("expected a list", "expected a map of strings"), so a
+/// reader sees one vocabulary whichever file or field is wrong.
 pub fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a map",
     }
 }
 
@@ -583,12 +585,12 @@ mod tests {
         let err = parse_objects("- 1\n- 2\n", "s.yaml").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "s.yaml: document 1: expected a Kubernetes object (a mapping), found array"
+            "s.yaml: document 1: expected a Kubernetes object (a map), found a list"
         );
         let err = parse_objects("kind: 5\n", "n.yaml").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "n.yaml: document 1: field kind: expected a string, found number"
+            "n.yaml: document 1: field kind: expected a string, found a number"
         );
     }
 
@@ -689,15 +691,15 @@ mod tests {
         let err = |t: &str| parse_objects(t, "m.yaml").unwrap_err().to_string();
         assert_eq!(
             err("kind: Pacto\nmetadata: {name: [1, 2]}\n"),
-            "m.yaml: document 1: field metadata.name: expected a string, found array"
+            "m.yaml: document 1: field metadata.name: expected a string, found a list"
         );
         assert_eq!(
             err("kind: Pacto\nmetadata: {name: a, deletionTimestamp: 12}\n"),
-            "m.yaml: document 1: field metadata.deletionTimestamp: expected a string, found number"
+            "m.yaml: document 1: field metadata.deletionTimestamp: expected a string, found a number"
         );
         assert_eq!(
             err("apiVersion: v1\nkind: List\nitems: 5\n"),
-            "m.yaml: document 1: field items: expected a list of objects, found number (kind List)"
+            "m.yaml: document 1: field items: expected a list of objects, found a number (kind List)"
         );
         assert!(parse_objects("kind: List\nitems: null\n", "m.yaml")
             .unwrap()

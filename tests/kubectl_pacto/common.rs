@@ -214,21 +214,30 @@ pub fn cell(table: &str, row: usize, header: &str) -> String {
     line[from..to].iter().collect::<String>().trim().to_string()
 }
 
-/// Compares `actual` with the golden file `path` (or, under UPDATE_GOLDEN=1, writes it).
+/// Compares `actual` with the golden file `path`. Under UPDATE_GOLDEN=1 a golden that differs
+/// (or is missing) is written with `actual` and the test still fails, naming the file: a
+/// rewrite never turns a failing test green, and the next run (without it) compares the new
+/// file after a look at its diff.
 pub fn golden_file(path: &Path, actual: &str) {
+    let want = std::fs::read_to_string(path);
+    if want.as_deref().ok() == Some(actual) {
+        return;
+    }
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, actual).unwrap();
-        return;
+        panic!(
+            "{} differed and is rewritten (UPDATE_GOLDEN): check its diff, then run again without UPDATE_GOLDEN",
+            path.display()
+        );
     }
-    let want = std::fs::read_to_string(path).unwrap_or_else(|e| {
+    let want = want.unwrap_or_else(|e| {
         panic!(
             "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
             path.display()
         )
     });
-    assert!(
-        want == actual,
+    panic!(
         "{} differs (UPDATE_GOLDEN=1 rewrites it)\n--- want\n{want}\n--- got\n{actual}",
         path.display()
     );
@@ -244,4 +253,34 @@ pub fn isolated(home: &Path, now: &str, args: &[&str]) -> Command {
         .env_remove("KUBERNETES_SERVICE_HOST")
         .env_remove("KUBERNETES_SERVICE_PORT");
     c
+}
+
+/// Runs `program ARGS` on a pseudo-terminal (util-linux `script`): its stdout and stderr are
+/// the terminal. The program and its arguments reach it through the environment, so any byte
+/// (an escape sequence, a bidirectional control) arrives as given, unquoted by a shell. The
+/// `Run`'s stdout is what the terminal showed, both streams in order, with the terminal's
+/// `\r\n` back to `\n`; its code is the program's. A missing `script` fails the test.
+pub fn on_a_pty(program: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let script = ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("util-linux `script` is not installed: the terminal tests need it");
+    let mut line = String::from("exec \"$PTY_PROGRAM\"");
+    let mut c = Command::new(script);
+    for (i, a) in args.iter().enumerate() {
+        line.push_str(&format!(" \"$PTY_ARG{i}\""));
+        c.env(format!("PTY_ARG{i}"), a);
+    }
+    c.args(["-qec", &line, "/dev/null"])
+        .current_dir(repo())
+        .env("PTY_PROGRAM", program)
+        .env("SHELL", "/bin/sh")
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut r = run(&mut c);
+    r.stdout = r.stdout.replace("\r\n", "\n");
+    r
 }

@@ -312,6 +312,34 @@ pub struct SnippetArgs {
     /// Make contract warnings block (Argo CD Degraded, Flux failed) instead of pass.
     #[arg(long)]
     pub warning_blocks: bool,
+    /// flux: print a whole Kustomization of this name with the entries (what doctor -f and
+    /// health --kustomization read) instead of the entries alone.
+    #[arg(long, value_name = "NAME")]
+    pub kustomization: Option<String>,
+    /// With --kustomization: its namespace.
+    #[arg(
+        long,
+        value_name = "NS",
+        default_value = "flux-system",
+        requires = "kustomization"
+    )]
+    pub namespace: String,
+    /// With --kustomization: its sourceRef (GitRepository, OCIRepository or Bucket).
+    #[arg(
+        long,
+        value_name = "KIND/NAME",
+        default_value = "GitRepository/flux-system",
+        requires = "kustomization"
+    )]
+    pub source: String,
+    /// With --kustomization: its path in the source.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "./",
+        requires = "kustomization"
+    )]
+    pub path: String,
 }
 
 /// Output formats of `doctor`.

@@ -326,6 +326,37 @@ mod tests {
         assert_eq!(v.health.unwrap().status, "Missing");
     }
 
+    /// argo-cd `util/lua/lua.go` `getPredefinedLuaScripts`: the built-in directory named by the
+    /// exact `group/Kind` first; only when there is none, the wildcard directories (`_` for
+    /// `*`), the first match in byte order of their paths.
+    #[test]
+    fn builtin_exact_directory_before_wildcards() {
+        let script = |name: &str| (PathBuf::from(name), format!("-- {name}"));
+        let mut b = BuiltinScripts::default();
+        b.exact.insert(
+            "pkg.crossplane.io/Provider".into(),
+            script("pkg.crossplane.io/Provider"),
+        );
+        for rel in ["_.crossplane.io/_", "_.io/_"] {
+            let (p, t) = script(rel);
+            b.wildcards.push((rel.into(), p, t));
+        }
+        b.wildcards.sort_by(|a, b| a.0.cmp(&b.0));
+        let found = |key: &str| b.find(key).map(|(p, _)| p.display().to_string());
+        for (key, want) in [
+            (
+                "pkg.crossplane.io/Provider",
+                Some("pkg.crossplane.io/Provider"),
+            ),
+            ("aws.crossplane.io/Bucket", Some("_.crossplane.io/_")),
+            ("pkg.crossplane.io/Function", Some("_.crossplane.io/_")),
+            ("x.io/Y", Some("_.io/_")),
+            ("apps/Deployment", None),
+        ] {
+            assert_eq!(found(key).as_deref(), want, "{key}");
+        }
+    }
+
     /// A script error → Unknown with the error text (health.go GetResourceHealth).
     #[test]
     fn script_error_is_unknown_with_the_text() {

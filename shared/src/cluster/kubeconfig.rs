@@ -35,7 +35,7 @@ pub struct ConnectOptions {
 }
 
 /// The `proxy-url` of the cluster the context in use names.
-fn cluster_proxy_url(kc: &Kubeconfig, context: Option<&str>) -> Option<String> {
+fn cluster_proxy_url(kc: &Kubeconfig, context: Option<&str>) -> Option<proxy::Explicit> {
     let name = context.or(kc.current_context.as_deref())?;
     let ctx = kc
         .contexts
@@ -43,14 +43,17 @@ fn cluster_proxy_url(kc: &Kubeconfig, context: Option<&str>) -> Option<String> {
         .find(|c| c.name == name)?
         .context
         .as_ref()?;
-    kc.clusters
-        .iter()
-        .find(|c| c.name == ctx.cluster)?
+    let cluster = kc.clusters.iter().find(|c| c.name == ctx.cluster)?;
+    let url = cluster
         .cluster
         .as_ref()?
         .proxy_url
         .clone()
-        .filter(|p| !p.is_empty())
+        .filter(|p| !p.is_empty())?;
+    Some(proxy::Explicit {
+        url,
+        cluster: cluster.name.clone(),
+    })
 }
 
 /// The context in use must name a cluster and a user the kubeconfig defines (kubectl refuses
@@ -134,6 +137,26 @@ fn config_error(source: &str, e: KubeconfigError) -> ClusterError {
     ClusterError::Config(format!("{source}: {text}"))
 }
 
+/// kube-rs's `Kubeconfig::from_yaml` (`kube-client/src/config/file_config.rs`: serde-saphyr,
+/// several documents merged), with the parser's bounds grown with the text's size as every YAML
+/// input's are (`k8s::yaml::Bounds`; the file itself is bounded by `--max-input-bytes`):
+/// kube-rs's defaults stop at 250,000 nodes, a kubeconfig of some 100,000 clusters. Errors:
+/// [`ClusterError::Config`] naming `source`, a bound in a user's words.
+fn kubeconfig_from_yaml(text: &str, source: &str) -> Result<Kubeconfig, Box<ClusterError>> {
+    let (options, bounds) = crate::k8s::yaml::options_for_len(text.len());
+    let docs: Vec<Kubeconfig> =
+        serde_saphyr::from_multiple_with_options(text, options).map_err(|e| {
+            let message = crate::k8s::yaml::first_line(&e.to_string());
+            Box::new(ClusterError::Config(format!(
+                "{source}: failed to parse kubeconfig YAML: {}",
+                crate::k8s::yaml::readable(&message, &bounds)
+            )))
+        })?;
+    docs.into_iter()
+        .try_fold(Kubeconfig::default(), Kubeconfig::merge)
+        .map_err(|e| Box::new(config_error(source, e)))
+}
+
 /// Reads a kubeconfig file, at most `--max-input-bytes`, as kube-rs's `Kubeconfig::read_from`
 /// does (`kube-client/src/config/file_config.rs`): several documents merged, relative paths of
 /// certificate, key, token files and exec commands with a `/` made absolute from the file's
@@ -142,7 +165,7 @@ fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, Box<ClusterError>> {
     let source = path.display().to_string();
     let text = crate::k8s::read::read_text(path)
         .map_err(|e| Box::new(ClusterError::Config(format!("{source}: {e}"))))?;
-    let mut kc = Kubeconfig::from_yaml(&text).map_err(|e| Box::new(config_error(&source, e)))?;
+    let mut kc = kubeconfig_from_yaml(&text, &source)?;
     let Some(dir) = path.parent() else {
         return Ok(kc);
     };
@@ -187,7 +210,7 @@ pub fn check_kubeconfig_text(
     context: Option<&str>,
 ) -> Result<Option<http::Uri>, Box<ClusterError>> {
     let config = |m: String| Box::new(ClusterError::Config(format!("{source}: {m}")));
-    let kc = Kubeconfig::from_yaml(text).map_err(|e| Box::new(config_error(source, e)))?;
+    let kc = kubeconfig_from_yaml(text, source)?;
     check_context(&kc, context).map_err(config)?;
     let explicit = cluster_proxy_url(&kc, context);
     let server = context
@@ -203,7 +226,7 @@ pub fn check_kubeconfig_text(
     let uri: http::Uri = server
         .parse()
         .map_err(|e| config(format!("server {server:?}: {e}")))?;
-    proxy::proxy_for(&uri, explicit.as_deref(), |_| None).map_err(config)
+    proxy::proxy_for(&uri, explicit.as_ref(), |_| None).map_err(config)
 }
 
 impl Cluster {
@@ -320,7 +343,7 @@ impl Cluster {
             .apply(&mut config)
             .map_err(ClusterError::Config)?;
         config.default_retry = false;
-        config.proxy_url = proxy::proxy_for(&config.cluster_url, explicit_proxy.as_deref(), |k| {
+        config.proxy_url = proxy::proxy_for(&config.cluster_url, explicit_proxy.as_ref(), |k| {
             std::env::var(k).ok().filter(|v| !v.is_empty())
         })
         .map_err(ClusterError::Config)?;

@@ -8,29 +8,42 @@
 use ipnet::IpNet;
 use std::net::IpAddr;
 
+/// A kubeconfig cluster's `proxy-url` and the cluster's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explicit {
+    pub url: String,
+    pub cluster: String,
+}
+
 /// The proxy for `server` (`https://host:port`), or None to connect directly. `env` reads an
-/// environment variable (None when unset or empty). Errors: a proxy URL that does not parse.
+/// environment variable (None when unset or empty). Errors: a proxy URL that does not parse or
+/// has a scheme kubectl refuses; for the kubeconfig's, in kubectl's words (client-go
+/// `tools/clientcmd/validation.go`: `invalid 'proxy-url' "URL" for cluster "NAME": ...`), the
+/// password shown `xxxxx`.
 pub fn proxy_for(
     server: &http::Uri,
-    explicit: Option<&str>,
+    explicit: Option<&Explicit>,
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Option<http::Uri>, String> {
     let parse = |p: &str| {
-        let uri = p
-            .parse::<http::Uri>()
-            .map_err(|e| format!("proxy URL {:?}: {e}", redacted(p)))?;
+        let uri = p.parse::<http::Uri>().map_err(|e| e.to_string())?;
         // kubectl's proxy schemes (client-go `rest/transport.go` `ParseProxyURL`).
         match uri.scheme_str() {
             Some("http" | "https" | "socks5") => Ok(Some(uri)),
             other => Err(format!(
-                "proxy URL {:?}: unsupported scheme {:?}, must be http, https, or socks5",
-                redacted(p),
+                "unsupported scheme {:?}, must be http, https, or socks5",
                 other.unwrap_or("")
             )),
         }
     };
-    if let Some(p) = explicit.filter(|p| !p.is_empty()) {
-        return parse(p);
+    if let Some(p) = explicit.filter(|p| !p.url.is_empty()) {
+        return parse(&p.url).map_err(|e| {
+            format!(
+                "invalid 'proxy-url' {:?} for cluster {:?}: {e}",
+                redacted(&p.url),
+                p.cluster
+            )
+        });
     }
     let host = server.host().unwrap_or("").trim_matches(['[', ']']);
     let ip = host.parse::<IpAddr>().ok();
@@ -56,7 +69,8 @@ pub fn proxy_for(
             return Ok(None);
         }
     }
-    parse(&proxy)
+    // golang.org/x/net `http/httpproxy`: "invalid proxy address %q: %v".
+    parse(&proxy).map_err(|e| format!("invalid proxy address {:?}: {e}", redacted(&proxy)))
 }
 
 /// A URL as an error shows it when it may carry a password: the password replaced by `xxxxx`,
@@ -171,17 +185,34 @@ mod tests {
             assert_eq!(redacted(text), shown, "{text}");
         }
         let server = uri("https://10.0.0.1:6443");
-        let e = proxy_for(&server, Some("user:SECRET@proxy:1080"), |_| None).unwrap_err();
+        let named = |url: &str| Explicit {
+            url: url.to_string(),
+            cluster: "prod".to_string(),
+        };
+        let e = proxy_for(&server, Some(&named("user:SECRET@proxy:1080")), |_| None).unwrap_err();
         assert_eq!(
             e,
-            "proxy URL \"user:xxxxx@proxy:1080\": unsupported scheme \"\", must be http, https, or socks5"
+            "invalid 'proxy-url' \"user:xxxxx@proxy:1080\" for cluster \"prod\": unsupported scheme \"\", must be http, https, or socks5"
         );
-        let e = proxy_for(&server, Some("http://user:SECRET@%zz"), |_| None).unwrap_err();
+        // kubectl v1.32 says the same of an ftp proxy (with the password shown; here xxxxx).
+        let e = proxy_for(&server, Some(&named("ftp://user:SECRET@proxy:21")), |_| {
+            None
+        })
+        .unwrap_err();
+        assert_eq!(
+            e,
+            "invalid 'proxy-url' \"ftp://user:xxxxx@proxy:21\" for cluster \"prod\": unsupported scheme \"ftp\", must be http, https, or socks5"
+        );
+        let e = proxy_for(&server, Some(&named("http://user:SECRET@%zz")), |_| None).unwrap_err();
         assert!(!e.contains("SECRET") && e.contains("user:xxxxx@"), "{e}");
         let env = |k: &str| (k == "HTTPS_PROXY").then(|| "http://u:SECRET@%zz".to_string());
         let e = proxy_for(&uri("https://example.com"), None, env).unwrap_err();
         assert!(!e.contains("SECRET"), "{e}");
-        assert!(proxy_for(&server, Some("socks5://u:p@proxy:1080"), |_| None).is_ok());
+        assert!(
+            e.starts_with("invalid proxy address \"http://u:xxxxx@%zz\": "),
+            "{e}"
+        );
+        assert!(proxy_for(&server, Some(&named("socks5://u:p@proxy:1080")), |_| None).is_ok());
     }
 
     #[test]
@@ -190,8 +221,12 @@ mod tests {
             ("https_proxy", "http://proxy:1"),
             ("HTTP_PROXY", "http://proxy:2"),
         ];
+        let explicit = |url: &str| Explicit {
+            url: url.to_string(),
+            cluster: "c".to_string(),
+        };
         let got = |s: &str, e: Option<&str>| {
-            proxy_for(&uri(s), e, env(&vars))
+            proxy_for(&uri(s), e.map(explicit).as_ref(), env(&vars))
                 .unwrap()
                 .map(|u| u.to_string())
         };
@@ -211,7 +246,12 @@ mod tests {
             got("https://127.0.0.1", Some("socks5://jump:1080")).as_deref(),
             Some("socks5://jump:1080/")
         );
-        assert!(proxy_for(&uri("https://example.com"), Some("not a url"), env(&[])).is_err());
+        assert!(proxy_for(
+            &uri("https://example.com"),
+            Some(&explicit("not a url")),
+            env(&[])
+        )
+        .is_err());
         let star = [("HTTPS_PROXY", "http://p:1"), ("no_proxy", "*")];
         assert_eq!(
             proxy_for(&uri("https://example.com"), None, env(&star)).unwrap(),

@@ -637,7 +637,7 @@ fn check_identity(o: &Value) -> Result<(), String> {
     };
     let Some(meta) = meta.as_object() else {
         return Err(format!(
-            "metadata is {}, not a mapping",
+            "metadata is {}, not a map",
             crate::object::json_type(meta)
         ));
     };
@@ -726,11 +726,11 @@ mod tests {
         );
         assert_eq!(
             check_identity(&json!({"metadata": {"name": 5}})).unwrap_err(),
-            "metadata.name is number, not a string"
+            "metadata.name is a number, not a string"
         );
         assert_eq!(
             check_identity(&json!({"metadata": []})).unwrap_err(),
-            "metadata is array, not a mapping"
+            "metadata is a list, not a map"
         );
     }
 

@@ -579,6 +579,13 @@ fn event(line: &[u8], kind: &ServedKind, op: &Op<'_>) -> Result<Event, Box<Clust
             let (reason, message) = status_text(code, &text, None);
             Err(Box::new(api_error(op, code, reason, message)))
         }
+        "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" => Err(Box::new(op.malformed(format!(
+            "a watch event {kind_of} whose object is {}, not a mapping",
+            match v.get("object") {
+                None => "missing",
+                Some(o) => crate::object::json_type(o),
+            }
+        )))),
         other => Err(Box::new(
             op.malformed(format!("a watch event of type {other:?}")),
         )),
@@ -651,6 +658,16 @@ mod tests {
             decode_watch_line(br#"{"type":"WHAT"}"#, &pactos()).unwrap_err().to_string(),
             "cannot watch pactos.pacto.trianalab.io: the API server's answer is malformed: a watch event of type \"WHAT\""
         );
+        assert_eq!(
+            decode_watch_line(br#"{"type":"ADDED","object":[1]}"#, &pactos())
+                .unwrap_err()
+                .to_string(),
+            "cannot watch pactos.pacto.trianalab.io: the API server's answer is malformed: a watch event ADDED whose object is a list, not a mapping"
+        );
+        assert!(decode_watch_line(br#"{"type":"MODIFIED"}"#, &pactos())
+            .unwrap_err()
+            .to_string()
+            .ends_with("a watch event MODIFIED whose object is missing, not a mapping"));
     }
 
     /// client-go's reflector backoff with its defaults: 0.8 s, 1.6 s, 3.2 s ... capped at 30 s,

@@ -229,6 +229,14 @@ mod tests {
                 "open at the end",
             ),
             ("^repo:acme/payments:[^/]*$", "open at the end"),
+            // Go's \S (anything but an ASCII space) repeated at the end opens it as well.
+            (
+                r"^repo:acme/payments:ref:refs/heads/\S+$",
+                r"open at the end (\S+$ matches",
+            ),
+            (r"^https://github.com/acme/\S*$", r"open at the end (\S*$ matches"),
+            (r"^\S+$", "matches every identity"),
+            (r"^\S*$", "matches every identity"),
             // Written otherwise, the same openness (a test of what the pattern matches).
             ("^.*|x$", "matches identities nobody intended"),
             ("^(.*)$", "matches identities nobody intended"),

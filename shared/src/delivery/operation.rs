@@ -267,6 +267,70 @@ mod tests {
         );
     }
 
+    /// A Held operation with an Approval that counts waits for the promoter, not a person ("How a
+    /// change moves": Held -(approved)-> lock); what a person decides on are the before-gates
+    /// that did not pass, never the after-gates (they run once the Stage is locked).
+    #[test]
+    fn an_approved_hold_waits_for_the_promoter_and_after_gates_are_not_a_persons() {
+        let o = op(
+            "promote",
+            "Held",
+            json!([{"gate": "pacto.impact", "phase": "before", "result": "Fail"},
+                   {"gate": "pacto.suites", "phase": "before", "result": "Unknown"},
+                   {"gate": "pacto.contract", "phase": "after", "result": "Unknown"},
+                   {"gate": "pacto.health", "phase": "after", "result": "Fail"}]),
+        );
+        let waiting = place(&o, Some(false), false);
+        assert_eq!(waiting.actor, Actor::Person);
+        assert_eq!(waiting.waiting_on, ["pacto.impact", "pacto.suites"]);
+        let approved = place(&o, Some(false), true);
+        assert_eq!(approved.actor, Actor::Nobody);
+        assert!(
+            approved.meaning.contains("approved"),
+            "{}",
+            approved.meaning
+        );
+    }
+
+    /// An Approval counts when its decision is approve (spec.decision: approve | reject) and it
+    /// accepts every before-gate that is Unknown; a reject never counts, whatever it accepts;
+    /// an after-gate's Unknown needs no acceptance.
+    #[test]
+    fn only_an_approve_that_accepts_every_unknown_counts() {
+        let o = op(
+            "promote",
+            "Held",
+            json!([{"gate": "pacto.suites", "phase": "before", "result": "Unknown"},
+                   {"gate": "pacto.contract", "phase": "after", "result": "Unknown"}]),
+        );
+        let approval = |name: &str, decision: &str, accept: serde_json::Value| {
+            ApprovalView::new(crate::testutil::kept(
+                json!({"metadata": {"name": name, "namespace": "prod"},
+                "spec": {"operationRef": {"name": "payments-1-4-0"}, "decision": decision,
+                         "acceptUnknown": accept}}),
+            ))
+        };
+        let all = [
+            approval("approve-all", "approve", json!(["pacto.suites"])),
+            approval("reject-all", "reject", json!(["pacto.suites"])),
+            approval("approve-none", "approve", json!([])),
+            approval("approve-other", "approve", json!(["pacto.impact"])),
+        ];
+        let got: Vec<(&str, bool)> = approvals(&o, &all)
+            .iter()
+            .map(|(a, counts)| (a.this.name, *counts))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("approve-all", true),
+                ("reject-all", false),
+                ("approve-none", false),
+                ("approve-other", false)
+            ]
+        );
+    }
+
     #[test]
     fn an_unknown_type_is_named() {
         let p = place(&op("deploy", "Pending", json!([])), None, false);

@@ -7,6 +7,7 @@
 //! which field is at fault. A view borrows its strings from the object it reads (`&'a str`): it
 //! copies no text, so a world of views costs little beyond the objects themselves.
 
+use crate::object::json_type;
 use serde_json::Value;
 
 /// A field at `path` (`["spec", "applyRef", "name"]`), if every step is an object key.
@@ -18,17 +19,6 @@ pub fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
 pub(crate) struct Reader<'a> {
     obj: &'a Value,
     pub problems: Vec<String>,
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a map",
-    }
 }
 
 /// A whole number within int64 (`metadata.generation` is an int64): a float that is one

@@ -57,7 +57,7 @@ fn the_base_passes_every_check_and_each_case_breaks_one() {
     assert_eq!(ids, strings(&table["base"]), "base: {:#?}", report.findings);
     assert_eq!(report.exit_code(), 0);
     let cases = table["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 41);
+    assert_eq!(cases.len(), 46);
     let mut covered = std::collections::BTreeSet::new();
     for case in cases {
         let name = case["name"].as_str().unwrap();
@@ -86,8 +86,13 @@ fn the_base_passes_every_check_and_each_case_breaks_one() {
         let want = strings(&case["ids"]);
         assert_eq!(ids, want, "{name}: {:#?}", report.findings);
         let id = &name[..3];
-        assert!(ids.iter().any(|i| i == id), "{name}");
-        covered.insert(id.to_string());
+        // A case marked `passes` pins the edge of its check from the passing side: its own ID
+        // must not fire.
+        let passes = case.get("passes") == Some(&json!(true));
+        assert_eq!(ids.iter().any(|i| i == id), !passes, "{name}");
+        if !passes {
+            covered.insert(id.to_string());
+        }
         // Every finding says what decided it and, unless it is info, how to fix it.
         for f in &report.findings {
             assert!(
@@ -106,9 +111,9 @@ fn the_base_passes_every_check_and_each_case_breaks_one() {
         );
         assert_eq!(report.exit_code(), expected_exit);
     }
-    // 31 checks broken one by one; the two info checks (A10, F08: where the Warning knob sits)
+    // 32 checks broken one by one; the two info checks (A10, F08: where the Warning knob sits)
     // speak on the base itself.
-    assert_eq!(covered.len(), 31, "{covered:?}");
+    assert_eq!(covered.len(), 32, "{covered:?}");
 }
 
 /// tests/fixtures/broken: each break reported once, naming its object (its README's table).
@@ -151,4 +156,33 @@ fn each_break_of_the_broken_set_is_reported_once() {
         report.findings
     );
     assert_eq!(report.exit_code(), 1);
+}
+
+/// One typo, one finding: a Pacto key Argo CD refuses (its group kind malformed) is reported
+/// once, as the refusal, with the rename as its fix, not again as a near miss of the key.
+#[test]
+fn a_refused_near_miss_of_the_pacto_key_is_one_finding() {
+    let mut objects = base();
+    let cm = &mut objects[0];
+    let data = cm["data"].as_object_mut().unwrap();
+    let script = data
+        .shift_remove("resource.customizations.health.pacto.trianalab.io_Pacto")
+        .unwrap();
+    data.insert(
+        "resource.customizations.health.pacto_trianalab.io_Pacto".into(),
+        script,
+    );
+    let report = run(&input(objects, ClusterFacts::default()));
+    let a01: Vec<_> = report.findings.iter().filter(|f| f.id == "A01").collect();
+    assert_eq!(a01.len(), 1, "{a01:#?}");
+    assert!(
+        a01[0]
+            .finding
+            .starts_with("Argo CD refuses this configuration"),
+        "{a01:#?}"
+    );
+    assert_eq!(
+        a01[0].fix,
+        "rename the data key \"resource.customizations.health.pacto_trianalab.io_Pacto\" to resource.customizations.health.pacto.trianalab.io_Pacto"
+    );
 }

@@ -342,7 +342,7 @@ mod tests {
         let e = parse(&json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization", "spec": {"healthCheckExprs": [{"apiVersion": "v1", "current": 5}]}})).unwrap_err();
         assert_eq!(
             e,
-            "spec.healthCheckExprs[0].current: expected a string, found number"
+            "spec.healthCheckExprs[0].current: expected a string, found a number"
         );
         assert!(parse(&json!({"apiVersion": "v1", "kind": "ConfigMap"})).is_err());
     }

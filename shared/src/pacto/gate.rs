@@ -572,6 +572,156 @@ mod tests {
         assert_eq!(d.gate_word(), "fail");
     }
 
+    /// A Kustomization `ns/name` holding `shop/orders`, with the recommended expressions
+    /// (`exprs`) or none, waiting or not.
+    fn holding(name: &str, exprs: bool, wait: bool, warning_blocks: bool) -> FluxKustomization {
+        let mut k = crate::pacto::recommended::kustomization_object(warning_blocks);
+        k["metadata"] = json!({"name": name, "namespace": "flux-system"});
+        k["spec"]["wait"] = json!(wait);
+        if !exprs {
+            k["spec"]
+                .as_object_mut()
+                .unwrap()
+                .remove("healthCheckExprs");
+        }
+        k["status"] = json!({"inventory": {"entries": [
+            {"id": "shop_orders_pacto.trianalab.io_Pacto", "v": "v1alpha1"}]}});
+        FluxKustomization::new(&k, true, 0).unwrap()
+    }
+
+    /// How the sides combine. Each Kustomization that waits for the object gates it on its own,
+    /// so the Flux side is the strictest of them; the overall word is the stricter side, and a
+    /// side that gates nothing (`none`) does not count. The per-side words follow the mapping
+    /// tables of "GitOps promotion gates": Compliant is Healthy / Current (pass), NonCompliant
+    /// Degraded / Failed (fail), Warning passes unless warnings block, an unobserved
+    /// generation is Progressing / InProgress (hold); a Kustomization without an expression
+    /// judges by kstatus, which reads the Pacto Current whatever its verdict (no gate), and one
+    /// with `wait: false` waits for nothing.
+    #[test]
+    fn the_flux_side_is_its_strictest_kustomization_and_overall_the_stricter_side() {
+        let empty_cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm"}, "data": {}});
+        // (contractStatus, observed behind, Argo side, Kustomizations (exprs, wait), warnings
+        // block on Flux) => (argo, flux, overall)
+        type Row = (
+            &'static str,
+            bool,
+            Option<bool>,
+            &'static [(bool, bool)],
+            bool,
+        );
+        let rows: &[(Row, [GateWord; 3])] = &[
+            // The gated Kustomization fails it; the blind one and the one not waiting gate
+            // nothing: the strictest Flux word is fail, whatever the order.
+            (
+                (
+                    "NonCompliant",
+                    false,
+                    None,
+                    &[(false, true), (true, true)],
+                    false,
+                ),
+                [GateWord::None, GateWord::Fail, GateWord::Fail],
+            ),
+            (
+                (
+                    "NonCompliant",
+                    false,
+                    None,
+                    &[(true, true), (true, false)],
+                    false,
+                ),
+                [GateWord::None, GateWord::Fail, GateWord::Fail],
+            ),
+            (
+                (
+                    "Compliant",
+                    false,
+                    Some(false),
+                    &[(true, true), (false, true)],
+                    false,
+                ),
+                [GateWord::Pass, GateWord::Pass, GateWord::Pass],
+            ),
+            // Argo fails it and Flux waits for nothing: fail.
+            (
+                ("NonCompliant", false, Some(false), &[(false, false)], false),
+                [GateWord::Fail, GateWord::None, GateWord::Fail],
+            ),
+            // Warning: Argo passes it, Flux with warnings blocking fails it: fail.
+            (
+                ("Warning", false, Some(false), &[(true, true)], true),
+                [GateWord::Pass, GateWord::Fail, GateWord::Fail],
+            ),
+            // Warning: Argo blocks it (fail), Flux passes it: fail.
+            (
+                ("Warning", false, Some(true), &[(true, true)], false),
+                [GateWord::Fail, GateWord::Pass, GateWord::Fail],
+            ),
+            // An unobserved generation holds on both sides; against a pass on the other side, and
+            // with Argo gating nothing, the hold wins.
+            (
+                (
+                    "Compliant",
+                    true,
+                    None,
+                    &[(true, true), (false, true)],
+                    false,
+                ),
+                [GateWord::None, GateWord::Hold, GateWord::Hold],
+            ),
+            (
+                ("Compliant", true, Some(false), &[(false, false)], false),
+                [GateWord::Hold, GateWord::None, GateWord::Hold],
+            ),
+            // Nothing gates: none.
+            (
+                (
+                    "NonCompliant",
+                    false,
+                    None,
+                    &[(false, false), (false, true)],
+                    false,
+                ),
+                [GateWord::None, GateWord::None, GateWord::None],
+            ),
+        ];
+        for ((status, behind, argo_side, ks, flux_warning_blocks), want) in rows {
+            let argo = match argo_side {
+                None => ArgoGate::from_configmap(&empty_cm, "argocd-cm argocd/argocd-cm", 0),
+                Some(warning_blocks) => ArgoGate::recommended("test", *warning_blocks, 0),
+            };
+            let flux = FluxGate {
+                kustomizations: ks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (exprs, wait))| {
+                        holding(&format!("k{i}"), *exprs, *wait, *flux_warning_blocks)
+                    })
+                    .collect(),
+                complete: true,
+                ..FluxGate::recommended("test", false, 0)
+            };
+            let mut obj = pacto(status);
+            if *behind {
+                obj["metadata"]["generation"] = json!(2);
+            }
+            let d = decide(&argo, &flux, &obj);
+            let got = [d.argo_outcome(), d.flux_outcome(), d.overall()];
+            assert_eq!(
+                &got, want,
+                "{status} behind={behind} argo={argo_side:?} {ks:?}"
+            );
+            // The GATE column: one word when the sides agree, else both.
+            let column = if want[0] == want[1] {
+                want[0].as_str().to_string()
+            } else {
+                format!("argo:{} flux:{}", want[0].as_str(), want[1].as_str())
+            };
+            assert_eq!(d.gate_word(), column, "{status} {ks:?}");
+        }
+    }
+
     #[test]
     fn a_kustomization_holds_only_what_its_inventory_lists() {
         let k = json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",

@@ -189,7 +189,7 @@ fn scalar(v: Option<&Value>, field: &str, anomalies: &mut Vec<String>) -> String
         Some(Value::String(s)) => s.clone(),
         Some(other) => {
             anomalies.push(format!(
-                "{field} is a {}, not a string",
+                "{field} is {}, not a string",
                 crate::object::json_type(other)
             ));
             other.to_string()
@@ -344,7 +344,7 @@ impl PactoView {
             Some(Value::String(s)) => Some(s.clone()),
             Some(other) => {
                 anomalies.push(format!(
-                    "status.contractStatus is a {}, not a string",
+                    "status.contractStatus is {}, not a string",
                     crate::object::json_type(other)
                 ));
                 Some(other.to_string())
@@ -445,6 +445,53 @@ impl PactoView {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The FINDING column. The first error finding explains a violation; a pending verdict
+    /// (contractStatus Unknown) is explained by its first finding of severity unknown (the
+    /// Inconclusive family: EVIDENCE_MISSING, OBSERVATION_UNSUPPORTED, ...), never by a warning
+    /// listed before it; then a contract that could not be obtained (ContractValid Unknown);
+    /// then an Invalid contract's first validation error; warnings alone headline nothing.
+    #[test]
+    fn the_finding_column_takes_the_finding_that_explains_the_verdict() {
+        let w = json!({"code": "TAG_NOT_DIGEST", "severity": "warning", "message": "by tag"});
+        let u = |c: &str| json!({"code": c, "severity": "unknown", "message": "no evidence"});
+        let e = |c: &str| json!({"code": c, "severity": "error", "message": "declared job"});
+        for (status, want) in [
+            (
+                json!({"contractStatus": "NonCompliant", "findings": [w, e("WORKLOAD_MISMATCH"), e("INTERFACE_ABSENT")]}),
+                "WORKLOAD_MISMATCH: declared job",
+            ),
+            (
+                json!({"contractStatus": "Unknown", "findings": [w, u("EVIDENCE_MISSING"), u("OBSERVATION_UNSUPPORTED")]}),
+                "EVIDENCE_MISSING: no evidence",
+            ),
+            (json!({"contractStatus": "Unknown", "findings": [w]}), ""),
+            (
+                json!({"contractStatus": "Compliant", "findings": [u("EVIDENCE_STALE")]}),
+                "",
+            ),
+            (json!({"contractStatus": "Warning", "findings": [w]}), ""),
+            (
+                json!({"contractStatus": "NonCompliant", "findings": [{"code": "WORKLOAD_MISMATCH", "severity": "error"}]}),
+                "WORKLOAD_MISMATCH",
+            ),
+            (
+                json!({"contractStatus": "Unknown", "conditions": [
+                {"type": "ContractValid", "status": "Unknown", "reason": "FetchFailed", "message": "registry unreachable"}]}),
+                "ContractValid FetchFailed: registry unreachable",
+            ),
+            (
+                json!({"contractStatus": "Invalid", "validation": {"errors": [
+                {"code": "SCHEMA", "message": "service.name is required"},
+                {"code": "SCHEMA", "message": "second"}]}}),
+                "SCHEMA: service.name is required",
+            ),
+        ] {
+            let v = PactoView::new(&json!({"metadata": {"name": "orders", "namespace": "shop"},
+                                           "status": status.clone()}));
+            assert_eq!(v.headline(), want, "{status}");
+        }
+    }
 
     #[test]
     fn current_shape_is_read_with_findings_in_order() {

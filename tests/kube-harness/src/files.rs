@@ -2,6 +2,7 @@
 //! serving certificate for 127.0.0.1 (ECDSA P-256, by `openssl`), the service-account key pair
 //! (RSA 2048), the static token file, the audit policy, and kubeconfigs.
 
+use crate::Audit;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -43,8 +44,9 @@ fn openssl(dir: &Path, args: &str) -> Result<(), String> {
     }
 }
 
-/// Writes every file into `dir`. Errors: openssl missing or failing, a file not writable.
-pub fn write(dir: &Path) -> Result<Files, String> {
+/// Writes every file into `dir`, the audit policy at `audit`'s level. Errors: openssl missing or
+/// failing, a file not writable.
+pub fn write(dir: &Path, audit: Audit) -> Result<Files, String> {
     const EC: &str = "genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256";
     openssl(dir, &format!("{EC} -out ca.key"))?;
     openssl(
@@ -79,11 +81,17 @@ pub fn write(dir: &Path) -> Result<Files, String> {
             "{ADMIN_TOKEN},kube-harness-admin,kube-harness-admin,\"system:masters\"\n{USER_TOKEN},{USER_NAME},{USER_NAME}\n"
         ),
     )?;
-    // Every request at RequestResponse (audit.k8s.io/v1 Policy), without the RequestReceived
-    // stage that would repeat each one.
+    // Every request at one level (audit.k8s.io/v1 Policy), without the RequestReceived stage
+    // that would repeat each one.
+    let level = match audit {
+        Audit::Metadata => "Metadata",
+        Audit::RequestResponse | Audit::Off => "RequestResponse",
+    };
     write_file(
         &dir.join("audit-policy.yaml"),
-        "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: RequestResponse\n",
+        &format!(
+            "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: {level}\n"
+        ),
     )?;
     Ok(Files {
         ca_crt: dir.join("ca.crt"),

@@ -46,8 +46,30 @@ const SERVICE_CIDR: &str = "10.96.0.0/24";
 /// The service-account token issuer (`--service-account-issuer`), as kubeadm sets it.
 const SA_ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 
+/// What the API server's audit log records (`--audit-policy-file`'s one rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Audit {
+    /// Every request with its request and response bodies (level `RequestResponse`): what the
+    /// tests read back.
+    #[default]
+    RequestResponse,
+    /// Only who asked for what (level `Metadata`), as many clusters log: each request costs the
+    /// server less than at `RequestResponse`, which serialises both bodies again.
+    Metadata,
+    /// No audit log (no `--audit-log-path`): the API server's cost alone.
+    Off,
+}
+
+/// How [`Kube::start_with`] starts a cluster.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// The audit level of every request.
+    pub audit: Audit,
+}
+
 /// A running etcd and kube-apiserver pair.
 pub struct Kube {
+    options: Options,
     dir: PathBuf,
     repo: PathBuf,
     kubectl: PathBuf,
@@ -70,7 +92,7 @@ static SHARED: OnceLock<Result<Kube, String>> = OnceLock::new();
 /// binaries and starts the servers; concurrent callers wait). Panics with the reason when it
 /// cannot start, in every test that asks.
 pub fn shared() -> &'static Kube {
-    match SHARED.get_or_init(Kube::try_start) {
+    match SHARED.get_or_init(|| Kube::try_start(Options::default())) {
         Ok(k) => k,
         Err(e) => panic!("the real Kubernetes API server could not be started: {e}"),
     }
@@ -189,8 +211,14 @@ fn start_etcd(dir: &Path, bins: &Path) -> Result<(Server, SocketAddr), String> {
 }
 
 /// The kube-apiserver flags of a cluster in `dir` on `port` over etcd at `etcd`.
-fn apiserver_args(dir: &Path, f: &files::Files, etcd: SocketAddr, port: u16) -> Vec<String> {
-    vec![
+fn apiserver_args(
+    dir: &Path,
+    f: &files::Files,
+    etcd: SocketAddr,
+    port: u16,
+    audit: Audit,
+) -> Vec<String> {
+    let mut args = vec![
         format!("--etcd-servers=http://{etcd}"),
         "--bind-address=127.0.0.1".to_string(),
         "--advertise-address=127.0.0.1".to_string(),
@@ -204,15 +232,18 @@ fn apiserver_args(dir: &Path, f: &files::Files, etcd: SocketAddr, port: u16) -> 
         path_arg("service-account-key-file", &f.sa_pub),
         path_arg("service-account-signing-key-file", &f.sa_key),
         format!("--service-cluster-ip-range={SERVICE_CIDR}"),
-        path_arg("audit-policy-file", &f.audit_policy),
-        path_arg("audit-log-path", &dir.join("audit.log")),
         // No controller manager runs: nothing would create the default ServiceAccounts that
         // this plugin waits for, and nothing would use the endpoints of the `kubernetes`
         // Service (which may not be a loopback address anyway).
         "--disable-admission-plugins=ServiceAccount".to_string(),
         "--endpoint-reconciler-type=none".to_string(),
         "--profiling=false".to_string(),
-    ]
+    ];
+    if audit != Audit::Off {
+        args.push(path_arg("audit-policy-file", &f.audit_policy));
+        args.push(path_arg("audit-log-path", &dir.join("audit.log")));
+    }
+    args
 }
 
 /// Waits until the API server answers `/readyz` with `ok`. Errors: it exits (quoting its log) or
@@ -263,11 +294,17 @@ impl Kube {
     /// Starts a cluster of the caller's own (its start costs about what the shared one's does;
     /// the binaries are built only once). Panics with the reason when it cannot start.
     pub fn start() -> Kube {
-        Kube::try_start()
+        Kube::start_with(Options::default())
+    }
+
+    /// [`Kube::start`] with `options` (e.g. a lighter audit log for a benchmark). Panics with the
+    /// reason when it cannot start.
+    pub fn start_with(options: Options) -> Kube {
+        Kube::try_start(options)
             .unwrap_or_else(|e| panic!("the real Kubernetes API server could not be started: {e}"))
     }
 
-    fn try_start() -> Result<Kube, String> {
+    fn try_start(options: Options) -> Result<Kube, String> {
         let repo = repo();
         let kubectl = find_kubectl()?;
         let bins = binaries::find_or_build(&repo)?;
@@ -281,7 +318,7 @@ impl Kube {
             watchdog: Some(process::watchdog(&dir)?),
             etcd: None,
         };
-        let files = files::write(&dir)?;
+        let files = files::write(&dir, options.audit)?;
         let home = dir.join("home");
         std::fs::create_dir_all(&home).map_err(|e| format!("{}: {e}", home.display()))?;
         let (etcd, etcd_client) = start_etcd(&dir, &bins)?;
@@ -296,7 +333,7 @@ impl Kube {
                 &kubeconfig,
                 &files::kubeconfig(&server, &files.ca_crt, ADMIN_TOKEN, Some("default")),
             )?;
-            let args = apiserver_args(&dir, &files, etcd_client, port);
+            let args = apiserver_args(&dir, &files, etcd_client, port, options.audit);
             let mut apiserver =
                 process::spawn(&dir, "kube-apiserver", &bins.join("kube-apiserver"), &args)?;
             if let Err(e) = wait_apiserver(&mut apiserver, port, &kubectl, &home, &kubeconfig) {
@@ -309,6 +346,7 @@ impl Kube {
                 continue;
             }
             let kube = Kube {
+                options,
                 etcd: starting.etcd.take().expect("etcd started"),
                 watchdog: starting.watchdog.take().expect("watchdog started"),
                 dir,
@@ -506,7 +544,13 @@ impl Kube {
     /// Only on a cluster of the test's own ([`Kube::start`]).
     pub fn restart_apiserver(&mut self) {
         self.apiserver.stop(STOP_GRACE);
-        let args = apiserver_args(&self.dir, &self.files, self.etcd_client, self.port);
+        let args = apiserver_args(
+            &self.dir,
+            &self.files,
+            self.etcd_client,
+            self.port,
+            self.options.audit,
+        );
         self.apiserver = process::spawn(
             &self.dir,
             "kube-apiserver",

@@ -53,7 +53,16 @@ fn cluster_objects() -> Vec<Value> {
         .collect()
 }
 
-/// Compares with (or, under UPDATE_GOLDEN=1, writes) `golden/<name>`.
+/// What `kubectl pacto ARGS` prints (stdout, exit 0 asserted) against the fake cluster holding
+/// every delivery fixture, as the README's delivery examples show it.
+pub(crate) fn readme_example(args: &[&str]) -> String {
+    let r = Cluster::new(EVERYTHING).run(args);
+    r.assert_code(0);
+    r.stdout
+}
+
+/// Compares with `golden/<name>` (UPDATE_GOLDEN=1 rewrites one that differs; the test still
+/// fails: [`golden_file`]).
 fn golden(name: &str, actual: &str) {
     golden_file(&dir().join("golden").join(name), actual);
 }

@@ -39,26 +39,7 @@ fn get_lists_every_pacto_fixture_from_a_live_cluster() {
 
 #[test]
 fn get_all_namespaces_lists_three_namespaces_with_a_namespace_column() {
-    let c = Cluster::new("default");
-    let files = fixture_files(&pacto_dir().join("namespaces"));
-    c.insert_files(&files);
-    // The example Kustomization applies all six.
-    let held: Vec<(String, String)> = files
-        .iter()
-        .map(|f| read_yaml(f))
-        .map(|v| {
-            (
-                v["metadata"]["namespace"].as_str().unwrap().to_string(),
-                v["metadata"]["name"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    c.with_gates(
-        &held
-            .iter()
-            .map(|(a, b)| (a.as_str(), b.as_str()))
-            .collect::<Vec<_>>(),
-    );
+    let c = three_namespaces();
     let r = c.run(&["get", "-A"]);
     r.assert_code(0).assert_no_panic();
     let namespaces: std::collections::BTreeSet<&str> = r

@@ -260,8 +260,8 @@ fn bad_tls_settings_unbounded_files_and_secrets_in_urls() {
         .status()
         .unwrap()
         .success());
-    // (kubeconfig, the error after `error: KUBECONFIG: `, or after `error: ` when it starts
-    // with `proxy URL`: the proxy is chosen after the kubeconfig is read).
+    // (kubeconfig, the error after `error: KUBECONFIG: `, or after `error: ` when it is the
+    // proxy's, in kubectl's words: the proxy is chosen after the kubeconfig is read).
     let cases: Vec<(PathBuf, String)> = vec![
         (
             tls_kubeconfig(dir, "insecure.yaml", &format!("insecure-skip-tls-verify: true, certificate-authority-data: {garbage}"), "token: t"),
@@ -281,7 +281,7 @@ fn bad_tls_settings_unbounded_files_and_secrets_in_urls() {
         ),
         (
             tls_kubeconfig(dir, "proxy.yaml", "insecure-skip-tls-verify: true, proxy-url: 'user:SECRET@proxy:1080'", "token: t"),
-            "proxy URL \"user:xxxxx@proxy:1080\": unsupported scheme \"\", must be http, https, or socks5".into(),
+            "invalid 'proxy-url' \"user:xxxxx@proxy:1080\" for cluster \"c\": unsupported scheme \"\", must be http, https, or socks5".into(),
         ),
     ];
     for (kubeconfig, want) in cases {
@@ -291,7 +291,7 @@ fn bad_tls_settings_unbounded_files_and_secrets_in_urls() {
             DEADLINE,
         );
         r.assert_code(1).assert_no_panic();
-        let shown = if want.starts_with("proxy URL") {
+        let shown = if want.starts_with("invalid 'proxy-url'") {
             format!("error: {want}\n")
         } else {
             format!("error: {}: {want}\n", kubeconfig.display())
@@ -316,4 +316,38 @@ fn bad_tls_settings_unbounded_files_and_secrets_in_urls() {
     r.assert_code(1).assert_no_panic();
     assert!(!r.stderr.contains("SECRET"), "{}", r.stderr);
     assert!(r.stderr.contains("user:xxxxx@%zz:6443"), "{}", r.stderr);
+}
+
+/// A kubeconfig of 50,000 clusters (some 350,000 YAML nodes, past the 250,000 of kube-rs's own
+/// reader) is read: its bounds are those of every YAML input, grown with the file's size, which
+/// --max-input-bytes bounds.
+#[test]
+fn a_kubeconfig_of_many_clusters_is_read() {
+    let c = shop();
+    let mut text = std::fs::read_to_string(&c.kubeconfig).unwrap();
+    text.push_str("\n---\nclusters:\n");
+    for i in 0..50_000 {
+        text.push_str(&format!(
+            "- name: other-{i}\n  cluster: {{server: \"https://127.0.0.1:1\"}}\n"
+        ));
+    }
+    let big = c.dir.path().join("big-kubeconfig");
+    std::fs::write(&big, &text).unwrap();
+    let r = run(&mut cmd(
+        c.dir.path(),
+        &["get", "-o", "name", "--kubeconfig", s(&big)],
+    ));
+    r.assert_code(0);
+    assert!(
+        r.stdout.contains("pacto.pacto.trianalab.io/orders\n"),
+        "{}",
+        r.stderr
+    );
+    // The file itself is bounded by --max-input-bytes, which says so.
+    let r = run(&mut cmd(
+        c.dir.path(),
+        &["get", "--kubeconfig", s(&big), "--max-input-bytes", "1Mi"],
+    ));
+    r.assert_code(1);
+    assert!(r.stderr.contains("--max-input-bytes"), "{}", r.stderr);
 }

@@ -53,7 +53,8 @@ fn is_pacto(v: &Value) -> bool {
     v["kind"] == "Pacto"
 }
 
-/// Compares with (or, under UPDATE_GOLDEN=1, writes) `golden/<name>`.
+/// Compares with `golden/<name>` (UPDATE_GOLDEN=1 rewrites one that differs; the test still
+/// fails: [`golden_file`]).
 fn golden(name: &str, actual: &str) {
     golden_file(&pacto_dir().join("golden").join(name), actual);
 }
@@ -154,6 +155,44 @@ fn field<'a>(report: &'a str, key: &str) -> Option<&'a str> {
 }
 
 /// A cluster holding the `shop` Pacto fixtures and the example gates.
+/// The Pactos of `tests/fixtures/pacto/namespaces/` (three namespaces), every one held by the
+/// example Kustomization; the context namespace is `default`.
+fn three_namespaces() -> Cluster {
+    let c = Cluster::new("default");
+    let files = fixture_files(&pacto_dir().join("namespaces"));
+    c.insert_files(&files);
+    let held: Vec<(String, String)> = files
+        .iter()
+        .map(|f| read_yaml(f))
+        .map(|v| {
+            (
+                v["metadata"]["namespace"].as_str().unwrap().to_string(),
+                v["metadata"]["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    c.with_gates(
+        &held
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect::<Vec<_>>(),
+    );
+    c
+}
+
+/// What `kubectl pacto ARGS` prints (stdout, exit 0 asserted) against the fake cluster the
+/// README's Pacto examples come from: `get -A` on the three namespaces, the rest on the shop.
+pub(crate) fn readme_example(args: &[&str]) -> String {
+    let c = if args == ["get", "-A"] {
+        three_namespaces()
+    } else {
+        shop()
+    };
+    let r = c.run(args);
+    r.assert_code(0);
+    r.stdout
+}
+
 fn shop() -> Cluster {
     let c = Cluster::new("shop");
     let files: Vec<PathBuf> = fixture_files(&pacto_dir())

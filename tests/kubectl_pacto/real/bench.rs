@@ -16,7 +16,9 @@
 //! test's own. The runs must do what they claim (every Stage updated, then every Stage
 //! unchanged, exit 0); the times are printed, never asserted. With `KUBECTL_PACTO_BENCH_AUDIT=1`
 //! it also prints, from the API server's audit log, how many requests of each kind a run made
-//! and how long the server took over them.
+//! and how long the server took over them. `KUBECTL_PACTO_BENCH_AUDIT_LEVEL` sets the API
+//! server's audit level: `RequestResponse` (the default, as the tests run it), `Metadata` (as
+//! many clusters log) or `None` (no audit log).
 
 use super::*;
 
@@ -222,7 +224,15 @@ fn reconcile_against_the_real_server() {
                 .expect("KUBECTL_PACTO_BENCH_STAGES: numbers")
         })
         .collect();
-    let kube = kube_harness::Kube::start();
+    let audit = match std::env::var("KUBECTL_PACTO_BENCH_AUDIT_LEVEL").as_deref() {
+        Err(_) | Ok("RequestResponse") => kube_harness::Audit::RequestResponse,
+        Ok("Metadata") => kube_harness::Audit::Metadata,
+        Ok("None") => kube_harness::Audit::Off,
+        Ok(other) => panic!(
+            "KUBECTL_PACTO_BENCH_AUDIT_LEVEL: RequestResponse, Metadata or None, not {other:?}"
+        ),
+    };
+    let kube = kube_harness::Kube::start_with(kube_harness::Options { audit });
     let crds = repo().join("tests/fixtures/real/crds");
     kube.kubectl_ok(&["apply", "-f", s(&crds)], None);
     kube.kubectl_ok(
@@ -249,7 +259,7 @@ fn reconcile_against_the_real_server() {
         kube.kubectl_ok(&["apply", "-f", "-"], Some(&crd.to_string()));
     }
     println!(
-        "binary: {}; status.conditions {}",
+        "binary: {}; audit level {audit:?}; status.conditions {}",
         bin.display(),
         if atomic {
             "atomic (merge patches)"
@@ -268,7 +278,9 @@ fn reconcile_against_the_real_server() {
             let cpu_before = ["kube-apiserver", "etcd"].map(|p| cpu_seconds(&kube, p));
             let (t, report) = timed_run(&kube, &bin, &ns, &[]);
             let cpu = ["kube-apiserver", "etcd"].map(|p| cpu_seconds(&kube, p));
-            if std::env::var_os("KUBECTL_PACTO_BENCH_AUDIT").is_some() {
+            if std::env::var_os("KUBECTL_PACTO_BENCH_AUDIT").is_some()
+                && audit != kube_harness::Audit::Off
+            {
                 // The audit backend writes each event as its request completes.
                 std::thread::sleep(Duration::from_secs(1));
                 for line in server_time(&kube, audited_from) {

@@ -274,6 +274,36 @@ fn generation_guard_needs_two_integers() {
         status(json!({"status": {"observedGeneration": 5}})),
         Ok(KStatus::Current)
     );
+    // The guard is "the two differ" (status_evaluator.go), not "observed is behind": an
+    // observedGeneration ahead of the generation holds too.
+    assert_eq!(
+        status(json!({"metadata": {"generation": 2}, "status": {"observedGeneration": 3}})),
+        Ok(KStatus::InProgress)
+    );
+}
+
+/// fluxcd/pkg `runtime/cel` status_evaluator_test.go, "all three true means InProgress": the
+/// expressions are tried inProgress, failed, current, and the first true wins; with failed and
+/// current both true, Failed.
+#[test]
+fn the_first_true_expression_wins_in_flux_order() {
+    let obj = json!({"metadata": {"generation": 1}, "status": {"observedGeneration": 1}});
+    for ((current, failed, in_progress), want) in [
+        (("true", "true", "true"), KStatus::InProgress),
+        (("true", "true", "false"), KStatus::Failed),
+        (("false", "true", "true"), KStatus::InProgress),
+        (("true", "false", "true"), KStatus::InProgress),
+        (("true", "", "true"), KStatus::InProgress),
+        (("true", "true", ""), KStatus::Failed),
+        (("false", "false", "false"), KStatus::InProgress),
+    ] {
+        let ev = StatusEvaluator::new(current, failed, in_progress).unwrap();
+        assert_eq!(
+            ev.evaluate(&obj).map(|r| r.status),
+            Ok(want),
+            "current={current} failed={failed} inProgress={in_progress}"
+        );
+    }
 }
 
 /// fluxcd/pkg `runtime/cel` `StatusEvaluator.Evaluate`: the generation guard first, then

@@ -37,7 +37,7 @@ pub(super) fn require_mapping(obj: &Value) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "expected a Kubernetes object (a mapping), found {}",
+            "expected a Kubernetes object (a map), found {}",
             go_type(obj)
         ))
     }

@@ -291,7 +291,138 @@ pub(super) fn no_gate_warning(r: &mut Rows, d: &Decision) {
 #[cfg(test)]
 mod tests {
     use super::super::testing::{rows_of, value};
-    use serde_json::json;
+    use super::super::{explain, Options};
+    use crate::pacto::gate::{decide, ArgoGate, FluxGate, FluxKustomization};
+    use serde_json::{json, Value};
+
+    /// The Flux section's headline and Gate row for `pacto` under one Kustomization `k`.
+    fn flux_rows(k: Value, pacto: Value) -> (String, String) {
+        let argo = ArgoGate::from_configmap(
+            &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "argocd-cm"}, "data": {}}),
+            "argocd-cm argocd/argocd-cm",
+            0,
+        );
+        let flux = FluxGate {
+            kustomizations: FluxKustomization::new(&k, true, 0).into_iter().collect(),
+            complete: true,
+            ..FluxGate::recommended("test", false, 0)
+        };
+        let d = decide(&argo, &flux, &pacto);
+        let rows = explain(
+            &pacto,
+            &d,
+            "2026-11-29T12:00:00Z".parse().unwrap(),
+            Options::default(),
+        );
+        let at = rows
+            .iter()
+            .position(|r| r.key == "Flux")
+            .expect("a Flux section");
+        let gate = rows[at + 1..]
+            .iter()
+            .find(|r| r.key == "Gate")
+            .expect("a Flux Gate row");
+        (rows[at].value.clone(), gate.value.clone())
+    }
+
+    /// What kustomize-controller does with the Pacto, row by row: a Failed verdict fails the
+    /// health check at once (fluxcd/pkg `ssa/manager_wait.go` stops on a Failed status); an
+    /// InProgress one is waited for until `spec.timeout`; without an entry kstatus reads it
+    /// Current whatever its verdict; with `wait: false` and no `healthChecks` nothing waits;
+    /// expressions that do not compile stall the Kustomization (InvalidCELExpression); an
+    /// object no inventory lists is applied by none.
+    #[test]
+    fn the_flux_rows_say_what_kustomize_controller_does() {
+        let pacto = |status: &str| {
+            json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+            "metadata": {"name": "orders", "namespace": "shop", "generation": 1},
+            "spec": {"target": {"serviceName": "orders"}},
+            "status": {"contractStatus": status, "observedGeneration": 1}})
+        };
+        let k = |edit: &dyn Fn(&mut Value)| {
+            let mut k = crate::pacto::recommended::kustomization_object(false);
+            k["metadata"] = json!({"name": "apps", "namespace": "flux-system"});
+            k["spec"]["wait"] = json!(true);
+            k["spec"]["timeout"] = json!("7m");
+            k["status"] = json!({"inventory": {"entries": [
+                {"id": "shop_orders_pacto.trianalab.io_Pacto", "v": "v1alpha1"}]}});
+            edit(&mut k);
+            k
+        };
+        let same = |_: &mut Value| {};
+        let no_entry = |k: &mut Value| {
+            k["spec"]
+                .as_object_mut()
+                .unwrap()
+                .remove("healthCheckExprs");
+        };
+        let no_wait = |k: &mut Value| {
+            no_entry(k);
+            k["spec"]["wait"] = json!(false);
+        };
+        let broken = |k: &mut Value| {
+            k["spec"]["healthCheckExprs"][0]["current"] = json!("status.contractStatus ==");
+        };
+        let elsewhere = |k: &mut Value| {
+            k["status"]["inventory"]["entries"][0]["id"] =
+                json!("shop_billing_pacto.trianalab.io_Pacto");
+        };
+        // (contractStatus, edit of the Kustomization, Flux headline, Gate word, what it does)
+        type Case<'a> = (&'a str, &'a dyn Fn(&mut Value), &'a str, &'a str, &'a str);
+        let cases: [Case; 7] = [
+            (
+                "NonCompliant",
+                &same,
+                "Failed",
+                "fail (",
+                "early, without waiting for the timeout",
+            ),
+            ("Compliant", &same, "Current", "pass (", "counts it ready"),
+            (
+                "Unknown",
+                &same,
+                "InProgress",
+                "hold (",
+                "fails with a timeout after 7m0s",
+            ),
+            (
+                "NonCompliant",
+                &no_entry,
+                "Current",
+                "none (",
+                "never reads its verdict",
+            ),
+            (
+                "NonCompliant",
+                &no_wait,
+                "Current",
+                "none (",
+                "does not wait for it",
+            ),
+            (
+                "Compliant",
+                &broken,
+                "Kustomization flux-system/apps cannot evaluate",
+                "hold (",
+                "InvalidCELExpression",
+            ),
+            (
+                "NonCompliant",
+                &elsewhere,
+                "no Kustomization of the cluster applies it",
+                "none (",
+                "Flux gates nothing here",
+            ),
+        ];
+        for (status, edit, head, word, meaning) in cases {
+            let (got_head, gate) = flux_rows(k(edit), pacto(status));
+            assert!(got_head.starts_with(head), "{status}: {got_head}");
+            assert!(
+                gate.starts_with(word) && gate.contains(meaning),
+                "{status}: {gate}"
+            );
+        }
+    }
 
     #[test]
     fn absent_observed_generation_explains_the_divergence() {

@@ -91,6 +91,55 @@ fn the_transition_time_moves_only_with_the_status() {
     );
 }
 
+/// apimachinery `meta.SetStatusCondition`: `lastTransitionTime` moves only when the status does;
+/// a new reason (or message) under the same status keeps it.
+#[test]
+fn a_new_reason_under_the_same_status_keeps_the_transition_time() {
+    let mut objects = base();
+    let computed =
+        plan_stage(&objects[0], &world_of(&objects), ListType::MapByType, NOW).conditions;
+    let earlier = "2026-11-01T00:00:00Z";
+    let written: Vec<Value> = computed
+        .iter()
+        .map(|c| json!({"type": c.type_, "status": c.status, "reason": "Earlier",
+                        "message": c.message, "lastTransitionTime": earlier, "observedGeneration": 2}))
+        .collect();
+    objects[0]["status"] = json!({"observedGeneration": 2, "conditions": written});
+    let c = plan_stage(&objects[0], &world_of(&objects), ListType::MapByType, NOW);
+    let body = c.write.expect("the reasons change").body().clone();
+    for (i, cond) in computed.iter().enumerate() {
+        let out = &body["status"]["conditions"][i];
+        assert_eq!(out["reason"], json!(cond.reason), "{}", cond.type_);
+        assert_eq!(out["lastTransitionTime"], json!(earlier), "{}", cond.type_);
+        assert_eq!(
+            c.why[i],
+            format!(
+                "{} {} Earlier becomes {} {}",
+                cond.type_, cond.status, cond.status, cond.reason
+            )
+        );
+    }
+}
+
+/// A condition is the same only at the Stage's generation: one written at an older generation
+/// (its own `observedGeneration`, metav1.Condition's field) is written again, even when the
+/// status's `observedGeneration` is current and the words agree.
+#[test]
+fn a_condition_of_an_older_generation_is_written_again() {
+    let objects = base();
+    let c = plan_stage(&objects[0], &world_of(&objects), ListType::MapByType, NOW);
+    let mut written = objects.clone();
+    written[0]["status"] = c.write.unwrap().body()["status"].clone();
+    written[0]["status"]["conditions"][0]["observedGeneration"] = json!(1);
+    let again = plan_stage(&written[0], &world_of(&written), ListType::MapByType, NOW);
+    assert!(again.write.is_some());
+    assert_eq!(again.why, vec!["Ready was computed at generation 1"]);
+    assert_eq!(
+        again.write.unwrap().body()["status"]["conditions"][0]["observedGeneration"],
+        json!(2)
+    );
+}
+
 #[test]
 fn an_atomic_list_is_written_whole_with_others_kept_and_guarded() {
     let mut objects = base();

@@ -2,7 +2,7 @@
 //! library's checks, print the report. Exit codes: 0 clean, 1 findings, 2 could not run.
 
 use crate::io::connect::{block_on, connect};
-use crate::io::output::{exit_on_error, note, write_stdout};
+use crate::io::output::{exit_on_error, json_for, note, text_for, write_stdout};
 use anyhow::{bail, Context, Result};
 use kubectl_pacto::cli::{DoctorArgs, DoctorOutput};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
@@ -171,11 +171,15 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
         note(n);
     }
     let out = match args.output {
-        Some(DoctorOutput::Json) => {
-            serde_json::to_string_pretty(&render::doctor::doctor_json(&report))? + "\n"
-        }
-        Some(DoctorOutput::Yaml) => serde_saphyr::to_string(&render::doctor::doctor_json(&report))
-            .context("rendering YAML")?,
+        Some(DoctorOutput::Json) => json_for(
+            serde_json::to_string_pretty(&render::doctor::doctor_json(&report))? + "\n",
+            global.terminal,
+        ),
+        Some(DoctorOutput::Yaml) => text_for(
+            serde_saphyr::to_string(&render::doctor::doctor_json(&report))
+                .context("rendering YAML")?,
+            global.terminal,
+        ),
         None | Some(DoctorOutput::Wide) => {
             let wide = args.output == Some(DoctorOutput::Wide);
             let mut t = render::doctor::doctor_table(&report, global.colour, wide);

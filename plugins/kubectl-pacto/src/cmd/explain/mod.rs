@@ -6,7 +6,7 @@
 use crate::io::connect::{block_on, connect, namespace};
 use crate::io::delivery::{self, Objects};
 use crate::io::gates::load_gates;
-use crate::io::output::{note, write_stdout};
+use crate::io::output::{json_for, note, text_for, write_stdout};
 use crate::io::select::in_namespace;
 use anyhow::{bail, Context, Result};
 use kubectl_pacto::cli::{ExplainArgs, Output};
@@ -84,8 +84,13 @@ pub(crate) fn run(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
                 render::kube_list(data)
             };
             match format {
-                Output::Json => serde_json::to_string_pretty(&doc)? + "\n",
-                Output::Yaml => serde_saphyr::to_string(&doc).context("rendering YAML")?,
+                Output::Json => {
+                    json_for(serde_json::to_string_pretty(&doc)? + "\n", global.terminal)
+                }
+                Output::Yaml => text_for(
+                    serde_saphyr::to_string(&doc).context("rendering YAML")?,
+                    global.terminal,
+                ),
             }
         }
     };

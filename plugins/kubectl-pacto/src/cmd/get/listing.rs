@@ -65,9 +65,8 @@ pub(super) fn print<R: Rows>(
         resource_version: resource_version.as_deref(),
     };
     let prefix = o.listed.name_prefix();
-    let terminal = o.global.terminal;
     if let Some(out) = o.print.machine(&prefix, &objects, o.name.is_some())? {
-        write_stdout(&o.print.for_stdout(out, terminal))?;
+        write_stdout(&out)?;
         if watch {
             // Each changed object printed alone in that format.
             follow(&o.cluster, &watched, |changed| {
@@ -75,7 +74,6 @@ pub(super) fn print<R: Rows>(
                     .machine(&prefix, std::slice::from_ref(changed), true)
                     .ok()
                     .flatten()
-                    .map(|out| o.print.for_stdout(out, terminal))
                     .unwrap_or_default()
             })?;
         }

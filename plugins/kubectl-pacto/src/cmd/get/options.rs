@@ -37,13 +37,14 @@ impl<'a> Options<'a> {
             (Some(s), false) => Some(Selector::parse(s).map_err(|e| anyhow!("-l/--selector {e}"))?),
             _ => None,
         };
-        let print = PrintOptions::new(
+        let mut print = PrintOptions::new(
             args.output.as_deref(),
             args.no_headers,
             args.show_labels,
             args.sort_by.as_deref(),
             args.show_managed_fields,
         )?;
+        print.terminal = global.terminal;
         let cluster = ClusterOptions::new(&args.cluster)?;
         let selector = match (file_selector, listed) {
             (Some(s), _) => s,

@@ -6,7 +6,7 @@
 
 use crate::io::connect::{block_on, connect, namespace, scope};
 use crate::io::delivery::read_appliers;
-use crate::io::output::{exit_on_error, note, write_stdout};
+use crate::io::output::{exit_on_error, json_for, note, text_for, write_stdout};
 use anyhow::{anyhow, bail, Context, Result};
 use futures_util::stream::{self, StreamExt};
 use kubectl_pacto::cli::{Output, ReconcileArgs};
@@ -317,8 +317,14 @@ fn reconcile_once(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
     }
     let report = render::reconcile::report_json(&outcomes);
     let out = match args.output {
-        Some(Output::Json) => serde_json::to_string_pretty(&report)? + "\n",
-        Some(Output::Yaml) => serde_saphyr::to_string(&report).context("rendering YAML")?,
+        Some(Output::Json) => json_for(
+            serde_json::to_string_pretty(&report)? + "\n",
+            global.terminal,
+        ),
+        Some(Output::Yaml) => text_for(
+            serde_saphyr::to_string(&report).context("rendering YAML")?,
+            global.terminal,
+        ),
         None => {
             if outcomes.is_empty() {
                 let ns = opts.namespace.as_deref().filter(|_| !args.all_namespaces);

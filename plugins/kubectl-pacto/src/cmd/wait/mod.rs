@@ -200,14 +200,19 @@ async fn follow(o: &Options<'_>) -> Result<Waited> {
     let mut watched: BTreeMap<String, Value> =
         found.items.into_iter().map(|p| (name_of(&p), p)).collect();
     let names: Vec<String> = watched.keys().cloned().collect();
-    let reached = |watched: &BTreeMap<String, Value>| {
+    // A jsonpath that fails on an object ends the wait at once, as kubectl's does.
+    let reached = |watched: &BTreeMap<String, Value>| -> Result<bool> {
         if deleting {
-            watched.is_empty()
-        } else {
-            watched.values().all(|p| wait_for.reached(p, gate_word))
+            return Ok(watched.is_empty());
         }
+        for p in watched.values() {
+            if !wait_for.reached(p, gate_word).map_err(anyhow::Error::msg)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     };
-    if reached(&watched) {
+    if reached(&watched)? {
         return Ok(Waited::Met(names));
     }
     let mut follow = cluster.follow(
@@ -231,13 +236,13 @@ async fn follow(o: &Options<'_>) -> Result<Waited> {
         } else {
             watched.insert(n, event.object);
         }
-        if reached(&watched) {
+        if reached(&watched)? {
             return Ok(Waited::Met(names));
         }
     }
     let pending = watched
         .into_values()
-        .filter(|p| !wait_for.reached(p, gate_word))
+        .filter(|p| !wait_for.reached(p, gate_word).unwrap_or(false))
         .collect();
     Ok(Waited::TimedOut {
         pending,
