@@ -12,7 +12,8 @@ use anyhow::{bail, Context, Result};
 use kubectl_pacto::cli::{ExplainArgs, Output};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use kubectl_pacto::resource::{explain_target, Explained, Target};
-use pacto_gates::delivery::explain::explained;
+use pacto_gates::delivery::explain::{explained, stage_report};
+use pacto_gates::delivery::StageView;
 use pacto_gates::kinds::{OPERATION, STAGE};
 use pacto_gates::object;
 use pacto_gates::pacto::explain::{Options as ExplainOptions, Report};
@@ -151,12 +152,14 @@ fn from_files(o: &Options<'_>) -> Result<Vec<Report>> {
     } else {
         Some(block_on(load_gates(&o.args.gates, None, o.global.now))?)
     };
-    let objects = Objects::from_files(&all);
+    let objects = Objects::from_files(all);
+    // Every Stage is judged against one world, read once.
+    let world = chosen.iter().any(|x| STAGE.is(x)).then(|| objects.world());
     Ok(chosen
         .iter()
         .map(|x| {
-            if STAGE.is(x) {
-                objects.stage_report(x)
+            if let (true, Some(world)) = (STAGE.is(x), &world) {
+                stage_report(&StageView::new(x), world)
             } else if OPERATION.is(x) {
                 objects.operation_report(x)
             } else {

@@ -31,7 +31,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
 }
 
 /// The Pactos, and the gates when a table will need them (read on the same connection).
-fn read(o: &Options<'_>) -> Result<(Listing, Option<(ArgoGate, FluxGate)>)> {
+fn read(o: &Options<'_>) -> Result<(Listing<'static>, Option<(ArgoGate, FluxGate)>)> {
     let args = o.args;
     let name = o.name.as_deref();
     let machine = !o.print.format.is_table();
@@ -79,7 +79,7 @@ fn read(o: &Options<'_>) -> Result<(Listing, Option<(ArgoGate, FluxGate)>)> {
         let namespace = namespace.filter(|_| !args.all_namespaces);
         Ok((
             Listing {
-                objects,
+                objects: objects.into(),
                 namespace,
                 resource_version,
             },
@@ -121,7 +121,7 @@ impl Rows for PactoRows {
         listing::mixed(self.views.iter().map(|v| v.namespace.as_str()))
     }
 
-    fn table(&self, options: TableOptions<'_>) -> String {
+    fn table(&self, _: &[Value], options: TableOptions<'_>) -> String {
         let rows: Vec<PactoRow> = self
             .views
             .iter()
