@@ -148,21 +148,10 @@ pub fn parse_chunk_by_parser(chunk: &Chunk) -> Result<Option<Value>, String> {
     if !chunk.content {
         return Ok(None);
     }
-    let bounds = Bounds::for_len(chunk.text.len());
-    let options = serde_saphyr::options! {
-        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
-        legacy_octal_numbers: true,
-        budget: serde_saphyr::budget! {
-            max_events: bounds.nodes.saturating_mul(2),
-            max_nodes: bounds.nodes,
-            max_depth: MAX_DEPTH,
-            max_total_scalar_bytes: bounds.scalar_bytes,
-            max_recorded_anchor_events: bounds.alias_values,
-        },
-        alias_limits: serde_saphyr::alias_limits! {
-            max_total_replayed_events: bounds.alias_values,
-        },
-    };
+    // go-yaml v2's readings: a repeated key keeps its last value, 0777 is octal.
+    let (mut options, bounds) = options_for_len(chunk.text.len());
+    options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::LastWins;
+    options.legacy_octal_numbers = true;
     let value: Value = serde_saphyr::from_str_with_options(&chunk.text, options).map_err(|e| {
         readable(
             &shift_line(&first_line(&e.to_string()), chunk.offset),
