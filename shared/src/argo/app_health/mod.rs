@@ -92,8 +92,12 @@ pub enum Rule {
     Engine {
         /// [`Decider::name`].
         decider: String,
-        /// The argocd-cm key, glob or built-in script path; empty for the others.
+        /// The override key (`group/Kind` or a glob) or the built-in script path; empty for
+        /// the others.
         source: String,
+        /// The argocd-cm data keys that made the override (`resource.customizations.health.<group_Kind>`,
+        /// `resource.customizations`), in the order applied; empty for the others.
+        keys: Vec<String>,
     },
     /// No live object given: the health `status.resources` records.
     Recorded,
@@ -102,14 +106,21 @@ pub enum Rule {
 }
 
 impl Rule {
-    /// The rule as one phrase: `argocd-cm resource.customizations.health.x.io_Y`,
+    /// The rule as one phrase: `argocd-cm resource.customizations.health.x.io_Y (override
+    /// x.io/Y)`, `argocd-cm resource.customizations (override glob *.io/*)`,
     /// `built-in script x.io/Y/health.lua`, `built-in Go check`, `deletion`, `no health check`,
     /// `recorded in status.resources`, `no live object`.
     pub fn describe(&self) -> String {
         match self {
-            Rule::Engine { decider, source } => match decider.as_str() {
-                "custom" => format!("argocd-cm key {source}"),
-                "custom-wildcard" => format!("argocd-cm glob {source}"),
+            Rule::Engine {
+                decider,
+                source,
+                keys,
+            } => match decider.as_str() {
+                "custom" => format!("argocd-cm {} (override {source})", keys.join(", ")),
+                "custom-wildcard" => {
+                    format!("argocd-cm {} (override glob {source})", keys.join(", "))
+                }
                 "builtin-lua" => format!("built-in script {source}"),
                 "builtin-go" => "built-in Go check".into(),
                 "deletion" => "deletion (metadata.deletionTimestamp)".into(),
@@ -353,9 +364,19 @@ pub fn app_health(app: &Value, resources: &[AppResource<'_>], engine: &ArgoHealt
                 Decider::BuiltinLua { path } => path.display().to_string(),
                 _ => String::new(),
             };
+            let keys = match &v.decider {
+                Decider::Custom { key } | Decider::CustomWildcard { key } => engine
+                    .overrides
+                    .by_key
+                    .get(key)
+                    .map(|o| o.keys.clone())
+                    .unwrap_or_default(),
+                _ => Vec::new(),
+            };
             j.rule = Rule::Engine {
                 decider: v.decider.name().into(),
                 source,
+                keys,
             };
             if let Some(e) = &v.error {
                 errors.push(format!(
