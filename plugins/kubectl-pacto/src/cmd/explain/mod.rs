@@ -3,6 +3,8 @@
 //! recommended gate); Stages and Operations against what they depend on. The reports print as
 //! text, or as data with `-o json|yaml` (a kubectl List when there are several).
 
+mod one_level_up;
+
 use crate::io::connect::{block_on, connect, namespace};
 use crate::io::delivery::{self, Objects};
 use crate::io::gates::load_gates;
@@ -99,6 +101,11 @@ fn from_cluster(o: &Options<'_>, t: &Target) -> Result<Report> {
             delivery::stage_report(&o.cluster, &t.name, &o.args.gates.argocd_namespace)
         }
         Explained::Operation => delivery::operation_report(&o.cluster, &t.name),
+        Explained::Application | Explained::Kustomization => bail!(
+            "{}: explaining it from the cluster is not built yet; give the {} and its live objects with -f FILE",
+            o.args.target.as_deref().unwrap_or(""),
+            t.group_kind().1
+        ),
         Explained::Gated(group, version, kind) => {
             let (obj, (argo, flux)) = block_on(async {
                 let cluster = connect(&o.cluster).await?;
@@ -121,6 +128,17 @@ fn from_files(o: &Options<'_>) -> Result<Vec<Report>> {
     let all: Vec<Value> = object::read_values(&o.args.files)?;
     let namespace = o.cluster.namespace.as_deref();
     let target = o.target.as_ref();
+    if let Some(t) =
+        target.filter(|t| matches!(t.kind, Explained::Application | Explained::Kustomization))
+    {
+        return Ok(vec![one_level_up::report(
+            &all,
+            t,
+            namespace,
+            &o.args.gates,
+            o.global.now,
+        )?]);
+    }
     let chosen: Vec<Value> = all
         .iter()
         .filter(|x| in_namespace(x, namespace))

@@ -1,0 +1,109 @@
+//! `explain application/NAME` and `explain kustomization/NAME` from files: the gate one level
+//! up. The files hold the Application (or Kustomization) and the live objects, and for an
+//! Application optionally its argocd-cm; the library computes the health
+//! (`argo::app_health`) or the wait (`flux::wait_set`) and the report (`pacto::explain`).
+
+use crate::io::connect::block_on;
+use crate::io::gates::load_gates;
+use crate::io::select::in_namespace;
+use anyhow::{anyhow, bail, Result};
+use kubectl_pacto::cli::GateArgs;
+use kubectl_pacto::resource::{Explained, Target};
+use pacto_gates::argo::app_health::{app_health, resources};
+use pacto_gates::argo::health::BuiltinScripts;
+use pacto_gates::flux::wait_set::explain_wait;
+use pacto_gates::pacto::explain::application::application_report;
+use pacto_gates::pacto::explain::kustomization::kustomization_report;
+use pacto_gates::pacto::explain::Report;
+use pacto_gates::pacto::gate::ArgoGate;
+use serde_json::Value;
+
+/// The one object of the files `t` names (in `namespace` when given). Errors: none, or several
+/// in different namespaces.
+fn the_one<'a>(all: &'a [Value], t: &Target, namespace: Option<&str>) -> Result<&'a Value> {
+    let found: Vec<&Value> = all
+        .iter()
+        .filter(|x| in_namespace(x, namespace) && t.is(x))
+        .collect();
+    let (_, kind) = t.group_kind();
+    match found.as_slice() {
+        [] => bail!(
+            "{}/{} is not in the files given",
+            kind.to_ascii_lowercase(),
+            t.name
+        ),
+        [one] => Ok(one),
+        _ => bail!(
+            "{} {kind}s named {} in the files given: pick one with -n NAMESPACE",
+            found.len(),
+            t.name
+        ),
+    }
+}
+
+/// Whether `x` is an argocd-cm ConfigMap.
+fn is_argocd_cm(x: &Value) -> bool {
+    x.get("apiVersion").and_then(Value::as_str) == Some("v1")
+        && x.get("kind").and_then(Value::as_str) == Some("ConfigMap")
+        && x.pointer("/metadata/name").and_then(Value::as_str) == Some("argocd-cm")
+}
+
+/// The report of the Application or Kustomization `t` names among the objects `all` of the
+/// files.
+pub(super) fn report(
+    all: &[Value],
+    t: &Target,
+    namespace: Option<&str>,
+    gates: &GateArgs,
+    now: jiff::Timestamp,
+) -> Result<Report> {
+    let obj = the_one(all, t, namespace)?;
+    let live: Vec<Value> = all
+        .iter()
+        .filter(|x| !std::ptr::eq(*x, obj))
+        .cloned()
+        .collect();
+    match t.kind {
+        Explained::Application => {
+            let argo = match all.iter().find(|x| is_argocd_cm(x)) {
+                Some(cm) if gates.argocd_cm.is_none() => {
+                    let ns = cm
+                        .pointer("/metadata/namespace")
+                        .and_then(Value::as_str)
+                        .unwrap_or("default");
+                    let mut a = ArgoGate::from_configmap(
+                        cm,
+                        format!("argocd-cm {ns}/argocd-cm (in the files given)"),
+                        now.as_second(),
+                    );
+                    if let (Some(dir), Some(engine)) =
+                        (&gates.customizations_dir, a.engine.as_mut())
+                    {
+                        engine.builtins = Some(
+                            BuiltinScripts::load(dir)
+                                .map_err(|e| anyhow!("--customizations-dir: {e}"))?,
+                        );
+                    }
+                    a
+                }
+                _ => block_on(load_gates(gates, None, now))?.0,
+            };
+            let Some(engine) = argo.engine.as_ref() else {
+                bail!(
+                    "{}: {} (Argo CD refuses the whole configuration: every Application's health is Unknown)",
+                    argo.source.describe(),
+                    argo.load_error.as_deref().unwrap_or("not loaded")
+                );
+            };
+            let rs = resources(obj, &live).map_err(|e| anyhow!("application/{}: {e}", t.name))?;
+            let h = app_health(obj, &rs, engine);
+            Ok(application_report(obj, &h, &argo.source.describe()))
+        }
+        Explained::Kustomization => {
+            let w = explain_wait(obj, &live, now.as_second())
+                .map_err(|e| anyhow!("kustomization/{}: {e}", t.name))?;
+            Ok(kustomization_report(obj, &w))
+        }
+        _ => unreachable!("only an Application or a Kustomization is explained here"),
+    }
+}
