@@ -84,19 +84,30 @@ pub fn application_report(app: &Value, health: &AppHealth, judged_by: &str) -> R
         "{counted} of {} resources count",
         health.resources.len()
     )];
-    for (c, word) in [
-        (Counted::NoHealth, "without health"),
-        (Counted::Hook, "hooks"),
-        (Counted::MissingNotLive, "missing (not counted)"),
-        (Counted::IgnoreHealthcheck, "ignore-healthcheck"),
+    for (c, one, many) in [
+        (Counted::NoHealth, "without health", "without health"),
+        (Counted::Hook, "hook", "hooks"),
+        (Counted::MissingNotLive, "not live", "not live"),
+        (
+            Counted::IgnoreHealthcheck,
+            "ignore-healthcheck",
+            "ignore-healthcheck",
+        ),
         (
             Counted::ChildApplication,
+            "child Application Missing or Unknown",
             "child Applications Missing or Unknown",
         ),
-        (Counted::SelfReference, "the Application itself"),
+        (
+            Counted::SelfReference,
+            "the Application itself",
+            "the Application itself",
+        ),
     ] {
-        if n(c) > 0 {
-            out_of.push(format!("{} {word}", n(c)));
+        match n(c) {
+            0 => {}
+            1 => out_of.push(format!("1 {one}")),
+            k => out_of.push(format!("{k} {many}")),
         }
     }
     r.add(1, "Resources", out_of.join(", "), Tone::Plain);
