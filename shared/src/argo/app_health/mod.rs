@@ -222,12 +222,9 @@ fn is_hook(live: &Value) -> bool {
             .collect();
         return !(types.len() == 1 && types[0] == "Skip");
     }
-    match get(HELM_HOOK_ANNOTATION) {
-        // helm `IsHook`: the annotation present (`Ignore` also drops one without a known type,
-        // which this already counts).
-        Some(_) => true,
-        None => false,
-    }
+    // helm `IsHook`: the annotation present (`Ignore` also drops one without a known type,
+    // which this already counts).
+    get(HELM_HOOK_ANNOTATION).is_some()
 }
 
 /// gitops-engine `GetAnnotationCSVs`: split on commas, trimmed, empty parts dropped.
