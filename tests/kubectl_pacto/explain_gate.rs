@@ -270,3 +270,119 @@ fn what_is_not_there_is_an_error() {
         "error: kustomization/k: status.inventory.entries[0].id: \"nope\" is not <namespace>_<name>_<group>_<kind>\n"
     );
 }
+
+/// From the cluster: the Application is read, then every object its `status.resources` names
+/// (one that is not there counts as not live), and the cluster's argocd-cm judges them; the
+/// same for a Kustomization and its inventory.
+#[test]
+fn from_the_cluster_the_objects_named_are_read() {
+    use fake_apiserver::{FakeApiServer, Resource};
+    let server = FakeApiServer::start();
+    server.register(Resource::new(
+        "argoproj.io/v1alpha1",
+        "Application",
+        "applications",
+        true,
+        true,
+    ));
+    server.register(Resource::new(
+        "apps/v1",
+        "Deployment",
+        "deployments",
+        true,
+        true,
+    ));
+    server.register(Resource::pacto());
+    server.register(Resource::new("batch/v1", "Job", "jobs", true, true));
+    server.register(Resource::new(
+        "kustomize.toolkit.fluxcd.io/v1",
+        "Kustomization",
+        "kustomizations",
+        true,
+        true,
+    ));
+    for f in ["application.yaml", "kustomization.yaml"] {
+        let text = std::fs::read_to_string(crate::common::fixture(&format!("gate/{f}"))).unwrap();
+        for doc in text.split("\n---\n") {
+            let v: Value = serde_saphyr::from_str(doc).unwrap();
+            let dup = f == "kustomization.yaml" && v["kind"] == "Pacto";
+            if !dup {
+                server.insert(v);
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = server.write_kubeconfig(dir.path(), Some("argocd"));
+    let mut cmd = crate::common::isolated(
+        dir.path(),
+        "2026-11-29T12:00:00Z",
+        &[
+            "explain",
+            "application/shop",
+            "--kubeconfig",
+            s(&kubeconfig),
+            "-o",
+            "json",
+        ],
+    );
+    let out = run(&mut cmd);
+    out.assert_no_panic().assert_code(0);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["health"]["status"], "Degraded");
+    assert_eq!(
+        v["health"]["message"],
+        "Caused by pacto.trianalab.io/Pacto:shop/billing"
+    );
+    assert_eq!(v["judgedBy"], "argocd-cm argocd/argocd-cm");
+    let rs = v["health"]["resources"].as_array().unwrap();
+    assert_eq!(rs[0]["name"], "billing");
+    assert_eq!(
+        rs[0]["rule"]["keys"][0],
+        "resource.customizations.health.pacto.trianalab.io_Pacto"
+    );
+    // Every object named was read: GETs of each one, not a list.
+    let gets = |suffix: &str| {
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.method == "GET" && r.path.ends_with(suffix))
+            .count()
+    };
+    assert_eq!(gets("/namespaces/shop/pactos/billing"), 1);
+    assert_eq!(gets("/namespaces/shop/deployments/web"), 1);
+    // The billing Pacto is NonCompliant in the cluster (application.yaml's): the Kustomization's
+    // wait fails early on it.
+    let mut cmd = crate::common::isolated(
+        dir.path(),
+        "2026-11-29T12:00:00Z",
+        &[
+            "explain",
+            "kustomization/shop",
+            "-n",
+            "flux-system",
+            "--kubeconfig",
+            s(&kubeconfig),
+        ],
+    );
+    let out = run(&mut cmd);
+    out.assert_no_panic().assert_code(0);
+    assert!(
+        out.stdout.contains("health check failed after 0s: failed early due to stalled resources: [Pacto/shop/billing status: 'Failed']"),
+        "{}",
+        out.stdout
+    );
+    let mut cmd = crate::common::isolated(
+        dir.path(),
+        "2026-11-29T12:00:00Z",
+        &[
+            "explain",
+            "application/nope",
+            "--kubeconfig",
+            s(&kubeconfig),
+        ],
+    );
+    let out = run(&mut cmd);
+    out.assert_code(1);
+    assert!(out.stderr.starts_with("error: "), "{}", out.stderr);
+    assert!(out.stderr.contains("\"nope\" not found"), "{}", out.stderr);
+}

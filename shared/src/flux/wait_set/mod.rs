@@ -59,6 +59,33 @@ pub fn inventory(k: &Value) -> Result<Option<Vec<InventoryEntry>>, String> {
     Ok(Some(out))
 }
 
+/// The objects whose live state [`explain_wait`] needs: the inventory's with `spec.wait`, else
+/// those `spec.healthChecks` names (group and version from their `apiVersion`). Errors: as
+/// [`parse`] and [`inventory`].
+pub fn references(k: &Value) -> Result<Vec<InventoryEntry>, String> {
+    let kz = parse(k)?;
+    if kz.wait {
+        return Ok(inventory(k)?.unwrap_or_default());
+    }
+    Ok(kz
+        .health_checks
+        .iter()
+        .map(|r| {
+            let (group, version) = r
+                .api_version
+                .split_once('/')
+                .unwrap_or(("", r.api_version.as_str()));
+            InventoryEntry {
+                namespace: r.namespace.clone(),
+                name: r.name.clone(),
+                group: group.to_string(),
+                kind: r.kind.clone(),
+                version: version.to_string(),
+            }
+        })
+        .collect())
+}
+
 /// Which objects the wait covers, as this module found them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Covered {

@@ -70,3 +70,34 @@ fn a_malformed_inventory_is_an_error() {
     );
     assert_eq!(inventory(&serde_json::json!({})).unwrap(), None);
 }
+
+/// The live objects to read: the inventory with `spec.wait`, else `spec.healthChecks`.
+#[test]
+fn the_references_to_read() {
+    let k = serde_json::json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+        "metadata": {"name": "k", "namespace": "f"},
+        "spec": {"wait": false, "healthChecks": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web", "namespace": "shop"}]},
+        "status": {"inventory": {"entries": [{"id": "shop_cm__ConfigMap", "v": "v1"}]}}});
+    let r = references(&k).unwrap();
+    assert_eq!(
+        (
+            r[0].group.as_str(),
+            r[0].version.as_str(),
+            r[0].kind.as_str(),
+            r[0].name.as_str()
+        ),
+        ("apps", "v1", "Deployment", "web")
+    );
+    let mut k = k;
+    k["spec"]["wait"] = serde_json::json!(true);
+    let r = references(&k).unwrap();
+    assert_eq!(
+        (
+            r[0].group.as_str(),
+            r[0].version.as_str(),
+            r[0].kind.as_str(),
+            r[0].name.as_str()
+        ),
+        ("", "v1", "ConfigMap", "cm")
+    );
+}

@@ -101,11 +101,9 @@ fn from_cluster(o: &Options<'_>, t: &Target) -> Result<Report> {
             delivery::stage_report(&o.cluster, &t.name, &o.args.gates.argocd_namespace)
         }
         Explained::Operation => delivery::operation_report(&o.cluster, &t.name),
-        Explained::Application | Explained::Kustomization => bail!(
-            "{}: explaining it from the cluster is not built yet; give the {} and its live objects with -f FILE",
-            o.args.target.as_deref().unwrap_or(""),
-            t.group_kind().1
-        ),
+        Explained::Application | Explained::Kustomization => {
+            one_level_up::from_cluster(&o.cluster, t, &o.args.gates, o.global.now)
+        }
         Explained::Gated(group, version, kind) => {
             let (obj, (argo, flux)) = block_on(async {
                 let cluster = connect(&o.cluster).await?;

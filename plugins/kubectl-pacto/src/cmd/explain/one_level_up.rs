@@ -1,17 +1,22 @@
-//! `explain application/NAME` and `explain kustomization/NAME` from files: the gate one level
-//! up. The files hold the Application (or Kustomization) and the live objects, and for an
-//! Application optionally its argocd-cm; the library computes the health
-//! (`argo::app_health`) or the wait (`flux::wait_set`) and the report (`pacto::explain`).
+//! `explain application/NAME` and `explain kustomization/NAME`: the gate one level up. From
+//! files, they hold the Application (or Kustomization) and the live objects, and for an
+//! Application optionally its argocd-cm; from the cluster, the object is read, then every
+//! object its `status.resources` (or inventory) names, and the cluster's argocd-cm. The library
+//! computes the health (`argo::app_health`) or the wait (`flux::wait_set`) and the report
+//! (`pacto::explain`).
 
-use crate::io::connect::block_on;
+use crate::io::connect::{block_on, connect, namespace};
 use crate::io::gates::load_gates;
+use crate::io::live::{read_referenced, Reference};
 use crate::io::select::in_namespace;
 use anyhow::{anyhow, bail, Result};
 use kubectl_pacto::cli::GateArgs;
+use kubectl_pacto::options::ClusterOptions;
 use kubectl_pacto::resource::{Explained, Target};
 use pacto_gates::argo::app_health::{app_health, resources};
 use pacto_gates::argo::health::BuiltinScripts;
-use pacto_gates::flux::wait_set::explain_wait;
+use pacto_gates::flux::wait_set::{explain_wait, references};
+use pacto_gates::kinds;
 use pacto_gates::pacto::explain::application::application_report;
 use pacto_gates::pacto::explain::kustomization::kustomization_report;
 use pacto_gates::pacto::explain::Report;
@@ -88,16 +93,7 @@ pub(super) fn report(
                 }
                 _ => block_on(load_gates(gates, None, now))?.0,
             };
-            let Some(engine) = argo.engine.as_ref() else {
-                bail!(
-                    "{}: {} (Argo CD refuses the whole configuration: every Application's health is Unknown)",
-                    argo.source.describe(),
-                    argo.load_error.as_deref().unwrap_or("not loaded")
-                );
-            };
-            let rs = resources(obj, &live).map_err(|e| anyhow!("application/{}: {e}", t.name))?;
-            let h = app_health(obj, &rs, engine);
-            Ok(application_report(obj, &h, &argo.source.describe()))
+            application(obj, &live, &argo, t)
         }
         Explained::Kustomization => {
             let w = explain_wait(obj, &live, now.as_second())
@@ -106,4 +102,65 @@ pub(super) fn report(
         }
         _ => unreachable!("only an Application or a Kustomization is explained here"),
     }
+}
+
+/// The report of the Application or Kustomization `t` names, read from the cluster with the
+/// objects it names and (for an Application) the cluster's argocd-cm, unless `--argocd-cm`
+/// names a file.
+pub(super) fn from_cluster(
+    c: &ClusterOptions,
+    t: &Target,
+    gates: &GateArgs,
+    now: jiff::Timestamp,
+) -> Result<Report> {
+    let api = match t.kind {
+        Explained::Application => kinds::APPLICATION,
+        _ => kinds::KUSTOMIZATION,
+    };
+    block_on(async {
+        let cluster = connect(c).await?;
+        let kind = cluster.discover(api.group, api.version, api.kind).await?;
+        let ns = namespace(c, &cluster);
+        let obj = cluster.get(&kind, &ns, &t.name).await?;
+        let what = format!("{}/{}", api.kind.to_ascii_lowercase(), t.name);
+        let refs: Vec<Reference> = match t.kind {
+            Explained::Application => resources(&obj, &[])
+                .map_err(|e| anyhow!("{what}: {e}"))?
+                .into_iter()
+                .map(|r| (r.group, r.version, r.kind, r.namespace, r.name))
+                .collect(),
+            _ => references(&obj)
+                .map_err(|e| anyhow!("{what}: {e}"))?
+                .into_iter()
+                .map(|r| (r.group, r.version, r.kind, r.namespace, r.name))
+                .collect(),
+        };
+        let live = read_referenced(&cluster, &refs).await?;
+        match t.kind {
+            Explained::Application => {
+                let (argo, _) = load_gates(gates, Some(&cluster), now).await?;
+                application(&obj, &live, &argo, t)
+            }
+            _ => {
+                let w = explain_wait(&obj, &live, now.as_second())
+                    .map_err(|e| anyhow!("{what}: {e}"))?;
+                Ok(kustomization_report(&obj, &w))
+            }
+        }
+    })
+}
+
+/// The Application's report under `argo`. Errors: argocd-cm that Argo CD refuses, a malformed
+/// `status.resources`.
+fn application(obj: &Value, live: &[Value], argo: &ArgoGate, t: &Target) -> Result<Report> {
+    let Some(engine) = argo.engine.as_ref() else {
+        bail!(
+            "{}: {} (Argo CD refuses the whole configuration: every Application's health is Unknown)",
+            argo.source.describe(),
+            argo.load_error.as_deref().unwrap_or("not loaded")
+        );
+    };
+    let rs = resources(obj, live).map_err(|e| anyhow!("application/{}: {e}", t.name))?;
+    let h = app_health(obj, &rs, engine);
+    Ok(application_report(obj, &h, &argo.source.describe()))
 }
