@@ -93,7 +93,7 @@ pub(super) fn report(
                 }
                 _ => block_on(load_gates(gates, None, now))?.0,
             };
-            application(obj, &live, &argo, t)
+            application(obj, &live, &argo, t, false)
         }
         Explained::Kustomization => {
             let w = explain_wait(obj, &live, now.as_second())
@@ -139,7 +139,7 @@ pub(super) fn from_cluster(
         match t.kind {
             Explained::Application => {
                 let (argo, _) = load_gates(gates, Some(&cluster), now).await?;
-                application(&obj, &live, &argo, t)
+                application(&obj, &live, &argo, t, true)
             }
             _ => {
                 let w = explain_wait(&obj, &live, now.as_second())
@@ -150,9 +150,17 @@ pub(super) fn from_cluster(
     })
 }
 
-/// The Application's report under `argo`. Errors: argocd-cm that Argo CD refuses, a malformed
-/// `status.resources`.
-fn application(obj: &Value, live: &[Value], argo: &ArgoGate, t: &Target) -> Result<Report> {
+/// The Application's report under `argo`. With `every_live` (read from the cluster), a resource
+/// whose object is not among `live` is not live, whatever `status.resources` recorded; from
+/// files, its recorded health stands for it. Errors: argocd-cm that Argo CD refuses, a
+/// malformed `status.resources`.
+fn application(
+    obj: &Value,
+    live: &[Value],
+    argo: &ArgoGate,
+    t: &Target,
+    every_live: bool,
+) -> Result<Report> {
     let Some(engine) = argo.engine.as_ref() else {
         bail!(
             "{}: {} (Argo CD refuses the whole configuration: every Application's health is Unknown)",
@@ -160,7 +168,12 @@ fn application(obj: &Value, live: &[Value], argo: &ArgoGate, t: &Target) -> Resu
             argo.load_error.as_deref().unwrap_or("not loaded")
         );
     };
-    let rs = resources(obj, live).map_err(|e| anyhow!("application/{}: {e}", t.name))?;
+    let mut rs = resources(obj, live).map_err(|e| anyhow!("application/{}: {e}", t.name))?;
+    if every_live {
+        for r in rs.iter_mut().filter(|r| r.live.is_none()) {
+            r.recorded = None;
+        }
+    }
     let h = app_health(obj, &rs, engine);
     Ok(application_report(obj, &h, &argo.source.describe()))
 }
