@@ -62,3 +62,8 @@ pub fn docs(text: &str) -> Vec<Value> {
         .map(|o| o.value)
         .collect()
 }
+
+/// `v` kept for the rest of the test run, for the views that borrow from it.
+pub fn kept<T>(v: T) -> &'static T {
+    Box::leak(Box::new(v))
+}

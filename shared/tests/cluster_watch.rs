@@ -392,3 +392,49 @@ fn a_failing_server_is_retried_after_a_backoff_and_a_refusal_ends_the_follow() {
         });
     });
 }
+
+/// Without a deadline (`get -w` alone) the idle bound ends a follow whose server went silent: a
+/// watch opened (its headers came) that then sends nothing past its timeoutSeconds and the bound
+/// is given up, and the next open, with nothing of the bound left, ends the follow with the
+/// error naming the watch and --timeout.
+#[test]
+fn an_idle_bound_ends_a_follow_whose_server_went_silent() {
+    let (server, _dir, kubeconfig) = server();
+    let got = with_cluster(kubeconfig, async |c, kind| {
+        let list = c.list(kind, Scope::Namespace("shop"), None).await.unwrap();
+        server.fault(Fault::once("/pactos", FaultAction::Stall));
+        server.fault(Fault::always("/pactos", FaultAction::Silence));
+        let started = Instant::now();
+        let mut f = c
+            .follow(kind, shop(), list.items, Some(&list.resource_version), None)
+            .with_watch_seconds(1)
+            .with_idle(Duration::from_secs(2));
+        (f.next().await, started.elapsed())
+    });
+    match got {
+        (
+            Some(Err(ClusterError::Timeout {
+                verb,
+                after,
+                limit,
+                resource,
+                ..
+            })),
+            elapsed,
+        ) => {
+            assert_eq!(
+                (verb.as_str(), after, limit.as_str(), resource.as_str()),
+                (
+                    "watch",
+                    Duration::from_secs(2),
+                    "--timeout",
+                    "pactos.pacto.trianalab.io"
+                )
+            );
+            // The stalled watch was given up after its 1 s and the 2 s bound, not before.
+            assert!(elapsed >= Duration::from_secs(3), "{elapsed:?}");
+        }
+        other => panic!("not the idle error: {other:?}"),
+    }
+    assert!(!watches(&server).is_empty());
+}

@@ -496,3 +496,97 @@ fn message_bytes_are_kept_off_a_terminal() {
     let out = ok(obj.to_str().unwrap(), &cm);
     assert_eq!(out, "STATUS: Degraded\nMESSAGE: a\u{1b}]0;x\u{7}b\n");
 }
+
+/// Runs `argocd-pacto ARGS` on a pseudo-terminal (util-linux `script`); the arguments reach it
+/// through the environment, unquoted by a shell. What the terminal showed (both streams, `\r\n`
+/// back to `\n`) and the exit code.
+fn on_a_pty(args: &[&str]) -> Run {
+    let script = ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("util-linux `script` is not installed: the terminal tests need it");
+    let mut line = String::from("exec \"$PTY_PROGRAM\"");
+    let mut c = Command::new(script);
+    for (i, a) in args.iter().enumerate() {
+        line.push_str(&format!(" \"$PTY_ARG{i}\""));
+        c.env(format!("PTY_ARG{i}"), a);
+    }
+    c.args(["-qec", &line, "/dev/null"])
+        .env("PTY_PROGRAM", BIN)
+        .env("SHELL", "/bin/sh")
+        .env("TERM", "xterm");
+    let mut r = run_cmd(&mut c);
+    r.stdout = r.stdout.replace("\r\n", "\n");
+    r
+}
+
+/// clap quotes the arguments it refuses: on a terminal (and off it) no escape sequence or
+/// bidirectional control of them arrives raw; a fatal line's message neither, on a terminal.
+#[test]
+fn command_line_errors_and_fatal_lines_show_hostile_words_escaped() {
+    let hostile = "s\u{1b}]0;PWNED\u{7}\u{202e}x";
+    let raw = |t: &str| t.contains('\u{1b}') || t.contains('\u{202e}') || t.contains('\u{9b}');
+    for args in [vec![hostile], vec!["settings", "--bogus", hostile]] {
+        let tty = on_a_pty(&args);
+        assert_eq!(tty.code, Some(1), "{args:?}: {}", tty.stdout);
+        assert!(
+            tty.stdout.starts_with("error: "),
+            "{args:?}: {}",
+            tty.stdout
+        );
+        assert!(!raw(&tty.stdout), "{args:?}: {:?}", tty.stdout);
+        let piped = run_cmd(Command::new(BIN).args(&args));
+        assert_eq!(piped.code, Some(1));
+        assert!(!raw(&piped.stderr), "{args:?}: {:?}", piped.stderr);
+    }
+    let missing = format!("/nonexistent/{hostile}\u{9b}31m.yaml");
+    let tty = on_a_pty(&[
+        "settings",
+        "resource-overrides",
+        "health",
+        &missing,
+        "--argocd-cm-path",
+        "x",
+    ]);
+    assert_eq!(tty.code, Some(20), "{}", tty.stdout);
+    assert!(tty.stdout.contains("\"level\":\"fatal\""), "{}", tty.stdout);
+    assert!(!raw(&tty.stdout), "{:?}", tty.stdout);
+    let line = tty.stdout.lines().find(|l| l.contains("fatal")).unwrap();
+    let msg: Value = serde_json::from_str(line).unwrap();
+    assert!(msg["msg"].as_str().unwrap().contains(&missing), "{line}");
+}
+
+/// Output that cannot be written (a full disk) is an error, for help too.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_that_cannot_be_written_fails() {
+    let cm = example("argocd-cm.yaml");
+    let obj = pacto_testdata("compliant.yaml");
+    for (args, code) in [
+        (vec!["--help"], 1),
+        (vec!["--version"], 1),
+        (
+            vec![
+                "settings",
+                "resource-overrides",
+                "health",
+                &obj,
+                "--argocd-cm-path",
+                &cm,
+            ],
+            20,
+        ),
+    ] {
+        let r = run_cmd(
+            Command::new("sh")
+                .args(["-c", "exec \"$0\" \"$@\" > /dev/full", BIN])
+                .args(&args),
+        );
+        assert_eq!(r.code, Some(code), "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("writing to standard output"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+}

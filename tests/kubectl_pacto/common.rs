@@ -254,3 +254,33 @@ pub fn isolated(home: &Path, now: &str, args: &[&str]) -> Command {
         .env_remove("KUBERNETES_SERVICE_PORT");
     c
 }
+
+/// Runs `program ARGS` on a pseudo-terminal (util-linux `script`): its stdout and stderr are
+/// the terminal. The program and its arguments reach it through the environment, so any byte
+/// (an escape sequence, a bidirectional control) arrives as given, unquoted by a shell. The
+/// `Run`'s stdout is what the terminal showed, both streams in order, with the terminal's
+/// `\r\n` back to `\n`; its code is the program's. A missing `script` fails the test.
+pub fn on_a_pty(program: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let script = ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("util-linux `script` is not installed: the terminal tests need it");
+    let mut line = String::from("exec \"$PTY_PROGRAM\"");
+    let mut c = Command::new(script);
+    for (i, a) in args.iter().enumerate() {
+        line.push_str(&format!(" \"$PTY_ARG{i}\""));
+        c.env(format!("PTY_ARG{i}"), a);
+    }
+    c.args(["-qec", &line, "/dev/null"])
+        .current_dir(repo())
+        .env("PTY_PROGRAM", program)
+        .env("SHELL", "/bin/sh")
+        .env("TERM", "xterm")
+        .env("NO_COLOR", "1");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut r = run(&mut c);
+    r.stdout = r.stdout.replace("\r\n", "\n");
+    r
+}

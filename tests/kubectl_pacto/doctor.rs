@@ -154,6 +154,95 @@ fn snippets_are_the_examples() {
     d.assert_code(0);
 }
 
+/// `snippet flux --kustomization` prints a whole Kustomization, which `doctor -f` and `health
+/// --kustomization` read (the bare entries are a list they refuse): with the example's flags,
+/// the shipped example, whose header names that command.
+#[test]
+fn snippet_flux_kustomization_prints_a_whole_kustomization() {
+    let example =
+        std::fs::read_to_string(repo().join("examples/flux/kustomization-gated.yaml")).unwrap();
+    let command = "kubectl pacto snippet flux --kustomization shop-staging --source OCIRepository/shop --path ./staging";
+    assert!(
+        example.contains(&format!("# `{command}`; a test keeps it equal.\n")),
+        "{example}"
+    );
+    let args: Vec<&str> = command.split(' ').skip(2).collect();
+    let r = run(&mut pacto(&args));
+    r.assert_code(0);
+    assert_eq!(
+        r.stdout,
+        example.replace("`; a test keeps it equal.\n", "`.\n"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&mut pacto(&[
+        "snippet",
+        "flux",
+        "--kustomization",
+        "web",
+        "--for",
+        "pacto",
+    ]));
+    r.assert_code(0);
+    let k: Value = serde_saphyr::from_str(&r.stdout).unwrap();
+    assert_eq!(k["kind"], "Kustomization");
+    assert_eq!(k["metadata"]["name"], "web");
+    assert_eq!(k["spec"]["sourceRef"]["name"], "flux-system");
+    assert_eq!(k["spec"]["healthCheckExprs"].as_array().unwrap().len(), 1);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("web.yaml");
+    std::fs::write(&file, &r.stdout).unwrap();
+    let d = doctor(&["-f", s(&file)]);
+    d.assert_code(0);
+    let h = run(&mut pacto(&[
+        "health",
+        "-f",
+        "examples/objects",
+        "--kustomization",
+        s(&file),
+    ]));
+    assert!(
+        h.stdout.contains("Kustomization flux-system/web"),
+        "{}\n{}",
+        h.stdout,
+        h.stderr
+    );
+    assert!(
+        !h.stderr.contains("expected a Kubernetes object"),
+        "{}",
+        h.stderr
+    );
+    // Only for flux, and names as Kubernetes spells them.
+    let r = run(&mut pacto(&["snippet", "argocd", "--kustomization", "web"]));
+    r.assert_code(1);
+    assert!(
+        r.stderr.contains("--kustomization is for snippet flux"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&mut pacto(&["snippet", "flux", "--kustomization", "Web_1"]));
+    r.assert_code(1);
+    assert!(
+        r.stderr.contains("a Kubernetes name is lower-case"),
+        "{}",
+        r.stderr
+    );
+    let r = run(&mut pacto(&[
+        "snippet",
+        "flux",
+        "--kustomization",
+        "web",
+        "--source",
+        "git/x",
+    ]));
+    r.assert_code(1);
+    assert!(
+        r.stderr.contains("GitRepository, OCIRepository or Bucket"),
+        "{}",
+        r.stderr
+    );
+}
+
 /// A fake cluster with the kinds doctor reads, the example gates and one broken Kustomization.
 fn cluster() -> (FakeApiServer, tempfile::TempDir, std::path::PathBuf) {
     let server = FakeApiServer::start();

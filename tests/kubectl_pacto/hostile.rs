@@ -214,3 +214,48 @@ fn a_fifo_health_lua_is_an_error() {
         r.stderr
     );
 }
+
+/// A test case whose `inputPath` is a FIFO is a failed case naming it, in an Argo CD suite and
+/// in a Flux one: reading it would block `health test` for ever.
+#[cfg(unix)]
+#[test]
+fn a_fifo_input_path_is_a_failed_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let argo = dir.path().join("example.com/Widget");
+    std::fs::create_dir_all(argo.join("testdata")).unwrap();
+    std::fs::write(argo.join("health.lua"), "return {status = 'Healthy'}\n").unwrap();
+    std::fs::write(
+        argo.join("health_test.yaml"),
+        "tests:\n- healthStatus: {status: Healthy}\n  inputPath: testdata/a.yaml\n",
+    )
+    .unwrap();
+    let flux = dir.path().join("flux");
+    std::fs::create_dir_all(flux.join("testdata")).unwrap();
+    std::fs::write(
+        flux.join("flux_health_test.yaml"),
+        "tests:\n- inputPath: testdata/a.yaml\n  status: Current\n",
+    )
+    .unwrap();
+    for fifo in [argo.join("testdata/a.yaml"), flux.join("testdata/a.yaml")] {
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo is needed for this test");
+        assert!(made.success());
+    }
+    let r = run_with(
+        &mut pacto(&["health", "test", s(dir.path())]),
+        None,
+        DEADLINE,
+    );
+    r.assert_code(1).assert_no_panic();
+    for suite in ["example.com/Widget", "flux"] {
+        let named = format!("{suite}/testdata/a.yaml: not a regular file");
+        assert!(
+            r.stdout.contains(&named),
+            "{named}\n{}\n{}",
+            r.stdout,
+            r.stderr
+        );
+    }
+}

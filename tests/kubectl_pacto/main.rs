@@ -23,6 +23,7 @@ mod real;
 mod reconcile;
 mod scripts;
 mod suites;
+mod terminal;
 mod walkthrough;
 
 #[test]
@@ -97,5 +98,18 @@ fn bare_invocation_version_client_and_flux_flag_kinds() {
     assert_eq!(
         h.stderr,
         "error: examples/flux/kustomization-gated.yaml: document 1: --helmrelease takes a HelmRelease, this is a Kustomization (give it with --kustomization)\n"
+    );
+    // A ConfigMap is no HelmRelease: the flag that takes it is --argocd-cm.
+    let c = common::run(&mut common::pacto(&[
+        "health",
+        "-f",
+        "examples/objects",
+        "--kustomization",
+        "examples/argocd-cm.yaml",
+    ]));
+    c.assert_code(1);
+    assert_eq!(
+        c.stderr,
+        "error: examples/argocd-cm.yaml: document 1: --kustomization takes a Kustomization, this is a ConfigMap (an argocd-cm is given with --argocd-cm)\n"
     );
 }

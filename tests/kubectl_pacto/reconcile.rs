@@ -299,13 +299,23 @@ fn faults_at_every_request_position_are_survived_or_reported() {
             FaultAction::Status(500),
             FaultAction::Status(409),
             FaultAction::Drop,
+            FaultAction::Silence,
+            FaultAction::EndlessPages {
+                item: objects[0].clone(),
+                per_page: 50,
+            },
         ] {
             let c = Cluster::new(true, &objects);
             let mut f = Fault::once(path, action.clone());
             f.method = Some(method.clone());
             c.server.fault(f);
-            let r = c.run(&["-n", "test"]);
+            // A silent answer ends the run at its deadline.
+            let r = match action {
+                FaultAction::Silence => c.run(&["-n", "test", "--timeout", "5s"]),
+                _ => c.run(&["-n", "test"]),
+            };
             r.assert_no_panic();
+            writes_only_to_listed(&c, &["payments", "billing"]);
             let code = r.code;
             assert!(
                 matches!(code, Some(0..=2)),
@@ -922,5 +932,118 @@ fn observed_generation_only_from_an_int64_generation() {
                 }
             }
         }
+    }
+}
+
+/// Every write of the run went to the status subresource of a Stage it listed, in `test`.
+fn writes_only_to_listed(c: &Cluster, names: &[&str]) {
+    let allowed: Vec<String> = names
+        .iter()
+        .map(|n| {
+            format!("/apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/test/stages/{n}/status")
+        })
+        .collect();
+    for q in c.server.requests() {
+        if q.method != "GET" {
+            assert!(
+                q.method == "PATCH" && allowed.contains(&q.path),
+                "a write elsewhere: {} {}?{}",
+                q.method,
+                q.path,
+                q.query
+            );
+        }
+    }
+}
+
+/// A Stage whose spec.candidates.upstreamStage names something that is not a name (a path
+/// `../x`, a query `a?watch=true&...`, a subresource `x/status`) or a namespace that is not one:
+/// no request carries that text (each request is one the run without it makes too), the read is
+/// refused in client-go's words and named, and only the listed Stage's status is written.
+#[test]
+fn names_from_objects_never_reach_a_request_path() {
+    let clean = Cluster::new(true, &base());
+    clean.run(&["-n", "test"]).assert_code(0);
+    let baseline: Vec<(String, String)> = clean
+        .server
+        .requests()
+        .iter()
+        .map(|q| (q.method.clone(), q.path.clone()))
+        .collect();
+    let cases = [
+        (json!({"name": "../x"}), "invalid resource name \"../x\": [may not contain '/']"),
+        (json!({"name": "x/status"}), "invalid resource name \"x/status\": [may not contain '/']"),
+        (json!({"name": ".."}), "invalid resource name \"..\": [may not be '..']"),
+        (
+            json!({"name": "a?watch=true&timeoutSeconds=1"}),
+            "invalid resource name \"a?watch=true&timeoutSeconds=1\": [a lowercase RFC 1123 subdomain",
+        ),
+        (
+            json!({"name": "x", "namespace": "../kube-system"}),
+            "invalid namespace \"../kube-system\": [may not contain '/']",
+        ),
+        (
+            json!({"name": "x", "namespace": "a?dryRun=All"}),
+            "invalid namespace \"a?dryRun=All\": [a lowercase RFC 1123 label",
+        ),
+    ];
+    for (upstream, words) in cases {
+        let c = Cluster::new(true, &base());
+        c.server.fault(listed_as(&c, |s| {
+            s["spec"]["candidates"] = json!({"upstreamStage": upstream.clone()});
+        }));
+        let r = c.run(&["-n", "test", "-o", "json"]);
+        r.assert_no_panic();
+        assert!(r.stderr.contains(words), "{upstream}: {}", r.stderr);
+        for q in c.server.requests() {
+            let line = format!("{} {}?{}", q.method, q.path, q.query);
+            assert!(
+                baseline.contains(&(q.method.clone(), q.path.clone())),
+                "{upstream}: a request the clean run does not make: {line}"
+            );
+            for text in [
+                "../",
+                "..",
+                "watch=true",
+                "kube-system",
+                "dryRun",
+                "x/status",
+            ] {
+                assert!(!line.contains(text), "{upstream}: {line}");
+            }
+        }
+        writes_only_to_listed(&c, &["payments"]);
+    }
+}
+
+/// A listed Stage whose name is not a name (`payments?dryRun=All&fieldManager=evil` used to
+/// move the status PATCH onto the main resource, with those parameters) is never written: it is
+/// reported unwritten with client-go's words, and no PATCH is sent.
+#[test]
+fn a_listed_name_that_is_not_a_name_is_never_written() {
+    for name in [
+        "payments?dryRun=All&fieldManager=evil",
+        "../payments",
+        "payments/status",
+    ] {
+        let c = Cluster::new(true, &base());
+        c.server
+            .fault(listed_as(&c, |s| s["metadata"]["name"] = json!(name)));
+        let r = c.run(&["-n", "test", "-o", "json"]);
+        r.assert_code(1).assert_no_panic();
+        assert_eq!(c.patches(), 0, "{name}");
+        let results = results(&r.stdout);
+        assert_eq!(results.len(), 1);
+        assert_eq!(
+            (results[0].0.as_str(), results[0].1.as_str()),
+            (name, "failed")
+        );
+        assert!(
+            results[0]
+                .2
+                .contains(&format!("invalid resource name {name:?}")),
+            "{name}: {:?}",
+            results[0]
+        );
     }
 }

@@ -74,10 +74,7 @@ fn main() -> ExitCode {
     // Usage errors exit 1, as cobra's do in the argocd CLI; help and version exit 0.
     let cli = match <Cli as Parser>::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
-        }
+        Err(e) => return usage_exit(&e),
     };
     match pacto_gates::k8s::read::parse_size(&cli.max_input_bytes) {
         Ok(n) => pacto_gates::k8s::read::set_max_input_bytes(n),
@@ -126,7 +123,10 @@ fn main() -> ExitCode {
         } else {
             printed
         };
-        let _ = std::io::stdout().write_all(printed.as_bytes());
+        if let Err(e) = written(std::io::stdout().write_all(printed.as_bytes())) {
+            eprintln!("{}", fatal_line(cli.logformat, &e));
+            return ExitCode::from(ERROR_GENERIC);
+        }
     }
     match outcome {
         Ok(out) => {
@@ -138,13 +138,64 @@ fn main() -> ExitCode {
             } else {
                 out
             };
-            // A reader that went away (`| head`) is not an error, as for Go's fmt.Printf.
-            let _ = std::io::stdout().write_all(out.as_bytes());
-            ExitCode::SUCCESS
+            // A reader that went away (`| head`) is not an error, as for Go's fmt.Printf; output
+            // that could not be written (a full disk) is.
+            let mut stdout = std::io::stdout();
+            match written(
+                stdout
+                    .write_all(out.as_bytes())
+                    .and_then(|_| stdout.flush()),
+            ) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("{}", fatal_line(cli.logformat, &e));
+                    ExitCode::from(ERROR_GENERIC)
+                }
+            }
         }
         Err(msg) => {
             eprintln!("{}", fatal_line(cli.logformat, &msg));
             ExitCode::from(ERROR_GENERIC)
+        }
+    }
+}
+
+/// A write to stdout: a reader that went away is no error; any other failure is, as a message.
+fn written(r: std::io::Result<()>) -> Result<(), String> {
+    match r {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("writing to standard output: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A command line clap refused or answered: a usage error on stderr, exit 1, with every line
+/// shown escaped (it quotes the arguments given, which may hold escape sequences); help and
+/// version on stdout, exit 0, or 1 when they cannot be written.
+fn usage_exit(e: &clap::Error) -> ExitCode {
+    use std::io::{IsTerminal, Write};
+    if e.use_stderr() {
+        eprint!(
+            "{}",
+            pacto_gates::render::safe_lines(&e.render().to_string())
+        );
+        return ExitCode::from(1);
+    }
+    let mut stdout = std::io::stdout();
+    let text = match stdout.is_terminal() {
+        true => e.render().ansi().to_string(),
+        false => e.render().to_string(),
+    };
+    match written(
+        stdout
+            .write_all(text.as_bytes())
+            .and_then(|_| stdout.flush()),
+    ) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(1)
         }
     }
 }
@@ -274,7 +325,9 @@ fn now_unix() -> i64 {
 /// JSONFormatter marshals a map) or text `time="..." level=fatal msg="..."`.
 fn fatal_line(format: LogFormat, msg: &str) -> String {
     let time = pacto_gates::k8s::time::format_rfc3339_utc(now_unix());
-    match format {
+    // logrus's bytes; on a terminal the characters that could drive it as JSON escapes (the
+    // JSON reads the same).
+    let line = match format {
         LogFormat::Json => {
             serde_json::json!({"level": "fatal", "msg": msg, "time": time}).to_string()
         }
@@ -283,6 +336,10 @@ fn fatal_line(format: LogFormat, msg: &str) -> String {
             time,
             serde_json::Value::String(msg.to_string())
         ),
+    };
+    match std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        true => pacto_gates::render::json_for_terminal(&line),
+        false => line,
     }
 }
 

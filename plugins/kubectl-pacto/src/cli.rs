@@ -238,6 +238,11 @@ pub struct DoctorArgs {
     /// The Pacto operator's --stabilization-window, for the Flux timeout floor.
     #[arg(long, value_name = "DURATION", default_value = "2m")]
     pub stabilization_window: String,
+    /// The deadline of the whole command against a cluster (connecting, discovery, every page
+    /// of every list, the gates), e.g. 30s, 5m; 0: none. Past it the command ends with an error
+    /// naming the request it was waiting on. --request-timeout bounds each request within it.
+    #[arg(long, value_name = "DURATION", default_value = "1m")]
+    pub timeout: String,
     /// Output format: a table grouped by object by default; wide adds the EVIDENCE column.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<DoctorOutput>,
@@ -289,7 +294,9 @@ pub struct WaitArgs {
     /// Wait for every object with these labels (e.g. team=payments).
     #[arg(short = 'l', long, value_name = "SELECTOR")]
     pub selector: Option<String>,
-    /// How long to wait (e.g. 30s, 5m; 0: check once).
+    /// How long to wait, from the start: connecting, discovery, the gates, the list and every
+    /// watch event (e.g. 30s, 5m; 0: check once). After it, the reports of the objects not
+    /// there read again within 10s (--request-timeout sets another).
     #[arg(long, value_name = "DURATION", default_value = "30s")]
     pub timeout: String,
     /// The Pacto operator's --stabilization-window, for the timing in the explanation.
@@ -312,6 +319,34 @@ pub struct SnippetArgs {
     /// Make contract warnings block (Argo CD Degraded, Flux failed) instead of pass.
     #[arg(long)]
     pub warning_blocks: bool,
+    /// flux: print a whole Kustomization of this name with the entries (what doctor -f and
+    /// health --kustomization read) instead of the entries alone.
+    #[arg(long, value_name = "NAME")]
+    pub kustomization: Option<String>,
+    /// With --kustomization: its namespace.
+    #[arg(
+        long,
+        value_name = "NS",
+        default_value = "flux-system",
+        requires = "kustomization"
+    )]
+    pub namespace: String,
+    /// With --kustomization: its sourceRef (GitRepository, OCIRepository or Bucket).
+    #[arg(
+        long,
+        value_name = "KIND/NAME",
+        default_value = "GitRepository/flux-system",
+        requires = "kustomization"
+    )]
+    pub source: String,
+    /// With --kustomization: its path in the source.
+    #[arg(
+        long,
+        value_name = "PATH",
+        default_value = "./",
+        requires = "kustomization"
+    )]
+    pub path: String,
 }
 
 /// Output formats of `doctor`.
@@ -378,6 +413,11 @@ pub struct ClusterArgs {
     /// answer is refused with an error.
     #[arg(long, value_name = "SIZE", default_value = "256Mi")]
     pub max_response_bytes: String,
+    /// The most objects one list may bring, all its pages together; past it (or past the
+    /// pages that many objects fill in pages of --chunk-size, and one more) the list is refused
+    /// with an error.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    pub max_list_items: u64,
 }
 
 /// Which gates judge the Pactos.
@@ -433,10 +473,17 @@ pub struct GetArgs {
     /// flag: -o json and -o yaml leave metadata.managedFields out by default).
     #[arg(long)]
     pub show_managed_fields: bool,
-    /// After listing, print a row for each change as it happens (until --request-timeout, or
-    /// until interrupted).
+    /// After listing, print a row for each change as it happens, until --request-timeout
+    /// (kubectl's bound on a watch) or until interrupted. --timeout bounds the listing; after
+    /// it, a server that answers nothing at all (no list, no watch, no event) for --timeout
+    /// ends the watch with an error.
     #[arg(short = 'w', long)]
     pub watch: bool,
+    /// The deadline of the whole command against a cluster (connecting, discovery, every page
+    /// of every list, the gates), e.g. 30s, 5m; 0: none. Past it the command ends with an error
+    /// naming the request it was waiting on. --request-timeout bounds each request within it.
+    #[arg(long, value_name = "DURATION", default_value = "1m")]
+    pub timeout: String,
     /// Order the objects by a field (a JSONPath such as .metadata.name or
     /// .status.lastReconciledAt; objects without it come first).
     #[arg(long, value_name = "PATH")]
@@ -469,6 +516,11 @@ pub struct ExplainArgs {
     /// The Pacto operator's --stabilization-window, for the timing of absences.
     #[arg(long, value_name = "DURATION", default_value = "2m")]
     pub stabilization_window: String,
+    /// The deadline of the whole command against a cluster (connecting, discovery, every page
+    /// of every list, the gates), e.g. 30s, 5m; 0: none. Past it the command ends with an error
+    /// naming the request it was waiting on. --request-timeout bounds each request within it.
+    #[arg(long, value_name = "DURATION", default_value = "1m")]
+    pub timeout: String,
     /// Output format: the report by default; json and yaml print it as data (a kubectl List
     /// when several objects are explained).
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]

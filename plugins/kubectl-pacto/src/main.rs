@@ -17,13 +17,26 @@ fn main() -> ExitCode {
     // `kubectl pacto` alone: the help, as `kubectl` alone prints its own (exit 0).
     if std::env::args_os().len() == 1 {
         let mut cmd = Cli::command().bin_name("kubectl pacto");
-        let _ = io::output::write_stdout(&format!("{}", cmd.render_long_help()));
-        return ExitCode::SUCCESS;
+        let written = io::output::write_stdout(&format!("{}", cmd.render_long_help()));
+        return io::output::exit_on_error(written.map(|_| ExitCode::SUCCESS), 1);
     }
     let cli = match Cli::parse_as_plugin() {
         Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // Help and version: exit 0, or 1 when they cannot be written.
+            let text = match std::io::stdout().is_terminal() {
+                true => e.render().ansi().to_string(),
+                false => e.render().to_string(),
+            };
+            let written = io::output::write_stdout(&text);
+            return io::output::exit_on_error(written.map(|_| ExitCode::SUCCESS), 1);
+        }
         Err(e) => {
-            let _ = e.print();
+            // The arguments given are quoted: every line shown escaped.
+            eprint!(
+                "{}",
+                pacto_gates::render::safe_lines(&e.render().to_string())
+            );
             if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
                 let names: Vec<String> = Cli::command()
                     .get_subcommands()
@@ -35,7 +48,7 @@ fn main() -> ExitCode {
                     names.join(", ")
                 );
             }
-            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+            return ExitCode::from(1);
         }
     };
     // Deeply nested objects are read and converted recursively: give the work a large stack

@@ -81,6 +81,8 @@ impl ClusterOptions {
                     impersonate_groups: c.impersonate_groups.clone(),
                 },
                 max_response_bytes: Some(size_flag("--max-response-bytes", &c.max_response_bytes)?),
+                max_list_items: Some(c.max_list_items),
+                deadline: None,
             },
             namespace: namespace_flag(c.namespace.as_deref())?,
         };
@@ -136,12 +138,23 @@ pub fn check_name(name: &str, what: &str) -> Result<()> {
     )
 }
 
-/// A namespace the API server could hold: an RFC 1123 label (63 characters at most).
+/// A namespace the API server could hold: a DNS-1123 label, checked before it goes into a
+/// request path, refused in client-go's words (`invalid namespace "a/b": [may not contain
+/// '/']`, as kubectl refuses it) or apimachinery's.
 pub fn check_namespace(ns: &str) -> Result<()> {
-    if ns.len() <= 63 && !ns.contains('.') && check_name(ns, "namespace").is_ok() {
-        return Ok(());
-    }
-    bail!("{ns:?} is not a valid namespace (lowercase letters, digits and '-', at most 63 characters)")
+    pacto_gates::cluster::check_namespace(ns).map_err(|e| anyhow!("{e}"))
+}
+
+/// `--argocd-namespace`: a namespace, named with its flag.
+pub fn argocd_namespace(ns: &str) -> Result<&str> {
+    check_namespace(ns).map_err(|e| anyhow!("--argocd-namespace: {e}"))?;
+    Ok(ns)
+}
+
+/// The command's deadline from a `--timeout` flag (`0`: none), from now.
+pub fn deadline(s: &str, hint: &str) -> Result<Option<pacto_gates::cluster::Deadline>> {
+    let d = duration_flag("--timeout", s, hint)?;
+    Ok((!d.is_zero()).then(|| pacto_gates::cluster::Deadline::after(d, "--timeout")))
 }
 
 /// `-n` as given: empty or absent means the context's namespace, as in kubectl.
@@ -203,6 +216,19 @@ mod tests {
         assert!(check_namespace("shop").is_ok());
         assert!(check_namespace("a.b").is_err());
         assert!(check_namespace(&"a".repeat(64)).is_err());
+        // kubectl's words where kubectl refuses it (client-go's path-segment check).
+        assert_eq!(
+            check_namespace("a/b").unwrap_err().to_string(),
+            "invalid namespace \"a/b\": [may not contain '/']"
+        );
+        assert_eq!(
+            check_namespace("..").unwrap_err().to_string(),
+            "invalid namespace \"..\": [may not be '..']"
+        );
+        assert_eq!(
+            argocd_namespace("a?x").unwrap_err().to_string(),
+            "--argocd-namespace: invalid namespace \"a?x\": [a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')]"
+        );
         assert_eq!(namespace_flag(Some("")).unwrap(), None);
         assert_eq!(
             namespace_flag(Some("shop")).unwrap().as_deref(),

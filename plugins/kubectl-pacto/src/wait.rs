@@ -92,13 +92,30 @@ impl WaitFor {
                 })
             }
             "jsonpath" => {
-                let (path, value) = split_jsonpath(rest);
-                let template =
-                    jsonpath::relaxed(path).map_err(|e| anyhow::anyhow!("--for jsonpath: {e}"))?;
+                // kubectl's processJSONPathInput and newJSONPathParser.
+                let parts = split_jsonpath(rest);
+                if parts.len() > 2 {
+                    bail!("jsonpath wait format must be --for=jsonpath='{{.status.readyReplicas}}'=3 or --for=jsonpath='{{.status.readyReplicas}}'");
+                }
+                let relaxed = jsonpath::relaxed_text(&parts[0]).map_err(anyhow::Error::msg)?;
+                let value = match parts.get(1) {
+                    None => None,
+                    Some(v) => {
+                        let v = v.trim_matches(['\'', '"']);
+                        if v.is_empty() {
+                            bail!("jsonpath wait has to have a value after equal sign, like --for=jsonpath='{{.status.readyReplicas}}'=3");
+                        }
+                        Some(v.to_string())
+                    }
+                };
+                if relaxed.is_empty() {
+                    bail!("jsonpath expression cannot be empty");
+                }
+                let path = Template::parse(&relaxed).map_err(anyhow::Error::msg)?;
                 Ok(WaitFor::JsonPath {
-                    text: path.to_string(),
-                    path: template,
-                    value: value.map(str::to_string),
+                    text: parts[0].clone(),
+                    path,
+                    value,
                 })
             }
             _ => bail!("--for {what}=...: expected gate, verdict, condition, jsonpath or delete"),
@@ -106,9 +123,33 @@ impl WaitFor {
     }
 
     /// Whether `obj` is where this waits for it to be. `gate` gives an object's overall gate
-    /// outcome word (only called for `gate=`). `delete` is reached by the object's absence, never by an object.
-    pub fn reached(&self, obj: &Value, gate: impl Fn(&Value) -> String) -> bool {
-        match self {
+    /// outcome word (only called for `gate=`). `delete` is reached by the object's absence, never
+    /// by an object. Errors (kubectl's, which end the wait at once): the jsonpath fails on the
+    /// object, finds more than one value, or finds a map or a list where a value is compared.
+    pub fn reached(&self, obj: &Value, gate: impl Fn(&Value) -> String) -> Result<bool, String> {
+        if let WaitFor::JsonPath { path, value, .. } = self {
+            // kubectl's JSONPathWait.checkCondition.
+            let results = path.results(obj)?;
+            let Some(first) = results.first().filter(|r| !r.is_empty()) else {
+                return Ok(false);
+            };
+            if results.len() > 1 {
+                return Err("given jsonpath expression matches more than one list".into());
+            }
+            if first.len() > 1 {
+                return Err("given jsonpath expression matches more than one value".into());
+            }
+            let Some(want) = value else {
+                return Ok(true);
+            };
+            if first[0].is_object() || first[0].is_array() {
+                return Err(
+                    "jsonpath leads to a nested object or list which is not supported".into(),
+                );
+            }
+            return Ok(gofmt::sprint(&first[0]).trim() == want.trim());
+        }
+        Ok(match self {
             WaitFor::Gate(word) => gate(obj) == *word,
             WaitFor::Verdict(v) => {
                 obj.pointer("/status/contractStatus")
@@ -117,16 +158,8 @@ impl WaitFor {
                     && !stale(obj)
             }
             WaitFor::Condition { kind, status } => condition_met(obj, kind, status),
-            WaitFor::JsonPath { path, value, .. } => match path.values(obj) {
-                Err(_) => false,
-                Ok(found) => match (value, found.as_slice()) {
-                    (None, found) => !found.is_empty(),
-                    (Some(want), [one]) => printed(one) == *want,
-                    (Some(_), _) => false,
-                },
-            },
-            WaitFor::Delete => false,
-        }
+            WaitFor::JsonPath { .. } | WaitFor::Delete => false,
+        })
     }
 
     /// The words of `--for` as given (for messages).
@@ -155,25 +188,23 @@ fn stale(obj: &Value) -> bool {
     matches!((observed, generation), (Some(o), Some(g)) if o != g)
 }
 
-/// `{.status.phase}=Succeeded` → (`{.status.phase}`, `Succeeded`): the value follows the `=`
-/// after the closing brace (or the first `=` of an unbraced path).
-fn split_jsonpath(s: &str) -> (&str, Option<&str>) {
-    let search_from = if s.starts_with('{') {
-        s.find('}').map(|i| i + 1).unwrap_or(s.len())
-    } else {
-        0
-    };
-    match s[search_from..].find('=') {
-        Some(i) => (&s[..search_from + i], Some(&s[search_from + i + 1..])),
-        None => (s, None),
+/// kubectl's splitJSONPathInput: split at each single `=`; `==` stays whole.
+fn split_jsonpath(s: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '=' {
+            if chars.peek() == Some(&'=') {
+                chars.next();
+                out.last_mut().unwrap().push_str("==");
+                continue;
+            }
+            out.push(String::new());
+            continue;
+        }
+        out.last_mut().unwrap().push(c);
     }
-}
-
-fn printed(v: &Value) -> String {
-    match v {
-        Value::Object(_) | Value::Array(_) => gofmt::marshal(v),
-        other => gofmt::sprint(other),
-    }
+    out
 }
 
 /// kubectl's condition check: the first condition of that type (case-insensitive) with a
@@ -224,56 +255,106 @@ mod tests {
     fn conditions_as_kubectl_wait_reads_them() {
         let ready = WaitFor::parse("condition=Ready", false).unwrap();
         let none = |_: &Value| String::new();
-        assert!(ready.reached(&obj(2, json!([{"type": "ready", "status": "true"}])), none));
-        assert!(!ready.reached(&obj(2, json!([{"type": "Ready", "status": "False"}])), none));
+        assert!(ready
+            .reached(&obj(2, json!([{"type": "ready", "status": "true"}])), none)
+            .unwrap());
+        assert!(!ready
+            .reached(&obj(2, json!([{"type": "Ready", "status": "False"}])), none)
+            .unwrap());
         // Observed at an older generation: not yet.
-        assert!(!ready.reached(
-            &obj(
-                2,
-                json!([{"type": "Ready", "status": "True", "observedGeneration": 1}])
-            ),
-            none
-        ));
+        assert!(!ready
+            .reached(
+                &obj(
+                    2,
+                    json!([{"type": "Ready", "status": "True", "observedGeneration": 1}])
+                ),
+                none
+            )
+            .unwrap());
         let mut stale = obj(2, json!([{"type": "Ready", "status": "True"}]));
         stale["status"]["observedGeneration"] = json!(1);
-        assert!(!ready.reached(&stale, none));
+        assert!(!ready.reached(&stale, none).unwrap());
         let held = WaitFor::parse("condition=Mediated=False", false).unwrap();
-        assert!(held.reached(
-            &obj(1, json!([{"type": "Mediated", "status": "False"}])),
-            none
-        ));
+        assert!(held
+            .reached(
+                &obj(1, json!([{"type": "Mediated", "status": "False"}])),
+                none
+            )
+            .unwrap());
         let phase = WaitFor::parse("jsonpath={.status.phase}=Held", false).unwrap();
-        assert!(phase.reached(&obj(1, json!([])), none));
+        assert!(phase.reached(&obj(1, json!([])), none).unwrap());
         let exists = WaitFor::parse("jsonpath={.status.phase}", false).unwrap();
-        assert!(exists.reached(&obj(1, json!([])), none));
+        assert!(exists.reached(&obj(1, json!([])), none).unwrap());
         let other = WaitFor::parse("jsonpath={.status.phase}=Succeeded", false).unwrap();
-        assert!(!other.reached(&obj(1, json!([])), none));
+        assert!(!other.reached(&obj(1, json!([])), none).unwrap());
+    }
+
+    /// kubectl wait refuses a malformed template at once, and stops at the first object a
+    /// template fails on or finds several values in (kubectl/pkg/cmd/wait/json.go).
+    #[test]
+    fn jsonpath_errors_end_the_wait_as_kubectls_do() {
+        for (f, e) in [
+            ("jsonpath={.a[}", "unterminated array"),
+            ("jsonpath=.x}", "unexpected path string"),
+            (
+                "jsonpath={.a}=",
+                "jsonpath wait has to have a value after equal sign",
+            ),
+            ("jsonpath={.a}=1=2", "jsonpath wait format must be"),
+            ("jsonpath=", "jsonpath expression cannot be empty"),
+        ] {
+            let got = WaitFor::parse(f, false).unwrap_err().to_string();
+            assert!(got.starts_with(e), "{f}: {got}");
+        }
+        let none = |_: &Value| String::new();
+        let o = obj(1, json!([{"type": "A"}, {"type": "B"}]));
+        let w = WaitFor::parse("jsonpath={.status.conditions[5].type}=A", false).unwrap();
+        assert_eq!(
+            w.reached(&o, none).unwrap_err(),
+            "array index out of bounds: index 5, length 2"
+        );
+        let w = WaitFor::parse("jsonpath={.status.conditions[*].type}=A", false).unwrap();
+        assert_eq!(
+            w.reached(&o, none).unwrap_err(),
+            "given jsonpath expression matches more than one value"
+        );
+        let w = WaitFor::parse("jsonpath={.status.conditions}=A", false).unwrap();
+        assert!(w
+            .reached(&o, none)
+            .unwrap_err()
+            .starts_with("jsonpath leads to a nested"));
+        let w = WaitFor::parse("jsonpath={.status.phase}='Held'", false).unwrap();
+        assert!(w.reached(&o, none).unwrap());
     }
 
     #[test]
     fn gate_and_verdict_are_for_pactos_and_spelled_as_the_seeds_spell_them() {
         let v = WaitFor::parse("verdict=Compliant", true).unwrap();
-        assert!(
-            v.reached(&json!({"status": {"contractStatus": "Compliant"}}), |_| {
+        assert!(v
+            .reached(&json!({"status": {"contractStatus": "Compliant"}}), |_| {
                 String::new()
             })
-        );
-        assert!(
-            !v.reached(&json!({"status": {"contractStatus": "compliant"}}), |_| {
+            .unwrap());
+        assert!(!v
+            .reached(&json!({"status": {"contractStatus": "compliant"}}), |_| {
                 String::new()
             })
-        );
+            .unwrap());
         assert!(WaitFor::parse("verdict=compliant", true).is_err());
         // Written for another generation: not yet.
         let stale = json!({"metadata": {"generation": 2}, "status": {"contractStatus": "Compliant", "observedGeneration": 1}});
-        assert!(!v.reached(&stale, |_| String::new()));
+        assert!(!v.reached(&stale, |_| String::new()).unwrap());
         assert!(WaitFor::parse("gate=pass", false).is_err());
         let g = WaitFor::parse("gate=pass", true).unwrap();
-        assert!(g.reached(&json!({}), |_| "pass".to_string()));
-        assert!(!g.reached(&json!({}), |_| "hold".to_string()));
+        assert!(g.reached(&json!({}), |_| "pass".to_string()).unwrap());
+        assert!(!g.reached(&json!({}), |_| "hold".to_string()).unwrap());
         assert!(WaitFor::parse("gate=passed", true).is_err());
         assert!(WaitFor::parse("ready", true).is_err());
-        assert_eq!(split_jsonpath("{.a.b}=x=y"), ("{.a.b}", Some("x=y")));
+        assert_eq!(split_jsonpath("{.a.b}=x=y"), ["{.a.b}", "x", "y"]);
+        assert_eq!(
+            split_jsonpath("{.a[?(@.b==\"c\")]}=x"),
+            ["{.a[?(@.b==\"c\")]}", "x"]
+        );
     }
 
     /// `gate=WORD` is reached only by that overall word: a hold never reaches `gate=pass`, a
@@ -284,7 +365,7 @@ mod tests {
             let w = WaitFor::parse(&format!("gate={want}"), true).unwrap();
             for got in gate_words() {
                 assert_eq!(
-                    w.reached(&json!({}), |_| got.to_string()),
+                    w.reached(&json!({}), |_| got.to_string()).unwrap(),
                     want == got,
                     "--for gate={want} with an overall {got}"
                 );

@@ -148,6 +148,7 @@ fn run_case(
     input: &Path,
     own: &BuiltinScripts,
 ) -> Result<HealthStatus, String> {
+    crate::k8s::read::only_regular(input)?;
     // sigs.k8s.io/yaml reads the first document of a file.
     let obj = crate::object::read_documents(input)
         .map_err(|e| e.to_string())?

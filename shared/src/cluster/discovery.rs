@@ -5,7 +5,6 @@
 
 use super::request::Op;
 use super::{Cluster, ClusterError};
-use kube::core::{ApiResource, GroupVersionKind};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -32,13 +31,6 @@ impl ServedKind {
         } else {
             format!("{}.{}", self.plural, self.group)
         }
-    }
-
-    pub(super) fn api_resource(&self) -> ApiResource {
-        ApiResource::from_gvk_with_plural(
-            &GroupVersionKind::gvk(&self.group, &self.version, &self.kind),
-            &self.plural,
-        )
     }
 
     /// The core v1 ConfigMap (no discovery needed).
@@ -99,24 +91,29 @@ impl Cluster {
             .ok_or_else(|| not_installed(group, version, kind))
     }
 
-    /// Finds several kinds with one discovery request per group version, in the order given.
-    /// Each kind succeeds or fails on its own: [`ClusterError::NotInstalled`] when its group
-    /// version or the kind is not served, the discovery request's error otherwise.
+    /// Finds several kinds with one discovery request per group version, the requests at
+    /// once, the kinds in the order given. Each kind succeeds or fails on its own:
+    /// [`ClusterError::NotInstalled`] when its group version or the kind is not served, the
+    /// discovery request's error otherwise.
     pub async fn discover_each(
         &self,
         kinds: &[(&str, &str, &str)],
     ) -> Vec<Result<ServedKind, ClusterError>> {
-        let mut documents: Vec<((&str, &str), Served)> = Vec::new();
+        let mut wanted: Vec<(&str, &str)> = Vec::new();
+        for &(group, version, _) in kinds {
+            if !wanted.contains(&(group, version)) {
+                wanted.push((group, version));
+            }
+        }
+        let served =
+            futures_util::future::join_all(wanted.iter().map(|(g, v)| self.served(g, v))).await;
+        let documents: Vec<((&str, &str), Served)> = wanted.into_iter().zip(served).collect();
         let mut out = Vec::with_capacity(kinds.len());
         for &(group, version, kind) in kinds {
-            let at = match documents.iter().position(|(gv, _)| *gv == (group, version)) {
-                Some(at) => at,
-                None => {
-                    let served = self.served(group, version).await;
-                    documents.push(((group, version), served));
-                    documents.len() - 1
-                }
-            };
+            let at = documents
+                .iter()
+                .position(|(gv, _)| *gv == (group, version))
+                .expect("every group version was asked for");
             out.push(match &documents[at].1 {
                 Ok(served) => find_kind(served.as_deref(), group, version, kind)
                     .ok_or_else(|| not_installed(group, version, kind)),
@@ -129,11 +126,7 @@ impl Cluster {
     /// The resources a group version serves (one request), None when it is not served at all.
     async fn served(&self, group: &str, version: &str) -> Served {
         let gv = group_version(group, version);
-        let url = if group.is_empty() {
-            format!("/api/{version}")
-        } else {
-            format!("/apis/{gv}")
-        };
+        let url = super::path::discovery(group, version).map_err(|e| *e)?;
         let op = discovery_op(&gv);
         let list = match self
             .call(&op, || {

@@ -78,6 +78,32 @@ pub enum ClusterError {
         scope: String,
         limit: u64,
     },
+    /// A list that brought more objects than `--max-list-items`.
+    #[error("cannot list {resource}{scope}: the API server sent more than {limit} objects (--max-list-items; give a larger bound to read them)")]
+    TooManyItems {
+        resource: String,
+        scope: String,
+        limit: u64,
+    },
+    /// A list whose pages kept coming with new `continue` tokens past the pages
+    /// `--max-list-items` objects fill in pages of `--chunk-size`.
+    #[error("cannot list {resource}{scope}: the API server kept sending continue tokens past {pages} pages (--max-list-items {limit} in pages of --chunk-size {chunk})")]
+    TooManyPages {
+        resource: String,
+        scope: String,
+        pages: u64,
+        limit: u64,
+        chunk: u32,
+    },
+    /// A name or namespace that cannot go into a request path, refused before any request
+    /// (client-go `rest/request.go` words it so: `invalid namespace "a/b": [may not contain
+    /// '/']`); `what` is `namespace`, `resource name` or `resource`.
+    #[error("invalid {what} {value:?}: [{}]", reasons.join(" "))]
+    InvalidName {
+        what: String,
+        value: String,
+        reasons: Vec<String>,
+    },
     /// The answer was not what the API promises (not JSON, not a list ...).
     #[error("cannot {verb} {resource}{scope}: the API server's answer is malformed: {detail}")]
     Malformed {

@@ -32,6 +32,11 @@ pub struct ConnectOptions {
     /// `--max-response-bytes`: the most bytes read from one answer; None or 0:
     /// [`DEFAULT_MAX_RESPONSE_BYTES`](super::DEFAULT_MAX_RESPONSE_BYTES).
     pub max_response_bytes: Option<u64>,
+    /// `--max-list-items`: the most objects one list may bring; None or 0:
+    /// [`DEFAULT_MAX_LIST_ITEMS`](super::DEFAULT_MAX_LIST_ITEMS).
+    pub max_list_items: Option<u64>,
+    /// The command's deadline (`--timeout`), if any: see [`Cluster::set_deadline`].
+    pub deadline: Option<super::Deadline>,
 }
 
 /// The `proxy-url` of the cluster the context in use names.
@@ -137,6 +142,26 @@ fn config_error(source: &str, e: KubeconfigError) -> ClusterError {
     ClusterError::Config(format!("{source}: {text}"))
 }
 
+/// kube-rs's `Kubeconfig::from_yaml` (`kube-client/src/config/file_config.rs`: serde-saphyr,
+/// several documents merged), with the parser's bounds grown with the text's size as every YAML
+/// input's are (`k8s::yaml::Bounds`; the file itself is bounded by `--max-input-bytes`):
+/// kube-rs's defaults stop at 250,000 nodes, a kubeconfig of some 100,000 clusters. Errors:
+/// [`ClusterError::Config`] naming `source`, a bound in a user's words.
+fn kubeconfig_from_yaml(text: &str, source: &str) -> Result<Kubeconfig, Box<ClusterError>> {
+    let (options, bounds) = crate::k8s::yaml::options_for_len(text.len());
+    let docs: Vec<Kubeconfig> =
+        serde_saphyr::from_multiple_with_options(text, options).map_err(|e| {
+            let message = crate::k8s::yaml::first_line(&e.to_string());
+            Box::new(ClusterError::Config(format!(
+                "{source}: failed to parse kubeconfig YAML: {}",
+                crate::k8s::yaml::readable(&message, &bounds)
+            )))
+        })?;
+    docs.into_iter()
+        .try_fold(Kubeconfig::default(), Kubeconfig::merge)
+        .map_err(|e| Box::new(config_error(source, e)))
+}
+
 /// Reads a kubeconfig file, at most `--max-input-bytes`, as kube-rs's `Kubeconfig::read_from`
 /// does (`kube-client/src/config/file_config.rs`): several documents merged, relative paths of
 /// certificate, key, token files and exec commands with a `/` made absolute from the file's
@@ -145,7 +170,7 @@ fn read_kubeconfig(path: &Path) -> Result<Kubeconfig, Box<ClusterError>> {
     let source = path.display().to_string();
     let text = crate::k8s::read::read_text(path)
         .map_err(|e| Box::new(ClusterError::Config(format!("{source}: {e}"))))?;
-    let mut kc = Kubeconfig::from_yaml(&text).map_err(|e| Box::new(config_error(&source, e)))?;
+    let mut kc = kubeconfig_from_yaml(&text, &source)?;
     let Some(dir) = path.parent() else {
         return Ok(kc);
     };
@@ -190,7 +215,7 @@ pub fn check_kubeconfig_text(
     context: Option<&str>,
 ) -> Result<Option<http::Uri>, Box<ClusterError>> {
     let config = |m: String| Box::new(ClusterError::Config(format!("{source}: {m}")));
-    let kc = Kubeconfig::from_yaml(text).map_err(|e| Box::new(config_error(source, e)))?;
+    let kc = kubeconfig_from_yaml(text, source)?;
     check_context(&kc, context).map_err(config)?;
     let explicit = cluster_proxy_url(&kc, context);
     let server = context
@@ -381,6 +406,11 @@ impl Cluster {
             discovery_timeout: discovery_timeout(o.discovery_timeout),
             chunk_size: o.chunk_size.unwrap_or(super::DEFAULT_CHUNK_SIZE),
             max_response_bytes,
+            max_list_items: o
+                .max_list_items
+                .filter(|n| *n > 0)
+                .unwrap_or(super::DEFAULT_MAX_LIST_ITEMS),
+            deadline: o.deadline,
         })
     }
 }

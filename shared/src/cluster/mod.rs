@@ -22,6 +22,7 @@ mod error;
 mod exec;
 mod kubeconfig;
 mod overrides;
+mod path;
 pub mod proxy;
 mod query;
 mod referenced;
@@ -35,10 +36,11 @@ pub use discovery::{ServedKind, DISCOVERY_TIMEOUT};
 pub use error::{chain, reason_phrase, root_cause, ClusterError};
 pub use kubeconfig::{check_kubeconfig_text, ConnectOptions};
 pub use overrides::Overrides;
-pub use request::{decode_list_answer, List, Scope, Selection};
+pub use path::check_namespace;
+pub use request::{decode_list_answer, decode_list_pages, List, Scope, Selection};
 pub use watch::{
-    decode_watch_line, resource_version_of, Event, Follow, WatchStream, MAX_EVENT_BYTES,
-    MAX_WATCH_SECONDS,
+    decode_watch_line, resource_version_of, split_watch_lines, Event, Follow, WatchStream,
+    MAX_EVENT_BYTES, MAX_WATCH_SECONDS,
 };
 pub use write::{is_conflict, StatusPatch};
 
@@ -59,7 +61,48 @@ pub struct Cluster {
     chunk_size: u32,
     /// The most bytes read from one answer (`--max-response-bytes`).
     max_response_bytes: u64,
+    /// The most objects one list may bring (`--max-list-items`).
+    max_list_items: u64,
+    /// The command's one deadline, when it has one: every request ends by it.
+    deadline: Option<Deadline>,
 }
+
+/// The one deadline of a command (`--timeout`): discovery, every list page, every watch event
+/// and every read of a report end by it, each request with [`ClusterError::Timeout`] naming the
+/// flag and its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadline {
+    /// When it passes.
+    pub at: std::time::Instant,
+    /// The duration given, as messages name it (`within 2s (--timeout)`).
+    pub given: Duration,
+    /// The flag that set it.
+    pub flag: &'static str,
+}
+
+impl Deadline {
+    /// `given` from now.
+    pub fn after(given: Duration, flag: &'static str) -> Deadline {
+        let now = std::time::Instant::now();
+        Deadline {
+            at: now
+                .checked_add(given)
+                .unwrap_or(now + Duration::from_secs(86_400 * 365)),
+            given,
+            flag,
+        }
+    }
+
+    /// What is left of it (zero once it passed).
+    pub fn left(&self) -> Duration {
+        self.at.saturating_duration_since(std::time::Instant::now())
+    }
+}
+
+/// The default bound on the objects of one list (`--max-list-items`): 100,000, more than the
+/// Stages, Pactos and Flux or Argo CD objects of any cluster we know of, and about 0.5 GB of
+/// parsed objects of a kilobyte each.
+pub const DEFAULT_MAX_LIST_ITEMS: u64 = 100_000;
 
 /// The default bound on one answer of the API server: 256 MiB, more than a page of 500 of the
 /// largest objects etcd stores (1.5 MiB each by default).
@@ -81,6 +124,16 @@ pub struct GateObjects {
 }
 
 impl Cluster {
+    /// Sets (or, with None, lifts) the command's deadline for every later request.
+    pub fn set_deadline(&mut self, deadline: Option<Deadline>) {
+        self.deadline = deadline;
+    }
+
+    /// The command's deadline, if any.
+    pub fn deadline(&self) -> Option<Deadline> {
+        self.deadline
+    }
+
     /// Reads `argocd_namespace/argocd-cm` (one GET) and all Kustomizations (one discovery and one
     /// paged list). Each side fails on its own: a cluster without Argo CD or without Flux still
     /// answers for the other.

@@ -9,8 +9,6 @@
 use super::query::Query;
 use super::{reason_phrase, root_cause, Cluster, ClusterError, ServedKind};
 use http_body_util::BodyExt;
-use kube::core::{DynamicObject, Request};
-use kube::Resource as _;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -122,13 +120,14 @@ impl<'a> Selection<'a> {
         self
     }
 
-    /// The collection's path for `kind` (a namespace only for a namespaced kind).
-    pub(super) fn path(&self, kind: &ServedKind) -> String {
+    /// The collection's path for `kind` (a namespace only for a namespaced kind). Errors: a
+    /// namespace or resource that cannot be a path segment ([`ClusterError::InvalidName`]).
+    pub(super) fn path(&self, kind: &ServedKind) -> Result<String, Box<ClusterError>> {
         let ns = match self.scope {
             Scope::Namespace(ns) if kind.namespaced => Some(ns),
             _ => None,
         };
-        DynamicObject::url_path(&kind.api_resource(), ns)
+        super::path::collection(kind, ns)
     }
 
     /// ` in namespace "shop"`, ` in all namespaces`, or nothing for a cluster-scoped kind.
@@ -167,7 +166,7 @@ impl Cluster {
         kind: &ServedKind,
         selection: &Selection<'_>,
     ) -> Result<List, ClusterError> {
-        let path = selection.path(kind);
+        let path = selection.path(kind).map_err(|e| *e)?;
         let base = Query::new()
             .add_some("labelSelector", selection.labels)
             .add_some("fieldSelector", selection.fields);
@@ -179,6 +178,7 @@ impl Cluster {
         let mut all: Vec<Value> = Vec::new();
         let mut resource_version: Option<String> = None;
         let mut token: Option<String> = None;
+        let mut pager = Pager::new(self.chunk_size, self.max_list_items);
         loop {
             let mut query = base.clone();
             if self.chunk_size > 0 {
@@ -214,16 +214,9 @@ impl Cluster {
             if resource_version.is_none() {
                 resource_version = Some(list_resource_version(&list));
             }
-            let next = list
-                .pointer("/metadata/continue")
-                .and_then(Value::as_str)
-                .filter(|t| !t.is_empty());
-            match next {
-                // A server that hands back the token it was given would loop for ever.
-                Some(t) if self.chunk_size > 0 && token.as_deref() != Some(t) => {
-                    token = Some(t.to_string())
-                }
-                _ => break,
+            match pager.page(all.len(), &list).map_err(|b| b.error(&op))? {
+                Some(t) => token = Some(t),
+                None => break,
             }
         }
         Ok(List {
@@ -239,9 +232,8 @@ impl Cluster {
         namespace: &str,
         name: &str,
     ) -> Result<Value, ClusterError> {
-        let ar = kind.api_resource();
         let ns = kind.namespaced.then_some(namespace);
-        let url = DynamicObject::url_path(&ar, ns);
+        let url = super::path::object(kind, ns, name, None).map_err(|e| *e)?;
         let op = Op {
             verb: "get",
             resource: kind.resource(),
@@ -252,8 +244,8 @@ impl Cluster {
         };
         let obj = self
             .call(&op, || {
-                Request::new(url.clone())
-                    .get(name, &Default::default())
+                http::Request::get(url.clone())
+                    .body(Vec::new())
                     .map_err(|e| e.to_string())
             })
             .await
@@ -286,15 +278,33 @@ impl Cluster {
     where
         F: Fn() -> Result<http::Request<Vec<u8>>, String>,
     {
-        let limit = time_limit(op, self.timeout, self.discovery_timeout);
-        self.call_within(op, build, limit).await
+        let limit =
+            time_limit(op, self.timeout, self.discovery_timeout).map(|(t, why)| (t, t, why));
+        self.call_within(op, build, self.within_deadline(limit))
+            .await
+    }
+
+    /// `limit` (how long to wait, the bound as messages give it, and its name), or what is
+    /// left of the command's deadline when that comes first.
+    pub(super) fn within_deadline(
+        &self,
+        limit: Option<(Duration, Duration, String)>,
+    ) -> Option<(Duration, Duration, String)> {
+        let Some(d) = self.deadline else {
+            return limit;
+        };
+        let left = d.left();
+        match limit {
+            Some(l) if l.0 <= left => Some(l),
+            _ => Some((left, d.given, d.flag.to_string())),
+        }
     }
 
     async fn call_within<F>(
         &self,
         op: &Op<'_>,
         build: F,
-        limit: Option<(Duration, String)>,
+        limit: Option<(Duration, Duration, String)>,
     ) -> Result<Value, ClusterError>
     where
         F: Fn() -> Result<http::Request<Vec<u8>>, String>,
@@ -358,11 +368,11 @@ impl Cluster {
         };
         match limit {
             None => attempt_all.await,
-            Some((t, why)) => match tokio::time::timeout(t, attempt_all).await {
+            Some((t, shown, why)) => match tokio::time::timeout(t, attempt_all).await {
                 Ok(r) => r,
                 Err(_) => Err(throttled
                     .into_inner()
-                    .unwrap_or_else(|| op.timed_out(&self.server, t, &why))),
+                    .unwrap_or_else(|| op.timed_out(&self.server, shown, &why))),
             },
         }
     }
@@ -515,6 +525,127 @@ pub(super) fn api_error(op: &Op<'_>, code: u16, reason: String, message: String)
             message,
         },
     }
+}
+
+/// The most pages a list may take: as many as `max_items` objects fill in pages of
+/// `chunk_size`, and one more (the last page may be short, or empty with the end of the list).
+pub(super) fn max_pages(max_items: u64, chunk_size: u32) -> u64 {
+    max_items / u64::from(chunk_size.max(1)) + 1
+}
+
+/// Where a paged list stands after each page: whether to ask for another (the answer's
+/// `continue` token) or stop, within the bounds on objects and pages. Pure.
+#[derive(Debug, Clone)]
+pub(super) struct Pager {
+    chunk_size: u32,
+    max_items: u64,
+    max_pages: u64,
+    pages: u64,
+    token: Option<String>,
+}
+
+/// A bound a list went past.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PastBound {
+    Items(u64),
+    Pages { pages: u64, limit: u64, chunk: u32 },
+}
+
+impl PastBound {
+    pub(super) fn error(self, op: &Op<'_>) -> ClusterError {
+        let (resource, scope) = (op.resource.clone(), op.scope.clone());
+        match self {
+            PastBound::Items(limit) => ClusterError::TooManyItems {
+                resource,
+                scope,
+                limit,
+            },
+            PastBound::Pages {
+                pages,
+                limit,
+                chunk,
+            } => ClusterError::TooManyPages {
+                resource,
+                scope,
+                pages,
+                limit,
+                chunk,
+            },
+        }
+    }
+}
+
+impl Pager {
+    pub(super) fn new(chunk_size: u32, max_items: u64) -> Pager {
+        Pager {
+            chunk_size,
+            max_items,
+            max_pages: max_pages(max_items, chunk_size),
+            pages: 0,
+            token: None,
+        }
+    }
+
+    /// One more page came, the list now holding `items` objects: the token to ask the next
+    /// page with, or None at the end (no token; one-request lists; a server that hands back
+    /// the token it was given would loop for ever). Errors: more objects than the bound, or a
+    /// token past the last page the bound allows.
+    pub(super) fn page(&mut self, items: usize, list: &Value) -> Result<Option<String>, PastBound> {
+        self.pages += 1;
+        if items as u64 > self.max_items {
+            return Err(PastBound::Items(self.max_items));
+        }
+        let next = list
+            .pointer("/metadata/continue")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty());
+        match next {
+            Some(_) if self.chunk_size > 0 && self.pages >= self.max_pages => {
+                Err(PastBound::Pages {
+                    pages: self.max_pages,
+                    limit: self.max_items,
+                    chunk: self.chunk_size,
+                })
+            }
+            Some(t) if self.chunk_size > 0 && self.token.as_deref() != Some(t) => {
+                self.token = Some(t.to_string());
+                Ok(self.token.clone())
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+/// Pages of a list answer decoded as [`Cluster::list`] decodes and follows them (each page as
+/// [`decode_list_answer`] decodes it, the bounds of `--max-list-items` in pages of
+/// `chunk_size`), stopping where the list would stop. Pure, for fuzzing and tests. Errors:
+/// the first page that is malformed, or a bound passed.
+#[doc(hidden)]
+pub fn decode_list_pages(
+    pages: &[&[u8]],
+    kind: &ServedKind,
+    chunk_size: u32,
+    max_items: u64,
+) -> Result<Vec<Value>, Box<ClusterError>> {
+    let op = Op {
+        verb: "list",
+        resource: kind.resource(),
+        scope: String::new(),
+    };
+    let mut pager = Pager::new(chunk_size, max_items);
+    let mut all = Vec::new();
+    for body in pages {
+        let list = parse_json(body).map_err(|e| Box::new(op.malformed(e)))?;
+        all.extend(page_items(&list, &op)?);
+        if pager
+            .page(all.len(), &list)
+            .map_err(|b| Box::new(b.error(&op)))?
+            .is_none()
+        {
+            break;
+        }
+    }
+    keep_items(all, kind, &op)
 }
 
 /// encoding/json's nesting limit (Go `scanner.go` `maxNestingDepth`): deeper answers are refused
@@ -710,6 +841,46 @@ mod tests {
             .join()
             .unwrap();
         assert_eq!(at_bound, Ok(()));
+    }
+
+    /// The pages a list follows: until an answer without a token (or with the token it was
+    /// given again), at most `--max-list-items` objects and the pages that many fill in pages
+    /// of `--chunk-size`, and one more.
+    #[test]
+    fn a_list_follows_its_pages_within_its_bounds() {
+        let page = |n: usize, token: &str| {
+            let items: Vec<Value> = (0..n)
+                .map(|i| json!({"metadata": {"name": format!("p{i}")}}))
+                .collect();
+            serde_json::to_vec(&json!({"metadata": {"continue": token}, "items": items})).unwrap()
+        };
+        let (a, b, end) = (page(2, "t1"), page(2, "t2"), page(1, ""));
+        let got = decode_list_pages(&[&a, &b, &end, &a], &pactos(), 2, 10).unwrap();
+        assert_eq!(got.len(), 5);
+        // The same token again ends the list.
+        assert_eq!(
+            decode_list_pages(&[&a, &a, &b], &pactos(), 2, 10)
+                .unwrap()
+                .len(),
+            4
+        );
+        assert_eq!(
+            decode_list_pages(&[&a, &b, &a], &pactos(), 2, 3).unwrap_err().to_string(),
+            "cannot list pactos.pacto.trianalab.io: the API server sent more than 3 objects (--max-list-items; give a larger bound to read them)"
+        );
+        let empty: Vec<Vec<u8>> = (0..10).map(|i| page(0, &format!("e{i}"))).collect();
+        let empty: Vec<&[u8]> = empty.iter().map(Vec::as_slice).collect();
+        assert_eq!(
+            decode_list_pages(&empty, &pactos(), 2, 7).unwrap_err().to_string(),
+            "cannot list pactos.pacto.trianalab.io: the API server kept sending continue tokens past 4 pages (--max-list-items 7 in pages of --chunk-size 2)"
+        );
+        // One request per list (--chunk-size 0): a token is not followed.
+        assert_eq!(
+            decode_list_pages(&[&a, &b], &pactos(), 0, 10)
+                .unwrap()
+                .len(),
+            2
+        );
     }
 
     /// An object that does not name itself is refused (it would be shown as ` / `).

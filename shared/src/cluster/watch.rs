@@ -57,10 +57,71 @@ pub struct Event {
     pub object: Value,
 }
 
+/// A watch answer cut into lines as it arrives. Each byte is searched for the newline once
+/// (the search resumes where the last one stopped), and consumed lines are dropped from the
+/// front only once they are half the buffer, so an event of n bytes in frames of any size
+/// costs O(n), not O(n²) as a search from the start of the buffer on every frame would. Pure.
+#[derive(Debug, Default)]
+pub(super) struct Lines {
+    buffer: Vec<u8>,
+    /// Where the unread bytes start.
+    start: usize,
+    /// `buffer[start..searched]` holds no newline.
+    searched: usize,
+    /// How many bytes the searches looked at, for tests.
+    examined: u64,
+}
+
+impl Lines {
+    /// More bytes of the answer.
+    pub(super) fn push(&mut self, data: &[u8]) {
+        if self.start > 0 && self.start >= self.buffer.len() / 2 {
+            self.buffer.drain(..self.start);
+            self.searched -= self.start;
+            self.start = 0;
+        }
+        self.buffer.extend_from_slice(data);
+    }
+
+    /// The next whole line, its newline included; None until one has arrived.
+    pub(super) fn next_line(&mut self) -> Option<Vec<u8>> {
+        let from = self.searched.max(self.start);
+        let rest = &self.buffer[from..];
+        match rest.iter().position(|b| *b == b'\n') {
+            Some(i) => {
+                self.examined += i as u64 + 1;
+                let end = from + i + 1;
+                let line = self.buffer[self.start..end].to_vec();
+                self.start = end;
+                self.searched = end;
+                Some(line)
+            }
+            None => {
+                self.examined += rest.len() as u64;
+                self.searched = self.buffer.len();
+                None
+            }
+        }
+    }
+
+    /// The bytes not yet handed out as a line.
+    pub(super) fn pending(&self) -> &[u8] {
+        &self.buffer[self.start..]
+    }
+
+    /// Drops what is pending.
+    pub(super) fn clear(&mut self) {
+        *self = Lines {
+            examined: self.examined,
+            ..Lines::default()
+        };
+    }
+}
+
 /// An open watch; [`WatchStream::next`] gives the events in order.
 pub struct WatchStream {
     body: kube::client::Body,
-    buffer: Vec<u8>,
+    lines: Lines,
     kind: ServedKind,
     op: Op<'static>,
     ended: bool,
@@ -90,7 +151,7 @@ impl Cluster {
             .add_some("labelSelector", selection.labels)
             .add_some("fieldSelector", selection.fields)
             .add("resourceVersion", resource_version.unwrap_or("0"))
-            .url(&selection.path(kind));
+            .url(&selection.path(kind).map_err(|e| *e)?);
         let op = Op {
             verb: "watch",
             resource: kind.resource(),
@@ -100,11 +161,14 @@ impl Cluster {
             .body(Vec::new())
             .map_err(|e| ClusterError::Config(format!("cannot build the request: {e}")))?;
         let send = self.client.send(req.map(kube::client::Body::from));
-        let res = match self.timeout {
+        let limit = self
+            .timeout
+            .map(|t| (t, t, "--request-timeout".to_string()));
+        let res = match self.within_deadline(limit) {
             None => send.await,
-            Some(t) => tokio::time::timeout(t, send)
+            Some((t, shown, why)) => tokio::time::timeout(t, send)
                 .await
-                .map_err(|_| op.timed_out(&self.server, t, "--request-timeout"))?,
+                .map_err(|_| op.timed_out(&self.server, shown, &why))?,
         }
         .map_err(|e| self.classify(&op, e))?;
         let code = res.status().as_u16();
@@ -124,7 +188,7 @@ impl Cluster {
         }
         Ok(WatchStream {
             body,
-            buffer: Vec::new(),
+            lines: Lines::default(),
             kind: kind.clone(),
             op,
             ended: false,
@@ -138,23 +202,23 @@ impl WatchStream {
     /// resourceVersion is too old).
     pub async fn next(&mut self) -> Option<Result<Event, ClusterError>> {
         loop {
-            if let Some(i) = self.buffer.iter().position(|b| *b == b'\n') {
-                let line: Vec<u8> = self.buffer.drain(..=i).collect();
+            while let Some(line) = self.lines.next_line() {
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
                 return Some(self.event(&line).map_err(|e| *e));
             }
             if self.ended {
-                if self.buffer.iter().all(u8::is_ascii_whitespace) {
+                if self.lines.pending().iter().all(u8::is_ascii_whitespace) {
                     return None;
                 }
-                let line = std::mem::take(&mut self.buffer);
+                let line = self.lines.pending().to_vec();
+                self.lines.clear();
                 return Some(self.event(&line).map_err(|e| *e));
             }
-            if self.buffer.len() > MAX_EVENT_BYTES {
+            if self.lines.pending().len() > MAX_EVENT_BYTES {
                 self.ended = true;
-                self.buffer.clear();
+                self.lines.clear();
                 return Some(Err(self.malformed(format!(
                     "a watch event longer than {} MiB",
                     MAX_EVENT_BYTES >> 20
@@ -165,7 +229,7 @@ impl WatchStream {
                 Some(Err(_)) => self.ended = true,
                 Some(Ok(frame)) => {
                     if let Some(d) = frame.data_ref() {
-                        self.buffer.extend_from_slice(d);
+                        self.lines.push(d);
                     }
                 }
             }
@@ -324,6 +388,10 @@ pub struct Follow<'a> {
     /// Why the last list or watch failed, while the follow keeps trying: the error it ends
     /// with at its deadline.
     failing: Option<ClusterError>,
+    /// With no deadline, how long the server may answer nothing at all ([`Follow::with_idle`]).
+    idle: Option<Duration>,
+    /// When the server last answered something: a list, a watch opened, an event.
+    progress: Instant,
 }
 
 impl Cluster {
@@ -356,6 +424,8 @@ impl Cluster {
             backoff: Backoff::new(Instant::now()),
             delay_due: false,
             failing: None,
+            idle: None,
+            progress: Instant::now(),
         }
     }
 }
@@ -378,6 +448,58 @@ impl Follow<'_> {
     pub fn with_watch_seconds(mut self, seconds: u32) -> Self {
         self.watch_seconds = seconds.clamp(1, MAX_WATCH_SECONDS);
         self
+    }
+
+    /// Ends the follow with an error when the server answers nothing for `idle`: no list, no
+    /// watch opened (a request without even its headers back is bounded by it), and, on an
+    /// open watch, nothing for `idle` past the watch's own `timeoutSeconds` (when the server
+    /// should have ended it). For a follow without a deadline (`get -w` without
+    /// `--request-timeout`), so that a server that went silent ends it too; the error names
+    /// `--timeout` and the request it was waiting on, or is the last failure seen.
+    pub fn with_idle(mut self, idle: Duration) -> Self {
+        self.idle = Some(idle).filter(|d| !d.is_zero());
+        self
+    }
+
+    /// What is left of the idle bound (None: no bound).
+    fn idle_left(&self) -> Option<Duration> {
+        self.idle.map(|i| i.saturating_sub(self.progress.elapsed()))
+    }
+
+    /// The error of a server silent for the idle bound, while waiting to `verb`.
+    fn idle_error(&self, verb: &str) -> ClusterError {
+        ClusterError::Timeout {
+            verb: verb.to_string(),
+            resource: self.kind.resource(),
+            scope: self.selection.words(&self.kind),
+            server: self.cluster.server.clone(),
+            after: self.idle.unwrap_or_default(),
+            limit: "--timeout".to_string(),
+        }
+    }
+
+    /// `fut` bounded by the deadline and the idle bound: Err(Step) once either passed.
+    async fn bounded<T>(
+        &mut self,
+        verb: &str,
+        fut: impl std::future::Future<Output = T>,
+    ) -> Result<T, Step> {
+        let bound = match (self.left(), self.idle_left()) {
+            (None, None) => None,
+            (Some(a), None) | (None, Some(a)) => Some(a),
+            (Some(a), Some(b)) => Some(a.min(b)),
+        };
+        let out = match bound {
+            None => Some(fut.await),
+            Some(b) => tokio::time::timeout(b, fut).await.ok(),
+        };
+        match out {
+            Some(v) => Ok(v),
+            None if self.left().is_some_and(|l| l.is_zero()) => Err(Step::Deadline),
+            None => Err(Step::Fail(
+                self.failing.take().unwrap_or_else(|| self.idle_error(verb)),
+            )),
+        }
     }
 
     /// Where the next watch starts: the list's resourceVersion until an event or a bookmark
@@ -432,15 +554,17 @@ impl Follow<'_> {
             self.delay_due = false;
         }
         if self.resource_version.is_none() {
-            let selection = self.selection;
-            let Some(listed) = self
-                .within(self.cluster.list_selected(&self.kind, &selection))
+            let (selection, kind, cluster) = (self.selection, self.kind.clone(), self.cluster);
+            let listed = match self
+                .bounded("list", cluster.list_selected(&kind, &selection))
                 .await
-            else {
-                return Step::Deadline;
+            {
+                Ok(l) => l,
+                Err(step) => return step,
             };
             return match listed {
                 Ok(list) => {
+                    self.progress = Instant::now();
                     self.replace(list);
                     Step::Again
                 }
@@ -453,20 +577,21 @@ impl Follow<'_> {
                     .unwrap_or(u32::MAX)
                     .clamp(1, self.watch_seconds)
             });
-            let selection = self.selection;
-            let Some(opened) = self
-                .within(self.cluster.watch(
-                    &self.kind,
-                    &selection,
-                    self.resource_version.as_deref(),
-                    seconds,
-                ))
+            let (selection, kind, cluster) = (self.selection, self.kind.clone(), self.cluster);
+            let from = self.resource_version.clone();
+            let opened = match self
+                .bounded(
+                    "watch",
+                    cluster.watch(&kind, &selection, from.as_deref(), seconds),
+                )
                 .await
-            else {
-                return Step::Deadline;
+            {
+                Ok(o) => o,
+                Err(step) => return step,
             };
             return match opened {
                 Ok(s) => {
+                    self.progress = Instant::now();
                     self.stream = Some(s);
                     self.events = 0;
                     self.failing = None;
@@ -475,21 +600,34 @@ impl Follow<'_> {
                 Err(e) => self.failed(e),
             };
         }
+        // On an open watch the server may rightly be quiet until the watch's timeoutSeconds;
+        // past that and the idle bound, it is not answering.
+        let quiet = self
+            .idle
+            .map(|i| i + Duration::from_secs(u64::from(self.watch_seconds)));
+        let bound = match (self.left(), quiet) {
+            (None, None) => None,
+            (Some(a), None) | (None, Some(a)) => Some(a),
+            (Some(a), Some(b)) => Some(a.min(b)),
+        };
         let Some(stream) = self.stream.as_mut() else {
             return Step::Again;
         };
-        let next = match self.until {
+        let next = match bound {
             None => stream.next().await,
-            Some(u) => {
-                let l = u.saturating_duration_since(Instant::now());
-                match tokio::time::timeout(l, stream.next()).await {
-                    Ok(n) => n,
-                    Err(_) => return Step::Deadline,
+            Some(l) => match tokio::time::timeout(l, stream.next()).await {
+                Ok(n) => n,
+                Err(_) if self.left().is_some_and(|l| l.is_zero()) => return Step::Deadline,
+                Err(_) => {
+                    self.stream = None;
+                    self.failing = Some(self.idle_error("watch"));
+                    return Step::Again;
                 }
-            }
+            },
         };
         match next {
             Some(Ok(event)) => {
+                self.progress = Instant::now();
                 self.events += 1;
                 self.failing = None;
                 if let Some(rv) = resource_version_of(&event.object).filter(|v| !v.is_empty()) {
@@ -579,10 +717,33 @@ fn event(line: &[u8], kind: &ServedKind, op: &Op<'_>) -> Result<Event, Box<Clust
             let (reason, message) = status_text(code, &text, None);
             Err(Box::new(api_error(op, code, reason, message)))
         }
+        "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" => Err(Box::new(op.malformed(format!(
+            "a watch event {kind_of} whose object is {}, not a mapping",
+            match v.get("object") {
+                None => "missing",
+                Some(o) => crate::object::json_type(o),
+            }
+        )))),
         other => Err(Box::new(
             op.malformed(format!("a watch event of type {other:?}")),
         )),
     }
+}
+
+/// A watch answer arriving in `frames`, cut into lines as [`WatchStream::next`] cuts it: the
+/// whole lines (newlines included) in order, and what is left without a newline. Pure, for
+/// fuzzing and tests.
+#[doc(hidden)]
+pub fn split_watch_lines(frames: &[&[u8]]) -> (Vec<Vec<u8>>, Vec<u8>) {
+    let mut lines = Lines::default();
+    let mut out = Vec::new();
+    for f in frames {
+        lines.push(f);
+        while let Some(l) = lines.next_line() {
+            out.push(l);
+        }
+    }
+    (out, lines.pending().to_vec())
 }
 
 /// One line of a watch answer decoded as [`WatchStream::next`] decodes it (see `event` above).
@@ -651,6 +812,42 @@ mod tests {
             decode_watch_line(br#"{"type":"WHAT"}"#, &pactos()).unwrap_err().to_string(),
             "cannot watch pactos.pacto.trianalab.io: the API server's answer is malformed: a watch event of type \"WHAT\""
         );
+        assert_eq!(
+            decode_watch_line(br#"{"type":"ADDED","object":[1]}"#, &pactos())
+                .unwrap_err()
+                .to_string(),
+            "cannot watch pactos.pacto.trianalab.io: the API server's answer is malformed: a watch event ADDED whose object is a list, not a mapping"
+        );
+        assert!(decode_watch_line(br#"{"type":"MODIFIED"}"#, &pactos())
+            .unwrap_err()
+            .to_string()
+            .ends_with("a watch event MODIFIED whose object is missing, not a mapping"));
+    }
+
+    /// An event of 64 MiB without its newline, arriving in frames of 64 KiB, costs one look at
+    /// each byte (a search from the start of the buffer on every frame looked at 32 GiB); lines
+    /// that arrive split across frames, or several in one frame, come out whole and in order.
+    #[test]
+    fn lines_are_found_in_one_pass() {
+        let mut lines = Lines::default();
+        let frame = vec![b' '; 64 << 10];
+        for _ in 0..1024 {
+            lines.push(&frame);
+            assert_eq!(lines.next_line(), None);
+        }
+        assert_eq!(lines.pending().len(), 64 << 20);
+        assert_eq!(lines.examined, 64 << 20);
+        let mut lines = Lines::default();
+        let mut got = Vec::new();
+        for chunk in [&b"ab"[..], b"c\nd", b"\n\nef", b"g\n", b"h"] {
+            lines.push(chunk);
+            while let Some(l) = lines.next_line() {
+                got.push(String::from_utf8(l).unwrap());
+            }
+        }
+        assert_eq!(got, ["abc\n", "d\n", "\n", "efg\n"]);
+        assert_eq!(lines.pending(), b"h");
+        assert_eq!(lines.examined, 12);
     }
 
     /// client-go's reflector backoff with its defaults: 0.8 s, 1.6 s, 3.2 s ... capped at 30 s,

@@ -7,8 +7,6 @@
 use super::query::Query;
 use super::request::Op;
 use super::{Cluster, ClusterError, ServedKind};
-use kube::core::DynamicObject;
-use kube::Resource as _;
 use serde_json::Value;
 
 /// How a status is patched.
@@ -30,7 +28,10 @@ impl Cluster {
     /// Patches the status subresource of `namespace/name`; returns the object as written.
     /// Errors: as every request (403 names the verb `patch` and `<plural>/status`, 409
     /// [`is_conflict`]); a 404 (the object was deleted) names the object as kubectl does,
-    /// `stages.delivery.pacto.trianalab.io "payments" not found`.
+    /// `stages.delivery.pacto.trianalab.io "payments" not found`; a success whose answer is
+    /// not that object (another kind, name or namespace, a list: kube-apiserver answers a
+    /// patch with the object it wrote) is [`ClusterError::Malformed`], as nothing says the
+    /// write happened.
     pub async fn patch_status(
         &self,
         kind: &ServedKind,
@@ -38,9 +39,8 @@ impl Cluster {
         name: &str,
         patch: StatusPatch<'_>,
     ) -> Result<Value, ClusterError> {
-        let ar = kind.api_resource();
         let ns = kind.namespaced.then_some(namespace);
-        let base = DynamicObject::url_path(&ar, ns);
+        let path = super::path::object(kind, ns, name, Some("status")).map_err(|e| *e)?;
         let (body, manager, content_type, force) = match patch {
             StatusPatch::Apply { body, manager } => {
                 (body, manager, "application/apply-patch+yaml", true)
@@ -53,7 +53,7 @@ impl Cluster {
         if force {
             query = query.add("force", "true");
         }
-        let url = query.url(&format!("{base}/{name}/status"));
+        let url = query.url(&path);
         let bytes = serde_json::to_vec(body).map_err(|e| ClusterError::Config(e.to_string()))?;
         let op = Op {
             verb: "patch",
@@ -63,30 +63,45 @@ impl Cluster {
                 None => String::new(),
             },
         };
-        self.call(&op, || {
-            http::Request::patch(url.clone())
-                .header(http::header::CONTENT_TYPE, content_type)
-                .header(http::header::ACCEPT, "application/json")
-                .body(bytes.clone())
-                .map_err(|e| e.to_string())
-        })
-        .await
-        .map_err(|e| match e {
-            // The answer names the object, not its status subresource (kube-apiserver's
-            // NewNotFound of the resource and name).
-            ClusterError::NotFound { .. } => ClusterError::NotFound {
-                resource: kind.resource(),
-                name: name.to_string(),
-                scope: String::new(),
-            },
-            e => e,
-        })
+        let written = self
+            .call(&op, || {
+                http::Request::patch(url.clone())
+                    .header(http::header::CONTENT_TYPE, content_type)
+                    .header(http::header::ACCEPT, "application/json")
+                    .body(bytes.clone())
+                    .map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(|e| match e {
+                // The answer names the object, not its status subresource (kube-apiserver's
+                // NewNotFound of the resource and name).
+                ClusterError::NotFound { .. } => ClusterError::NotFound {
+                    resource: kind.resource(),
+                    name: name.to_string(),
+                    scope: String::new(),
+                },
+                e => e,
+            })?;
+        let written = super::request::with_type(written, kind);
+        let text = |p: &str| written.pointer(p).and_then(Value::as_str).unwrap_or("");
+        let (got_kind, got_ns, got_name) = (
+            text("/kind"),
+            text("/metadata/namespace"),
+            text("/metadata/name"),
+        );
+        if got_kind != kind.kind || got_name != name || ns.is_some_and(|n| n != got_ns) {
+            return Err(op.malformed(format!(
+                "the answer to the patch of {} \"{name}\" is not that object (a {got_kind:?} named {got_ns:?}/{got_name:?})",
+                kind.resource()
+            )));
+        }
+        Ok(written)
     }
 
     /// The OpenAPI v3 document of `group/version` (`/openapi/v3/apis/{group}/{version}`):
     /// schemas with their `x-kubernetes-list-type` markers.
     pub async fn openapi_v3(&self, group: &str, version: &str) -> Result<Value, ClusterError> {
-        let url = format!("/openapi/v3/apis/{group}/{version}");
+        let url = super::path::openapi_v3(group, version).map_err(|e| *e)?;
         let op = Op {
             verb: "get",
             resource: format!("the OpenAPI schema of {group}/{version}"),

@@ -48,8 +48,8 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
         stage.this.describe().replacen("Stage ", "", 1),
         Tone::Plain,
     );
-    r.add(0, "Service", or_none(&stage.service), Tone::Plain);
-    r.add(0, "Environment", or_none(&stage.environment), Tone::Plain);
+    r.add(0, "Service", or_none(stage.service), Tone::Plain);
+    r.add(0, "Environment", or_none(stage.environment), Tone::Plain);
     r.add(
         0,
         "Apply",
@@ -69,9 +69,9 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
         (None, None) => "<none>".to_string(),
     };
     r.add(0, "Candidates", candidates, Tone::Plain);
-    r.add(0, "Level", or_none(&stage.level), Tone::Plain);
+    r.add(0, "Level", or_none(stage.level), Tone::Plain);
     if !stage.start_level.is_empty() {
-        r.add(1, "Start level", stage.start_level.clone(), Tone::Plain);
+        r.add(1, "Start level", stage.start_level, Tone::Plain);
     }
     if stage.frozen {
         r.add(
@@ -81,7 +81,7 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
             Tone::Warn,
         );
     }
-    r.add(0, "Pointer", or_none(&stage.pointer), Tone::Plain);
+    r.add(0, "Pointer", or_none(stage.pointer), Tone::Plain);
     r.add(
         0,
         "Published",
@@ -89,11 +89,11 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
         Tone::Plain,
     );
     for d in &stage.published {
-        r.add(1, "", d.clone(), Tone::Plain);
+        r.add(1, "", *d, Tone::Plain);
     }
     r.add(0, "Offered", stage.offered.len().to_string(), Tone::Plain);
     for d in &stage.offered {
-        r.add(1, "", d.clone(), Tone::Plain);
+        r.add(1, "", *d, Tone::Plain);
     }
 
     for c in computed.conditions() {
@@ -279,7 +279,7 @@ fn operation_rows(
     r.add(
         0,
         "Type",
-        or_none(&op.type_),
+        or_none(op.type_),
         if p.known_type { Tone::Plain } else { Tone::Bad },
     );
     r.add(
@@ -300,13 +300,13 @@ fn operation_rows(
     ];
     for (k, v) in target {
         if !v.is_empty() {
-            r.add(0, k, v.clone(), Tone::Plain);
+            r.add(0, k, *v, Tone::Plain);
         }
     }
     if !op.actor_class.is_empty() {
-        r.add(1, "Actor class", op.actor_class.clone(), Tone::Plain);
+        r.add(1, "Actor class", op.actor_class, Tone::Plain);
     }
-    let phase_tone = match op.phase.as_str() {
+    let phase_tone = match op.phase {
         "Succeeded" => Tone::Good,
         "Failed" => Tone::Bad,
         "Held" => Tone::Warn,
@@ -315,31 +315,31 @@ fn operation_rows(
     r.add(
         0,
         "Phase",
-        format!("{}: {}", or_none(&op.phase), p.meaning),
+        format!("{}: {}", or_none(op.phase), p.meaning),
         phase_tone,
     );
     r.add(1, "Next", p.next.clone(), Tone::Plain);
     r.add(1, "Who may act", p.actor.as_str().to_string(), Tone::Plain);
     if !op.message.is_empty() {
-        r.add(0, "Message", op.message.clone(), Tone::Plain);
+        r.add(0, "Message", op.message, Tone::Plain);
     }
     if !op.outcome.is_empty() {
-        r.add(0, "Outcome", op.outcome.clone(), Tone::Plain);
+        r.add(0, "Outcome", op.outcome, Tone::Plain);
     }
     r.add(0, "Verdicts", op.verdicts.len().to_string(), Tone::Plain);
     for v in &op.verdicts {
-        let tone = match v.result.as_str() {
+        let tone = match v.result {
             "Pass" => Tone::Good,
             "Fail" => Tone::Bad,
             _ => Tone::Pending,
         };
         let head = if v.message.is_empty() {
-            format!("{} ({})", v.result, or_none(&v.phase))
+            format!("{} ({})", v.result, or_none(v.phase))
         } else {
-            format!("{} ({}): {}", v.result, or_none(&v.phase), v.message)
+            format!("{} ({}): {}", v.result, or_none(v.phase), v.message)
         };
-        r.add(1, &v.gate, head, tone);
-        r.add(1, "", gate_meaning(&v.gate, &v.result), Tone::Plain);
+        r.add(1, v.gate, head, tone);
+        r.add(1, "", gate_meaning(v.gate, v.result), Tone::Plain);
     }
     let mine = approvals(op, all_approvals);
     if !mine.is_empty() {
@@ -352,10 +352,10 @@ fn operation_rows(
             };
             r.add(
                 1,
-                &a.this.name,
+                a.this.name,
                 format!(
                     "{}{accepted}: {}",
-                    or_none(&a.decision),
+                    or_none(a.decision),
                     if counts {
                         "counts"
                     } else {
@@ -366,10 +366,27 @@ fn operation_rows(
             );
         }
     }
-    for p in &op.problems {
-        r.add(0, "Field error", p.clone(), Tone::Bad);
+    for p in problems(op, all_approvals) {
+        r.add(0, "Field error", p, Tone::Bad);
     }
     r.0
+}
+
+/// The field errors an Operation's report names: its own, then those of each Approval of its
+/// namespace that is for it, or that names no Operation (its `spec.operationRef.name` is
+/// missing or of the wrong type, so it may be meant for this one), each prefixed with the
+/// Approval (`Approval prod/ok: spec.acceptUnknown: expected a list, found a string`).
+fn problems(op: &OperationView, all_approvals: &[ApprovalView]) -> Vec<String> {
+    let mut out = op.problems.clone();
+    for a in all_approvals {
+        let mine = a.this.namespace == op.this.namespace
+            && (a.operation == op.this.name || a.operation.is_empty());
+        if mine {
+            let who = a.this.describe();
+            out.extend(a.problems.iter().map(|p| format!("{who}: {p}")));
+        }
+    }
+    out
 }
 
 /// `explain operation/NAME -o json|yaml`: the explanation as data.
@@ -387,7 +404,7 @@ fn operation_json(
         .iter()
         .map(|v| {
             json!({"gate": v.gate, "phase": v.phase, "result": v.result, "message": v.message,
-                        "meaning": gate_meaning(&v.gate, &v.result)})
+                        "meaning": gate_meaning(v.gate, v.result)})
         })
         .collect();
     let approvals: Vec<Value> = approvals(op, all_approvals)
@@ -404,7 +421,7 @@ fn operation_json(
         "place": p,
         "verdicts": verdicts,
         "approvals": approvals,
-        "problems": op.problems,
+        "problems": problems(op, all_approvals),
     })
 }
 
@@ -457,10 +474,10 @@ mod tests {
         let op = OperationView::new(&all[0]);
         let approvals = [ApprovalView::new(&all[1])];
         let stage = |ns: &str| {
-            StageView::new(
-                &json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1",
+            StageView::new(crate::testutil::kept(
+                json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1",
                 "kind": "Stage", "metadata": {"name": "payments", "namespace": ns}, "spec": {}}),
-            )
+            ))
         };
         let stages = [stage("payments-prod"), stage("payments-test")];
         let notes =
@@ -482,6 +499,60 @@ mod tests {
             value_of(&r, "Stage").as_deref(),
             Some("payments-test/payments (not found)")
         );
+    }
+
+    /// An Approval of the wrong type for an Operation, or one that names no Operation in its
+    /// namespace, is a field error of the Operation's report with the Approval and the path
+    /// (rows and data); one in another namespace or for another Operation is not.
+    #[test]
+    fn an_approval_of_the_wrong_type_is_a_field_error_of_its_operation() {
+        let all = docs(include_str!(
+            "../../../examples/delivery/operation-held.yaml"
+        ));
+        let op = OperationView::new(&all[0]);
+        let ns = op.this.namespace;
+        let approval = |name: &str, namespace: &str, spec: Value| {
+            ApprovalView::new(crate::testutil::kept(json!({
+                "apiVersion": "delivery.pacto.trianalab.io/v1alpha1", "kind": "Approval",
+                "metadata": {"name": name, "namespace": namespace}, "spec": spec})))
+        };
+        let approvals = [
+            approval(
+                "typo",
+                ns,
+                json!({"operationRef": {"name": op.this.name}, "decision": "approve", "acceptUnknown": "pacto.suites"}),
+            ),
+            approval(
+                "nameless",
+                ns,
+                json!({"operationRef": {"name": 12}, "decision": "approve"}),
+            ),
+            approval(
+                "elsewhere",
+                "other",
+                json!({"operationRef": {"name": op.this.name}, "decision": 1}),
+            ),
+            approval(
+                "another",
+                ns,
+                json!({"operationRef": {"name": "payments-2-0-0"}, "decision": 1}),
+            ),
+        ];
+        let r = operation_report(&op, &[], &approvals, &[]);
+        let errors: Vec<&str> = r
+            .rows
+            .iter()
+            .filter(|row| row.key == "Field error")
+            .map(|row| row.value.as_str())
+            .collect();
+        let want = [
+            format!("Approval {ns}/typo: spec.acceptUnknown: expected a list, found a string"),
+            format!(
+                "Approval {ns}/nameless: spec.operationRef.name: expected a string, found a number"
+            ),
+        ];
+        assert_eq!(errors, want);
+        assert_eq!(r.data["problems"], json!(want));
     }
 
     /// A Stage's setup given as files ("Delivery reference: setup and gates", "Set up a

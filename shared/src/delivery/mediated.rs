@@ -33,12 +33,12 @@ pub fn label_field() -> String {
 
 /// One applier of a Stage.
 #[derive(Debug, Clone, Copy)]
-pub enum Applier<'a> {
-    Flux(&'a KustomizationView),
-    Argo(&'a ApplicationView),
+pub enum Applier<'w, 'a> {
+    Flux(&'w KustomizationView<'a>),
+    Argo(&'w ApplicationView<'a>),
 }
 
-impl Applier<'_> {
+impl Applier<'_, '_> {
     /// `Kustomization ns/name` or `Application ns/name`.
     pub fn describe(&self) -> String {
         match self {
@@ -48,35 +48,33 @@ impl Applier<'_> {
     }
 }
 
-/// The appliers of `stage`, or why they cannot be known. Kustomizations that name the apply
+/// The appliers of `stage`, or why they cannot be known, looked up in the world's index (the
+/// Kustomizations by the OCIRepository their `spec.sourceRef` names, the Applications by
+/// destination namespace and label), in the order read. Kustomizations that name the apply
 /// repository without a `sourceRef.kind` are not appliers (Flux requires the kind); they are
 /// returned apart so that the explanation can name them.
-pub fn appliers<'a>(
+#[allow(clippy::type_complexity)]
+pub fn appliers<'w, 'a>(
     stage: &StageView,
-    world: &'a World,
-) -> Result<(Vec<Applier<'a>>, Vec<&'a KustomizationView>), String> {
-    let ns = &stage.this.namespace;
+    world: &'w World<'a>,
+) -> Result<(Vec<Applier<'w, 'a>>, Vec<&'w KustomizationView<'a>>), String> {
+    let ns = stage.this.namespace;
     let mut out = Vec::new();
     let mut kindless = Vec::new();
-    let ks = world.kustomizations.get().map_err(str::to_string)?;
-    for k in ks {
-        if k.source_name != stage.apply_ref || &k.source_namespace != ns {
-            continue;
-        }
-        match k.source_kind.as_str() {
+    for k in world
+        .kustomizations_of(ns, stage.apply_ref)
+        .map_err(str::to_string)?
+    {
+        match k.source_kind {
             "OCIRepository" => out.push(Applier::Flux(k)),
             "" => kindless.push(k),
             _ => {}
         }
     }
-    let apps = world.applications.get().map_err(str::to_string)?;
-    for a in apps {
-        if a.apply_ref_label.as_deref() == Some(stage.this.name.as_str())
-            && &a.destination_namespace == ns
-        {
-            out.push(Applier::Argo(a));
-        }
-    }
+    let apps = world
+        .applications_of(ns, stage.this.name)
+        .map_err(str::to_string)?;
+    out.extend(apps.into_iter().map(Applier::Argo));
     Ok((out, kindless))
 }
 
@@ -109,7 +107,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
         ));
         verdicts.push(("ApplyRefUnguarded", repo_rule, "fail"));
     } else {
-        match world.repository(ns, &stage.apply_ref) {
+        match world.repository(ns, stage.apply_ref) {
             Err(why) => {
                 undecided.push(why.to_string());
                 verdicts.push(("ApplyRefUnguarded", repo_rule, "unknown"));
@@ -126,8 +124,8 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
             }
             Ok(Some(repo)) => {
                 let mut ok = true;
-                match repo.apply_ref_label.as_deref() {
-                    Some(v) if v == name => {}
+                match repo.apply_ref_label {
+                    Some(v) if v == *name => {}
                     other => {
                         ok = false;
                         let what = match other {
@@ -230,7 +228,7 @@ fn applier_rules(a: &Applier, stage: &StageView, failures: &mut Vec<Failure>) {
     let label = label_field();
     match a {
         Applier::Flux(k) => {
-            if k.apply_ref_label.as_deref() != Some(name.as_str()) {
+            if k.apply_ref_label != Some(*name) {
                 failures.push(Failure::new("Mediated", 
                     "ApplierUnguarded",
                     k.this.describe(),

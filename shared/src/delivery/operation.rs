@@ -72,7 +72,7 @@ pub fn waiting_on(op: &OperationView) -> Vec<String> {
     op.verdicts
         .iter()
         .filter(|v| v.phase != "after" && v.result != "Pass")
-        .map(|v| v.gate.clone())
+        .map(|v| v.gate.to_string())
         .collect()
 }
 
@@ -80,9 +80,9 @@ pub fn waiting_on(op: &OperationView) -> Vec<String> {
 /// `spec.approval.always` (None when the Stage is not known); `approved` says an Approval that
 /// counts exists (a Held operation then waits for the promoter, not for a person).
 pub fn place(op: &OperationView, approval_always: Option<bool>, approved: bool) -> Place {
-    let known_type = TYPES.contains(&op.type_.as_str());
+    let known_type = TYPES.contains(&op.type_);
     let waiting = waiting_on(op);
-    let (meaning, next, actor) = match op.phase.as_str() {
+    let (meaning, next, actor) = match op.phase {
         "" => (
             "not picked up yet: the promoter has written no status".to_string(),
             "the promoter evaluates the before-gates".to_string(),
@@ -139,7 +139,7 @@ pub fn place(op: &OperationView, approval_always: Option<bool>, approved: bool) 
             Actor::Nobody,
         ),
     };
-    let known_phase = op.phase.is_empty() || PHASES.contains(&op.phase.as_str());
+    let known_phase = op.phase.is_empty() || PHASES.contains(&op.phase);
     let (meaning, next, actor) = if known_type {
         (meaning, next, actor)
     } else {
@@ -183,12 +183,15 @@ pub fn gate_meaning(gate: &str, result: &str) -> String {
 
 /// The Approvals of `op`, and whether one counts: decision approve and every Unknown gate of the
 /// operation accepted.
-pub fn approvals<'a>(op: &OperationView, all: &'a [ApprovalView]) -> Vec<(&'a ApprovalView, bool)> {
+pub fn approvals<'w, 'a>(
+    op: &OperationView,
+    all: &'w [ApprovalView<'a>],
+) -> Vec<(&'w ApprovalView<'a>, bool)> {
     let unknown: Vec<&str> = op
         .verdicts
         .iter()
         .filter(|v| v.phase != "after" && v.result == "Unknown")
-        .map(|v| v.gate.as_str())
+        .map(|v| v.gate)
         .collect();
     all.iter()
         .filter(|a| a.this.namespace == op.this.namespace && a.operation == op.this.name)
@@ -206,12 +209,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn op(type_: &str, phase: &str, verdicts: serde_json::Value) -> OperationView {
-        OperationView::new(&json!({
+    fn op(type_: &str, phase: &str, verdicts: serde_json::Value) -> OperationView<'static> {
+        OperationView::new(crate::testutil::kept(json!({
             "metadata": {"name": "payments-1-4-0", "namespace": "prod"},
             "spec": {"type": type_, "stageRef": {"name": "payments"}, "version": "1.4.0"},
             "status": {"phase": phase, "verdicts": verdicts}
-        }))
+        })))
     }
 
     /// The state machine of "Delivery reference: setup and gates": who moves each phase on.
@@ -248,10 +251,14 @@ mod tests {
         assert_eq!(p.waiting_on, vec!["pacto.suites".to_string()]);
         assert!(p.meaning.contains("pacto.suites"), "{}", p.meaning);
         let approvals_all = [
-            ApprovalView::new(&json!({"metadata": {"name": "a1", "namespace": "prod"},
-                "spec": {"operationRef": {"name": "payments-1-4-0"}, "decision": "approve"}})),
-            ApprovalView::new(&json!({"metadata": {"name": "a2", "namespace": "prod"},
-                "spec": {"operationRef": {"name": "payments-1-4-0"}, "decision": "approve", "acceptUnknown": ["pacto.suites"]}})),
+            ApprovalView::new(crate::testutil::kept(
+                json!({"metadata": {"name": "a1", "namespace": "prod"},
+                "spec": {"operationRef": {"name": "payments-1-4-0"}, "decision": "approve"}}),
+            )),
+            ApprovalView::new(crate::testutil::kept(
+                json!({"metadata": {"name": "a2", "namespace": "prod"},
+                "spec": {"operationRef": {"name": "payments-1-4-0"}, "decision": "approve", "acceptUnknown": ["pacto.suites"]}}),
+            )),
         ];
         let a = approvals(&o, &approvals_all);
         assert_eq!(
@@ -297,9 +304,11 @@ mod tests {
                    {"gate": "pacto.contract", "phase": "after", "result": "Unknown"}]),
         );
         let approval = |name: &str, decision: &str, accept: serde_json::Value| {
-            ApprovalView::new(&json!({"metadata": {"name": name, "namespace": "prod"},
+            ApprovalView::new(crate::testutil::kept(
+                json!({"metadata": {"name": name, "namespace": "prod"},
                 "spec": {"operationRef": {"name": "payments-1-4-0"}, "decision": decision,
-                         "acceptUnknown": accept}}))
+                         "acceptUnknown": accept}}),
+            ))
         };
         let all = [
             approval("approve-all", "approve", json!(["pacto.suites"])),
@@ -309,7 +318,7 @@ mod tests {
         ];
         let got: Vec<(&str, bool)> = approvals(&o, &all)
             .iter()
-            .map(|(a, counts)| (a.this.name.as_str(), *counts))
+            .map(|(a, counts)| (a.this.name, *counts))
             .collect();
         assert_eq!(
             got,

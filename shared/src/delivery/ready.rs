@@ -14,7 +14,7 @@
 use super::condition::{Failure, Rule};
 use super::mediated::label_field;
 use super::view::{NamespacedName, StageView};
-use super::world::World;
+use super::world::{Trust, World};
 use super::APPLY_REF_LABEL;
 
 /// The reasons of `Ready=False`, in the order "Delivery reference: setup and gates" gives them
@@ -31,19 +31,44 @@ pub const ORDER: [&str; 5] = [
 /// How deep an upstream chain is followed before it counts as a loop.
 pub(crate) const MAX_UPSTREAM_DEPTH: usize = 256;
 
+/// What the candidate rules of a Stage know of its upstream Stage.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Upstream<'t> {
+    /// It names none, or one that is not listed (missing, unreadable, or no name).
+    NotListed,
+    /// Its chain of upstream references leads back to it.
+    OnLoop,
+    /// The upstream Stage listed, judged ([`World::trust`]).
+    Judged(&'t Trust),
+}
+
 /// The failures, the rules with their verdicts, and what could not be decided.
 pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<String>) {
     let mut failures = Vec::new();
     let mut undecided = Vec::new();
     let mut rules = Vec::new();
-    let candidates = candidate_rules(
-        stage,
-        world,
-        &mut failures,
-        &mut undecided,
-        0,
-        &mut Vec::new(),
-    );
+    let held: Trust;
+    let listed = stage
+        .upstream_stage
+        .filter(|u| !u.name.is_empty())
+        .and_then(|u| world.stage_at(u.namespace, u.name));
+    let upstream = match listed {
+        None => Upstream::NotListed,
+        Some(up) => {
+            // The Stage as the world holds it, if it is that Stage: on a loop when its chain
+            // leads back to it.
+            let me = world
+                .stage_at(stage.this.namespace, stage.this.name)
+                .filter(|&i| world.stages[i].upstream_stage == stage.upstream_stage);
+            if me.is_some_and(|i| world.trust(i).on_cycle) {
+                Upstream::OnLoop
+            } else {
+                held = world.trust(up);
+                Upstream::Judged(&held)
+            }
+        }
+    };
+    let candidates = candidate_rules(stage, world, upstream, &mut failures, &mut undecided);
     rules.push(Rule {
         condition: "Ready",
         reason: "CandidateUnverified",
@@ -63,19 +88,41 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
     (failures, rules, undecided)
 }
 
-/// The candidate rules of `stage`; `depth` and `seen` follow upstream chains.
+/// The [`Trust`] of `stage` for the Stages downstream of it, from what its upstream comes to.
+pub(crate) fn trust_of(stage: &StageView, world: &World, upstream: Upstream) -> Trust {
+    let mut failures = Vec::new();
+    let mut undecided = Vec::new();
+    let verdict = candidate_rules(stage, world, upstream, &mut failures, &mut undecided);
+    let reason = ORDER
+        .iter()
+        .find(|r| failures.iter().any(|f| f.reason == **r))
+        .copied()
+        .unwrap_or("");
+    let depth = match upstream {
+        Upstream::Judged(t) => t.depth.saturating_add(1),
+        Upstream::OnLoop => 0,
+        Upstream::NotListed => usize::from(stage.upstream_stage.is_some()),
+    };
+    Trust {
+        verdict,
+        reason,
+        undecided,
+        depth,
+        on_cycle: matches!(upstream, Upstream::OnLoop),
+    }
+}
+
+/// The candidate rules of `stage`, its upstream Stage as `upstream` says.
 fn candidate_rules(
     stage: &StageView,
     world: &World,
+    upstream: Upstream,
     failures: &mut Vec<Failure>,
     undecided: &mut Vec<String>,
-    depth: usize,
-    seen: &mut Vec<(String, String)>,
 ) -> &'static str {
     let me = stage.this.describe();
-    seen.push((stage.this.namespace.clone(), stage.this.name.clone()));
     if let Some(up) = &stage.upstream_stage {
-        return upstream_rules(stage, up, world, failures, undecided, depth, seen);
+        return upstream_rules(stage, up, world, upstream, failures, undecided);
     }
     let Some(repo_ref) = &stage.candidate_repository else {
         let field = if stage.has_spec {
@@ -103,7 +150,7 @@ fn candidate_rules(
         ));
         return "fail";
     }
-    let repo = match world.repository(&repo_ref.namespace, &repo_ref.name) {
+    let repo = match world.repository(repo_ref.namespace, repo_ref.name) {
         Err(why) => {
             undecided.push(why.to_string());
             return "unknown";
@@ -159,47 +206,63 @@ fn candidate_rules(
     verdict
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The candidate rules of a Stage that names an upstream Stage: the name is set, the chain is
+/// no loop and not too long, the upstream is read, exists, serves the same service, and can
+/// verify its own candidates. A message names the upstream and its reason, never the upstream's
+/// own explanation (`explain` of the upstream gives that).
 fn upstream_rules(
     stage: &StageView,
     up: &NamespacedName,
     world: &World,
+    upstream: Upstream,
     failures: &mut Vec<Failure>,
     undecided: &mut Vec<String>,
-    depth: usize,
-    seen: &mut Vec<(String, String)>,
 ) -> &'static str {
     let me = stage.this.describe();
-    let key = (up.namespace.clone(), up.name.clone());
-    if depth >= MAX_UPSTREAM_DEPTH {
+    if up.name.is_empty() {
         failures.push(Failure::new(
             "Ready",
-            "UpstreamUntrusted",
+            "NoCandidateSource",
             me,
-            "spec.candidates.upstreamStage",
-            format!("the upstream chain from {} is longer than {MAX_UPSTREAM_DEPTH} Stages: not followed further", stage.this.describe()),
-            "shorten the chain of upstream Stages".to_string(),
+            "spec.candidates.upstreamStage.name",
+            "spec.candidates.upstreamStage names no Stage".to_string(),
+            "set spec.candidates.upstreamStage.name to the Stage before this one".to_string(),
         ));
         return "fail";
     }
-    if seen.contains(&key) {
-        failures.push(Failure::new("Ready", 
+    if let Upstream::OnLoop = upstream {
+        failures.push(Failure::new("Ready",
             "UpstreamUntrusted",
-            me,
+            me.clone(),
             "spec.candidates.upstreamStage",
-            format!("the upstream chain from {} leads back to Stage {}/{}: no version ever enters it", stage.this.describe(), up.namespace, up.name),
+            format!("the upstream chain from {me} leads back to {me}: no version ever enters it"),
             "make the first Stage of the chain take its candidates from a candidate OCIRepository (spec.candidates.ociRepositoryRef)".to_string(),
         ));
         return "fail";
     }
-    if let Some(why) = world.unreadable_stage(&up.namespace, &up.name) {
+    if let Upstream::Judged(t) = upstream {
+        if t.depth == MAX_UPSTREAM_DEPTH {
+            failures.push(Failure::new(
+                "Ready",
+                "UpstreamUntrusted",
+                me.clone(),
+                "spec.candidates.upstreamStage",
+                format!("the upstream chain from {me} is longer than {MAX_UPSTREAM_DEPTH} Stages: not followed further"),
+                "shorten the chain of upstream Stages".to_string(),
+            ));
+            return "fail";
+        }
+    }
+    if let Some(why) = world.unreadable_stage(up.namespace, up.name) {
         undecided.push(format!(
             "the upstream Stage {}/{} could not be read: {why}",
             up.namespace, up.name
         ));
         return "unknown";
     }
-    let Some(upstream) = world.stage(&up.namespace, &up.name) else {
+    let (Some(upstream_stage), Upstream::Judged(trust)) =
+        (world.stage(up.namespace, up.name), upstream)
+    else {
         failures.push(Failure::new(
             "Ready",
             "CandidateNotFound",
@@ -216,41 +279,40 @@ fn upstream_rules(
         ));
         return "fail";
     };
-    if !upstream.service.is_empty()
+    let them = upstream_stage.this.describe();
+    if !upstream_stage.service.is_empty()
         && !stage.service.is_empty()
-        && upstream.service != stage.service
+        && upstream_stage.service != stage.service
     {
-        failures.push(Failure::new("Ready", 
+        failures.push(Failure::new("Ready",
             "UpstreamUntrusted",
             me,
             "spec.candidates.upstreamStage",
-            format!("the upstream {} serves {:?}, this Stage {:?}: it offers another service's versions", upstream.this.describe(), upstream.service, stage.service),
+            format!("the upstream {them} serves {:?}, this Stage {:?}: it offers another service's versions", upstream_stage.service, stage.service),
             "point spec.candidates.upstreamStage at the previous Stage of the same service".to_string(),
         ));
         return "fail";
     }
     // What the upstream offers was verified there only if its own candidates are trusted.
-    let mut theirs = Vec::new();
-    let verdict = candidate_rules(upstream, world, &mut theirs, undecided, depth + 1, seen);
-    match verdict {
+    match trust.verdict {
         "fail" => {
-            let why: Vec<String> = theirs
-                .iter()
-                .map(|f| format!("{} ({})", f.reason, f.message))
-                .collect();
+            let (ns, name) = (upstream_stage.this.namespace, upstream_stage.this.name);
             failures.push(Failure::new(
                 "Ready",
                 "UpstreamUntrusted",
                 me,
                 "spec.candidates.upstreamStage",
                 format!(
-                    "the upstream {} cannot verify its own candidates: {}",
-                    upstream.this.describe(),
-                    why.join("; ")
+                    "the upstream {them} cannot verify its own candidates: its Ready reason is {}",
+                    trust.reason
                 ),
-                format!("fix the upstream {} first", upstream.this.describe()),
+                format!("fix the upstream {them} first (kubectl pacto explain stage/{name} -n {ns} says why)"),
             ));
             "fail"
+        }
+        "unknown" => {
+            undecided.extend(trust.undecided.iter().cloned());
+            "unknown"
         }
         v => v,
     }
@@ -279,7 +341,7 @@ fn apply_label_rule(
         ));
         return "fail";
     }
-    match world.repository(ns, &stage.apply_ref) {
+    match world.repository(ns, stage.apply_ref) {
         Err(why) => {
             undecided.push(why.to_string());
             "unknown"
@@ -294,8 +356,8 @@ fn apply_label_rule(
             ));
             "fail"
         }
-        Ok(Some(repo)) => match repo.apply_ref_label.as_deref() {
-            Some(v) if v == name => "pass",
+        Ok(Some(repo)) => match repo.apply_ref_label {
+            Some(v) if v == *name => "pass",
             other => {
                 let what = match other {
                     None => "does not carry the label".to_string(),

@@ -11,7 +11,7 @@
 use super::view::{NamespacedName, StageView};
 use crate::kinds::{APPLICATION, KUSTOMIZATION, OCI_REPOSITORY, STAGE};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// A list of objects of one kind as read: `None` when the kind is not installed in the cluster
 /// (no such API: nothing of it exists), `Some(Err(why))` when it could not be read (forbidden,
@@ -43,6 +43,30 @@ impl Snapshot {
             applications: Some(Ok(APPLICATION.select(all))),
         }
     }
+
+    /// [`Snapshot::from_objects`] of objects it takes over: each object is moved into its
+    /// kind's list, none is copied.
+    pub fn from_values(all: Vec<Value>) -> Snapshot {
+        let (mut stages, mut repositories, mut kustomizations, mut applications) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for o in all {
+            if STAGE.is(&o) {
+                stages.push(o);
+            } else if OCI_REPOSITORY.is(&o) {
+                repositories.push(o);
+            } else if KUSTOMIZATION.is(&o) {
+                kustomizations.push(o);
+            } else if APPLICATION.is(&o) {
+                applications.push(o);
+            }
+        }
+        Snapshot {
+            stages,
+            oci_repositories: Some(Ok(repositories)),
+            kustomizations: Some(Ok(kustomizations)),
+            applications: Some(Ok(applications)),
+        }
+    }
 }
 
 /// The namespaces each kind a Stage depends on is read in, when only the Stages of some
@@ -60,20 +84,29 @@ pub struct Reads {
     pub applications: BTreeSet<String>,
 }
 
+/// `known` by namespace and name (the last of a name wins, as [`super::World`] reads them).
+fn by_name<'k, 'a>(known: &'k [StageView<'a>]) -> HashMap<(&'a str, &'a str), &'k StageView<'a>> {
+    known
+        .iter()
+        .map(|k| ((k.this.namespace, k.this.name), k))
+        .collect()
+}
+
 /// What the rules of `shown` read ([`Reads`]): their upstream chains are followed through
 /// `known` (the Stages read so far), as [`super::ready`] follows them, as far as they are known.
 pub fn reads(shown: &[StageView], known: &[StageView], argocd_namespace: &str) -> Reads {
     let mut r = Reads::default();
+    let known = by_name(known);
     for s in shown {
-        let ns = &s.this.namespace;
-        r.oci_repositories.insert(ns.clone());
-        r.kustomizations.insert(ns.clone());
-        r.applications.insert(ns.clone());
+        let ns = s.this.namespace;
+        r.oci_repositories.insert(ns.to_string());
+        r.kustomizations.insert(ns.to_string());
+        r.applications.insert(ns.to_string());
         // A Stage with an upstream takes its candidates from there; the first of the chain
         // from its candidate OCIRepository.
-        for up in chain(s, known) {
+        for up in chain(s, &known) {
             if let (None, Some(repo)) = (&up.upstream_stage, &up.candidate_repository) {
-                r.oci_repositories.insert(repo.namespace.clone());
+                r.oci_repositories.insert(repo.namespace.to_string());
             }
         }
     }
@@ -83,19 +116,19 @@ pub fn reads(shown: &[StageView], known: &[StageView], argocd_namespace: &str) -
 
 /// `stage` and the Stages up its upstream chain that `known` holds, as far as the chain is
 /// known, without a loop and no longer than the rules follow it.
-fn chain<'a>(stage: &'a StageView, known: &'a [StageView]) -> Vec<&'a StageView> {
+fn chain<'k, 'a>(
+    stage: &'k StageView<'a>,
+    known: &HashMap<(&'a str, &'a str), &'k StageView<'a>>,
+) -> Vec<&'k StageView<'a>> {
     let mut out = vec![stage];
-    let mut seen = BTreeSet::from([(stage.this.namespace.as_str(), stage.this.name.as_str())]);
+    let mut seen = HashSet::from([(stage.this.namespace, stage.this.name)]);
     let mut cur = stage;
     while out.len() <= super::ready::MAX_UPSTREAM_DEPTH {
         let Some(up) = &cur.upstream_stage else { break };
-        if !seen.insert((up.namespace.as_str(), up.name.as_str())) {
+        if !seen.insert((up.namespace, up.name)) {
             break;
         }
-        let Some(next) = known
-            .iter()
-            .find(|k| k.this.namespace == up.namespace && k.this.name == up.name)
-        else {
+        let Some(&next) = known.get(&(up.namespace, up.name)) else {
             break;
         };
         out.push(next);
@@ -107,31 +140,30 @@ fn chain<'a>(stage: &'a StageView, known: &'a [StageView]) -> Vec<&'a StageView>
 /// The upstream Stages the rules of `shown` need that are not read yet: named by a Stage of a
 /// chain, not in `known`, not in a namespace whose Stages were all `listed`, and not `tried`
 /// already. Each is read on its own (one GET); the next call goes one Stage further.
-pub fn missing_upstreams(
-    shown: &[StageView],
-    known: &[StageView],
+pub fn missing_upstreams<'a>(
+    shown: &[StageView<'a>],
+    known: &[StageView<'a>],
     listed: &BTreeSet<String>,
     tried: &BTreeSet<(String, String)>,
-) -> Vec<NamespacedName> {
-    let mut out: Vec<NamespacedName> = Vec::new();
+) -> Vec<NamespacedName<'a>> {
+    let mut out: Vec<NamespacedName<'a>> = Vec::new();
+    let mut wanted: HashSet<NamespacedName<'a>> = HashSet::new();
+    let known = by_name(known);
     for s in shown {
-        let last = *chain(s, known).last().unwrap_or(&s);
-        let Some(up) = &last.upstream_stage else {
+        let last = *chain(s, &known).last().unwrap_or(&s);
+        let Some(up) = last.upstream_stage else {
             continue;
         };
-        let key = (up.namespace.clone(), up.name.clone());
-        let known_here = known
-            .iter()
-            .any(|k| k.this.namespace == up.namespace && k.this.name == up.name);
-        if known_here
+        let key = (up.namespace.to_string(), up.name.to_string());
+        if known.contains_key(&(up.namespace, up.name))
             || up.name.is_empty()
-            || listed.contains(&up.namespace)
+            || listed.contains(up.namespace)
             || tried.contains(&key)
-            || out.contains(up)
+            || !wanted.insert(up)
         {
             continue;
         }
-        out.push(up.clone());
+        out.push(up);
     }
     out
 }
@@ -230,16 +262,16 @@ mod tests {
 
     /// A Stage of `prod` that takes its candidates from `test` (base-flux's Stage), which takes
     /// them from its candidate OCIRepository in `vendor`.
-    fn chain_of_two() -> (Vec<Value>, StageView, StageView) {
+    fn chain_of_two() -> (Vec<Value>, StageView<'static>, StageView<'static>) {
         let mut all = docs(include_str!("testdata/base-flux.yaml"));
         all[0]["spec"]["candidates"] =
             json!({"ociRepositoryRef": {"name": "payments-candidates", "namespace": "vendor"}});
-        let first = StageView::new(&all[0]);
+        let first = StageView::new(crate::testutil::kept(all[0].clone()));
         let next = json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1", "kind": "Stage",
             "metadata": {"name": "payments", "namespace": "prod"},
             "spec": {"service": {"name": "payments"}, "applyRef": {"name": "payments"},
                 "candidates": {"upstreamStage": {"name": "payments", "namespace": "test"}}}});
-        let second = StageView::new(&next);
+        let second = StageView::new(crate::testutil::kept(next));
         (all, first, second)
     }
 
@@ -256,8 +288,8 @@ mod tests {
         assert_eq!(
             wanted,
             [NamespacedName {
-                name: "payments".into(),
-                namespace: "test".into()
+                name: "payments",
+                namespace: "test"
             }]
         );
         // Until it is read, the chain stops at the shown Stage.

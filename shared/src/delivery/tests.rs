@@ -64,7 +64,7 @@ fn every_reason_of_seed_001() {
     let table: Value =
         serde_saphyr::from_str(include_str!("testdata/cases.yaml")).expect("cases.yaml");
     let cases = table["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 40);
+    assert_eq!(cases.len(), 42);
     for case in cases {
         let name = case["name"].as_str().unwrap();
         let (snap, (ns, stage_name)) = snapshot(case);
@@ -322,5 +322,149 @@ fn long_chains_and_duplicates() {
     assert_eq!(
         world.notes,
         ["OCIRepositories (source.toolkit.fluxcd.io) test/payments-candidates is given twice: the last one is read"]
+    );
+}
+
+/// `n` Stages after base-flux's Stage test/payments, each taking its candidates from the one
+/// before (`payments-1` from `payments`, `payments-2` from `payments-1`, ...).
+fn chain(n: usize) -> Snapshot {
+    let (mut snap, _) = snapshot(&json!({"base": "flux"}));
+    let first = snap.stages[0].clone();
+    for i in 1..=n {
+        let mut s = first.clone();
+        s["metadata"]["name"] = json!(format!("payments-{i}"));
+        let up = match i {
+            1 => "payments".to_string(),
+            _ => format!("payments-{}", i - 1),
+        };
+        s["spec"]["candidates"] = json!({"upstreamStage": {"name": up}});
+        snap.stages.push(s);
+    }
+    snap
+}
+
+/// The failure of the candidate rules of `namespace/name`.
+fn candidate_failure(world: &World, namespace: &str, name: &str) -> Option<(String, String)> {
+    let c = compute(world.stage(namespace, name).unwrap(), world);
+    c.failures
+        .iter()
+        .find(|f| f.field.starts_with("spec.candidates"))
+        .map(|f| (f.reason.to_string(), f.message.clone()))
+}
+
+/// "A downstream Stage takes only what its upstream lists in status.offered: versions that
+/// passed the published gate and were verified there" ("Delivery reference: setup and gates",
+/// "Set up a Stage"): an upstream that cannot verify its candidates makes every Stage below it
+/// UpstreamUntrusted, and each message names the Stage just above and that Stage's reason,
+/// not its explanation, so a message stays one sentence however long the chain.
+#[test]
+fn an_untrusted_upstream_is_named_with_its_reason_not_its_explanation() {
+    let mut snap = chain(200);
+    snap.stages[0]["spec"]["candidates"] =
+        json!({"ociRepositoryRef": {"name": "payments-unsigned"}});
+    let world = World::new(&snap);
+    assert_eq!(
+        candidate_failure(&world, "test", "payments-1"),
+        Some((
+            "UpstreamUntrusted".into(),
+            "the upstream Stage test/payments cannot verify its own candidates: its Ready reason is CandidateNotFound".into()
+        ))
+    );
+    for i in 2..=200 {
+        let (reason, message) =
+            candidate_failure(&world, "test", &format!("payments-{i}")).unwrap();
+        assert_eq!(reason, "UpstreamUntrusted");
+        assert_eq!(
+            message,
+            format!(
+                "the upstream Stage test/payments-{} cannot verify its own candidates: its Ready reason is UpstreamUntrusted",
+                i - 1
+            )
+        );
+    }
+    // Its Ready message holds the one sentence (and the other Ready failure of the copies,
+    // which share the first Stage's apply OCIRepository).
+    let c = compute(world.stage("test", "payments-200").unwrap(), &world);
+    assert!(c.ready.message.len() < 400, "{}", c.ready.message);
+}
+
+/// A chain is followed to its first Stage through 256 upstream references; a Stage further down
+/// is untrusted, named where the chain passes the bound, and those below it name the Stage above.
+#[test]
+fn a_chain_longer_than_the_bound_is_untrusted_below_it() {
+    let world_snap = chain(260);
+    let world = World::new(&world_snap);
+    assert_eq!(candidate_failure(&world, "test", "payments-256"), None);
+    assert_eq!(
+        candidate_failure(&world, "test", "payments-257"),
+        Some((
+            "UpstreamUntrusted".into(),
+            "the upstream chain from Stage test/payments-257 is longer than 256 Stages: not followed further".into()
+        ))
+    );
+    assert_eq!(
+        candidate_failure(&world, "test", "payments-258").map(|f| f.1),
+        Some("the upstream Stage test/payments-257 cannot verify its own candidates: its Ready reason is UpstreamUntrusted".into())
+    );
+}
+
+/// A loop of upstream references is named on each Stage of it, and not followed again; a Stage
+/// that takes its candidates from the loop names the Stage of the loop it points at.
+#[test]
+fn a_loop_is_named_on_each_of_its_stages() {
+    let mut snap = chain(4);
+    // payments-1 -> payments-3 -> payments-2 -> payments-1; payments-4 -> payments-3.
+    snap.stages[1]["spec"]["candidates"] = json!({"upstreamStage": {"name": "payments-3"}});
+    let world = World::new(&snap);
+    for i in 1..=3 {
+        let me = format!("Stage test/payments-{i}");
+        assert_eq!(
+            candidate_failure(&world, "test", &format!("payments-{i}")),
+            Some((
+                "UpstreamUntrusted".into(),
+                format!(
+                    "the upstream chain from {me} leads back to {me}: no version ever enters it"
+                )
+            ))
+        );
+    }
+    assert_eq!(
+        candidate_failure(&world, "test", "payments-4").map(|f| f.1),
+        Some("the upstream Stage test/payments-3 cannot verify its own candidates: its Ready reason is UpstreamUntrusted".into())
+    );
+    // The first Stage, outside the loop, is untouched.
+    assert_eq!(candidate_failure(&world, "test", "payments"), None);
+}
+
+/// An upstream Stage whose own candidate OCIRepository could not be read leaves the Stages
+/// below it undecided, each saying why.
+#[test]
+fn an_undecided_upstream_leaves_the_chain_undecided() {
+    let mut snap = chain(3);
+    snap.stages[0]["spec"]["candidates"] =
+        json!({"ociRepositoryRef": {"name": "payments-candidates", "namespace": "vendor"}});
+    let read = |ns: &[&str]| -> std::collections::BTreeMap<String, Option<String>> {
+        ns.iter().map(|n| (n.to_string(), None)).collect()
+    };
+    let mut partial = super::snapshot::Partial {
+        oci_repositories: read(&["test"]),
+        kustomizations: read(&["test"]),
+        applications: read(&["test"]),
+        stages: Vec::new(),
+    };
+    partial
+        .oci_repositories
+        .insert("vendor".into(), Some("forbidden".into()));
+    let world = World::read_in(&snap, &partial);
+    let c = compute(world.stage("test", "payments-3").unwrap(), &world);
+    // (The copies share the first Stage's apply OCIRepository: ApplierUnlabelled decides
+    // Ready; the candidate rule is undecided.)
+    assert_eq!(
+        (c.rules[0].reason, c.rules[0].verdict),
+        ("CandidateUnverified", "unknown")
+    );
+    assert_eq!(
+        c.unreadable,
+        ["OCIRepositories (source.toolkit.fluxcd.io) in namespace \"vendor\" could not be read: forbidden"]
     );
 }

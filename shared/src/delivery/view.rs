@@ -4,7 +4,8 @@
 //! and Kustomization (`kustomize.toolkit.fluxcd.io`), and the Argo CD Application (`argoproj.io`).
 //! Reading never fails: a field of the wrong type reads as absent and is named in the view's
 //! `problems` (`spec.applyRef.name: expected a string, found a number`), so that a verdict can say
-//! which field is at fault.
+//! which field is at fault. A view borrows its strings from the object it reads (`&'a str`): it
+//! copies no text, so a world of views costs little beyond the objects themselves.
 
 use crate::object::json_type;
 use serde_json::Value;
@@ -70,22 +71,22 @@ impl<'a> Reader<'a> {
     }
 
     /// A string field; absent or null is empty.
-    pub fn string(&mut self, path: &[&str]) -> String {
+    pub fn string(&mut self, path: &[&str]) -> &'a str {
         match self.lookup(path) {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(s)) => s.clone(),
+            None | Some(Value::Null) => "",
+            Some(Value::String(s)) => s,
             Some(other) => {
                 self.wrong(path, "a string", other);
-                String::new()
+                ""
             }
         }
     }
 
     /// An optional string field: None when absent or null.
-    pub fn opt_string(&mut self, path: &[&str]) -> Option<String> {
+    pub fn opt_string(&mut self, path: &[&str]) -> Option<&'a str> {
         match self.lookup(path) {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => Some(s),
             Some(other) => {
                 self.wrong(path, "a string", other);
                 None
@@ -127,23 +128,23 @@ impl<'a> Reader<'a> {
     }
 
     /// A list field; absent or null is empty.
-    pub fn list(&mut self, path: &[&str]) -> Vec<Value> {
+    pub fn list(&mut self, path: &[&str]) -> &'a [Value] {
         match self.lookup(path) {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(a)) => a.clone(),
+            None | Some(Value::Null) => &[],
+            Some(Value::Array(a)) => a,
             Some(other) => {
                 self.wrong(path, "a list", other);
-                Vec::new()
+                &[]
             }
         }
     }
 
     /// A list of strings; other entries are reported and skipped.
-    pub fn strings(&mut self, path: &[&str]) -> Vec<String> {
+    pub fn strings(&mut self, path: &[&str]) -> Vec<&'a str> {
         let mut out = Vec::new();
         for (i, v) in self.list(path).iter().enumerate() {
             match v {
-                Value::String(s) => out.push(s.clone()),
+                Value::String(s) => out.push(s.as_str()),
                 other => {
                     let p = format!("{}[{i}]", path.join("."));
                     self.wrong(&[&p], "a string", other);
@@ -179,11 +180,11 @@ impl<'a> Reader<'a> {
     }
 
     /// `metadata.labels[key]`, if set.
-    pub fn label(&mut self, key: &str) -> Option<String> {
+    pub fn label(&mut self, key: &str) -> Option<&'a str> {
         let labels = self.map(&["metadata", "labels"])?;
         match labels.get(key) {
             None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::String(s)) => Some(s),
             Some(other) => {
                 let p = format!("metadata.labels[{key:?}]");
                 self.wrong(&[&p], "a string", other);
@@ -194,14 +195,14 @@ impl<'a> Reader<'a> {
 }
 
 /// Name and namespace of an object, and what it is, for messages: `OCIRepository prod/payments`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ObjectRef {
-    pub kind: String,
-    pub namespace: String,
-    pub name: String,
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ObjectRef<'a> {
+    pub kind: &'static str,
+    pub namespace: &'a str,
+    pub name: &'a str,
 }
 
-impl ObjectRef {
+impl ObjectRef<'_> {
     /// `Kind namespace/name` (or `Kind name` without a namespace).
     pub fn describe(&self) -> String {
         if self.namespace.is_empty() {
@@ -212,33 +213,33 @@ impl ObjectRef {
     }
 }
 
-fn object_ref(r: &mut Reader, kind: &str) -> ObjectRef {
+fn object_ref<'a>(r: &mut Reader<'a>, kind: &'static str) -> ObjectRef<'a> {
     ObjectRef {
-        kind: kind.to_string(),
+        kind,
         namespace: r.string(&["metadata", "namespace"]),
         name: r.string(&["metadata", "name"]),
     }
 }
 
 /// A `{name, namespace}` reference; the namespace defaults to `default_namespace`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NamespacedName {
-    pub name: String,
-    pub namespace: String,
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NamespacedName<'a> {
+    pub name: &'a str,
+    pub namespace: &'a str,
 }
 
 /// One `status.conditions[]` entry as written (metav1.Condition).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct WrittenCondition {
-    pub type_: String,
-    pub status: String,
-    pub reason: String,
-    pub message: String,
-    pub last_transition_time: String,
+pub struct WrittenCondition<'a> {
+    pub type_: &'a str,
+    pub status: &'a str,
+    pub reason: &'a str,
+    pub message: &'a str,
+    pub last_transition_time: &'a str,
     pub observed_generation: Option<i64>,
 }
 
-fn conditions(r: &mut Reader) -> Vec<WrittenCondition> {
+fn conditions<'a>(r: &mut Reader<'a>) -> Vec<WrittenCondition<'a>> {
     let list = r.list(&["status", "conditions"]);
     list.iter()
         .enumerate()
@@ -271,42 +272,56 @@ fn conditions(r: &mut Reader) -> Vec<WrittenCondition> {
 
 /// A Stage (`delivery.pacto.trianalab.io/v1alpha1`, kind `Stage`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StageView {
-    pub this: ObjectRef,
+pub struct StageView<'a> {
+    /// The object read.
+    pub object: &'a Value,
+    pub this: ObjectRef<'a>,
     pub generation: Option<i64>,
-    pub creation_timestamp: String,
+    pub creation_timestamp: &'a str,
     /// Whether the object has a `spec` map at all.
     pub has_spec: bool,
     /// `spec.service.name`.
-    pub service: String,
+    pub service: &'a str,
     /// `spec.environment`.
-    pub environment: String,
+    pub environment: &'a str,
     /// `spec.applyRef.name`: the apply OCIRepository, in the Stage's namespace.
-    pub apply_ref: String,
+    pub apply_ref: &'a str,
     /// `spec.candidates.upstreamStage` (namespace defaulted to the Stage's).
-    pub upstream_stage: Option<NamespacedName>,
+    pub upstream_stage: Option<NamespacedName<'a>>,
     /// `spec.candidates.ociRepositoryRef` (namespace defaulted to the Stage's).
-    pub candidate_repository: Option<NamespacedName>,
+    pub candidate_repository: Option<NamespacedName<'a>>,
     /// `spec.startLevel`.
-    pub start_level: String,
+    pub start_level: &'a str,
     /// `spec.gates.verify.window` as written (a Go duration).
-    pub verify_window: String,
+    pub verify_window: &'a str,
     /// `spec.checks[]`: suite names a candidate must ship.
-    pub checks: Vec<String>,
+    pub checks: Vec<&'a str>,
     /// `spec.approval.always`.
     pub approval_always: bool,
-    pub pointer: String,
-    pub published: Vec<String>,
-    pub offered: Vec<String>,
-    pub conditions: Vec<WrittenCondition>,
-    pub level: String,
+    pub pointer: &'a str,
+    pub published: Vec<&'a str>,
+    pub offered: Vec<&'a str>,
+    pub conditions: Vec<WrittenCondition<'a>>,
+    pub level: &'a str,
     pub frozen: bool,
     pub observed_generation: Option<i64>,
-    /// Fields of the wrong type, by path.
+    /// Fields of the wrong type, by path, and what the candidate source leaves unread
+    /// ([`EMPTY_UPSTREAM_NAME`], [`BOTH_CANDIDATE_SOURCES`]).
     pub problems: Vec<String>,
 }
 
-fn namespaced(r: &mut Reader, path: &[&str], default_ns: &str) -> Option<NamespacedName> {
+/// The problem of a Stage whose `spec.candidates.upstreamStage.name` is empty or absent.
+pub const EMPTY_UPSTREAM_NAME: &str =
+    "spec.candidates.upstreamStage.name: empty: the upstreamStage names no Stage";
+
+/// The problem of a Stage that sets both candidate sources.
+pub const BOTH_CANDIDATE_SOURCES: &str = "spec.candidates: both upstreamStage and ociRepositoryRef are set: the Stage takes its candidates from the upstream Stage, and spec.candidates.ociRepositoryRef is not read";
+
+fn namespaced<'a>(
+    r: &mut Reader<'a>,
+    path: &[&str],
+    default_ns: &'a str,
+) -> Option<NamespacedName<'a>> {
     r.map(path)?;
     let mut name_path = path.to_vec();
     name_path.push("name");
@@ -316,29 +331,30 @@ fn namespaced(r: &mut Reader, path: &[&str], default_ns: &str) -> Option<Namespa
     let namespace = r
         .opt_string(&ns_path)
         .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| default_ns.to_string());
+        .unwrap_or(default_ns);
     Some(NamespacedName { name, namespace })
 }
 
-impl StageView {
+impl<'a> StageView<'a> {
     /// Reads a Stage.
-    pub fn new(obj: &Value) -> StageView {
+    pub fn new(obj: &'a Value) -> StageView<'a> {
         let mut r = Reader::new(obj);
         let this = object_ref(&mut r, "Stage");
         let has_spec = r.map(&["spec"]).is_some();
-        let ns = this.namespace.clone();
+        let ns = this.namespace;
         StageView {
+            object: obj,
             generation: r.int(&["metadata", "generation"]),
             creation_timestamp: r.string(&["metadata", "creationTimestamp"]),
             has_spec,
             service: r.string(&["spec", "service", "name"]),
             environment: r.string(&["spec", "environment"]),
             apply_ref: r.string(&["spec", "applyRef", "name"]),
-            upstream_stage: namespaced(&mut r, &["spec", "candidates", "upstreamStage"], &ns),
+            upstream_stage: namespaced(&mut r, &["spec", "candidates", "upstreamStage"], ns),
             candidate_repository: namespaced(
                 &mut r,
                 &["spec", "candidates", "ociRepositoryRef"],
-                &ns,
+                ns,
             ),
             start_level: r.string(&["spec", "startLevel"]),
             verify_window: r.string(&["spec", "gates", "verify", "window"]),
@@ -357,43 +373,54 @@ impl StageView {
         .with_problems(r.problems)
     }
 
-    fn with_problems(mut self, p: Vec<String>) -> StageView {
+    /// The problems read, and those of the candidate source: an `upstreamStage` whose name is
+    /// empty names no Stage, and a Stage that sets both `upstreamStage` and `ociRepositoryRef`
+    /// takes its candidates from the upstream Stage only ("Delivery reference: setup and gates",
+    /// "Set up a Stage": a first Stage names its candidate OCIRepository, a downstream one its
+    /// upstream Stage), so the OCIRepository it also names is not read.
+    fn with_problems(mut self, mut p: Vec<String>) -> StageView<'a> {
+        if self.upstream_stage.is_some_and(|u| u.name.is_empty()) {
+            p.push(EMPTY_UPSTREAM_NAME.to_string());
+        }
+        if self.upstream_stage.is_some() && self.candidate_repository.is_some() {
+            p.push(BOTH_CANDIDATE_SOURCES.to_string());
+        }
         self.problems = p;
         self
     }
 
     /// The written condition of this type, if any.
-    pub fn condition(&self, type_: &str) -> Option<&WrittenCondition> {
+    pub fn condition(&self, type_: &str) -> Option<&WrittenCondition<'a>> {
         self.conditions.iter().find(|c| c.type_ == type_)
     }
 }
 
 /// A Flux OCIRepository: the apply repository a Stage moves, or a candidate repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OciRepositoryView {
-    pub this: ObjectRef,
+pub struct OciRepositoryView<'a> {
+    pub this: ObjectRef<'a>,
     /// `metadata.labels["delivery.pacto.trianalab.io/apply-ref"]`.
-    pub apply_ref_label: Option<String>,
+    pub apply_ref_label: Option<&'a str>,
     /// `spec.url`.
-    pub url: String,
+    pub url: &'a str,
     /// Whether `spec.verify` is a map.
     pub has_verify: bool,
     /// `spec.verify.provider`.
-    pub verify_provider: String,
+    pub verify_provider: &'a str,
     /// `spec.verify.secretRef.name`.
-    pub verify_secret: String,
+    pub verify_secret: &'a str,
     /// `spec.verify.matchOIDCIdentity[]` as (issuer, subject).
-    pub oidc_identities: Vec<(String, String)>,
+    pub oidc_identities: Vec<(&'a str, &'a str)>,
     /// `spec.ignore` is set.
     pub ignores: bool,
     /// `spec.ref.digest`: what the promoter writes.
-    pub ref_digest: String,
+    pub ref_digest: &'a str,
     pub problems: Vec<String>,
 }
 
-impl OciRepositoryView {
+impl<'a> OciRepositoryView<'a> {
     /// Reads an OCIRepository.
-    pub fn new(obj: &Value) -> OciRepositoryView {
+    pub fn new(obj: &'a Value) -> OciRepositoryView<'a> {
         let mut r = Reader::new(obj);
         let this = object_ref(&mut r, "OCIRepository");
         let has_verify = r.map(&["spec", "verify"]).is_some();
@@ -443,30 +470,30 @@ pub const KUSTOMIZATION_OVERRIDES: [&str; 9] = [
 
 /// A Flux Kustomization as an applier.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KustomizationView {
-    pub this: ObjectRef,
-    pub apply_ref_label: Option<String>,
+pub struct KustomizationView<'a> {
+    pub this: ObjectRef<'a>,
+    pub apply_ref_label: Option<&'a str>,
     /// `spec.sourceRef.kind` as written (empty when absent).
-    pub source_kind: String,
-    pub source_name: String,
+    pub source_kind: &'a str,
+    pub source_name: &'a str,
     /// `spec.sourceRef.namespace`, defaulted to the Kustomization's.
-    pub source_namespace: String,
+    pub source_namespace: &'a str,
     /// `spec.serviceAccountName`.
-    pub service_account: String,
+    pub service_account: &'a str,
     /// The override fields of [`KUSTOMIZATION_OVERRIDES`] that are set, in that order.
     pub overrides: Vec<&'static str>,
     pub problems: Vec<String>,
 }
 
-impl KustomizationView {
+impl<'a> KustomizationView<'a> {
     /// Reads a Kustomization.
-    pub fn new(obj: &Value) -> KustomizationView {
+    pub fn new(obj: &'a Value) -> KustomizationView<'a> {
         let mut r = Reader::new(obj);
         let this = object_ref(&mut r, "Kustomization");
         let source_namespace = r
             .opt_string(&["spec", "sourceRef", "namespace"])
             .filter(|n| !n.is_empty())
-            .unwrap_or_else(|| this.namespace.clone());
+            .unwrap_or(this.namespace);
         let overrides = KUSTOMIZATION_OVERRIDES
             .into_iter()
             .filter(|f| r.is_set(&["spec", f]))
@@ -486,11 +513,11 @@ impl KustomizationView {
 
 /// An Argo CD Application as an applier.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApplicationView {
-    pub this: ObjectRef,
-    pub apply_ref_label: Option<String>,
+pub struct ApplicationView<'a> {
+    pub this: ObjectRef<'a>,
+    pub apply_ref_label: Option<&'a str>,
     /// `spec.destination.namespace`.
-    pub destination_namespace: String,
+    pub destination_namespace: &'a str,
     /// How many sources: 1 for `spec.source`, the length of `spec.sources` (0 when neither).
     pub sources: usize,
     /// Whether `spec.sources` is used (a list of sources, even of one).
@@ -514,9 +541,9 @@ pub const APPLICATION_OVERRIDES: [&str; 8] = [
     "plugin",
 ];
 
-impl ApplicationView {
+impl<'a> ApplicationView<'a> {
     /// Reads an Application.
-    pub fn new(obj: &Value) -> ApplicationView {
+    pub fn new(obj: &'a Value) -> ApplicationView<'a> {
         let mut r = Reader::new(obj);
         let this = object_ref(&mut r, "Application");
         let sources_list = r.list(&["spec", "sources"]);
@@ -558,42 +585,42 @@ impl ApplicationView {
 
 /// An Operation (`delivery.pacto.trianalab.io/v1alpha1`, kind `Operation`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OperationView {
-    pub this: ObjectRef,
-    pub creation_timestamp: String,
+pub struct OperationView<'a> {
+    pub this: ObjectRef<'a>,
+    pub creation_timestamp: &'a str,
     /// `spec.type`: promote, rollback, override, freeze, unfreeze, autonomy (or what was written).
-    pub type_: String,
-    pub stage: String,
-    pub digest: String,
-    pub version: String,
-    pub level: String,
-    pub actor: String,
+    pub type_: &'a str,
+    pub stage: &'a str,
+    pub digest: &'a str,
+    pub version: &'a str,
+    pub level: &'a str,
+    pub actor: &'a str,
     /// Pending, Held, Running, Verifying, Succeeded, Failed (or what was written; empty: none).
-    pub phase: String,
-    pub message: String,
-    pub verdicts: Vec<Verdict>,
-    pub outcome: String,
+    pub phase: &'a str,
+    pub message: &'a str,
+    pub verdicts: Vec<Verdict<'a>>,
+    pub outcome: &'a str,
     /// human | agent.
-    pub actor_class: String,
+    pub actor_class: &'a str,
     pub problems: Vec<String>,
 }
 
 /// One `status.verdicts[]` entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub struct Verdict<'a> {
     /// `pacto.published`, `pacto.diff`, `pacto.impact`, `pacto.suites`, `pacto.environment`,
     /// the after-check `pacto.contract`, or another gate's name.
-    pub gate: String,
+    pub gate: &'a str,
     /// before | after.
-    pub phase: String,
+    pub phase: &'a str,
     /// Pass | Fail | Unknown.
-    pub result: String,
-    pub message: String,
+    pub result: &'a str,
+    pub message: &'a str,
 }
 
-impl OperationView {
+impl<'a> OperationView<'a> {
     /// Reads an Operation.
-    pub fn new(obj: &Value) -> OperationView {
+    pub fn new(obj: &'a Value) -> OperationView<'a> {
         let mut r = Reader::new(obj);
         let this = object_ref(&mut r, "Operation");
         let verdicts = r
@@ -644,19 +671,19 @@ impl OperationView {
 
 /// An Approval (`delivery.pacto.trianalab.io/v1alpha1`, kind `Approval`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApprovalView {
-    pub this: ObjectRef,
-    pub operation: String,
+pub struct ApprovalView<'a> {
+    pub this: ObjectRef<'a>,
+    pub operation: &'a str,
     /// approve | reject.
-    pub decision: String,
+    pub decision: &'a str,
     /// Gates whose Unknown verdict the person accepts.
-    pub accept_unknown: Vec<String>,
+    pub accept_unknown: Vec<&'a str>,
     pub problems: Vec<String>,
 }
 
-impl ApprovalView {
+impl<'a> ApprovalView<'a> {
     /// Reads an Approval.
-    pub fn new(obj: &Value) -> ApprovalView {
+    pub fn new(obj: &'a Value) -> ApprovalView<'a> {
         let mut r = Reader::new(obj);
         let this = object_ref(&mut r, "Approval");
         ApprovalView {
@@ -674,15 +701,16 @@ pub use super::snapshot::{ListedObjects, Snapshot};
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testutil::kept;
     use serde_json::json;
 
     #[test]
     fn wrong_types_are_named_by_path_and_read_as_absent() {
-        let s = StageView::new(&json!({
+        let s = StageView::new(kept(json!({
             "metadata": {"name": "payments", "namespace": "prod"},
             "spec": {"applyRef": {"name": 5}, "checks": ["a", 3], "approval": {"always": "yes"}},
             "status": {"conditions": [{"type": "Ready", "status": true}, "x"]}
-        }));
+        })));
         assert_eq!(s.apply_ref, "");
         assert_eq!(s.checks, vec!["a".to_string()]);
         assert!(!s.approval_always);
@@ -700,10 +728,10 @@ mod tests {
 
     #[test]
     fn a_parent_of_the_wrong_type_is_named() {
-        let s = StageView::new(&json!({
+        let s = StageView::new(kept(json!({
             "metadata": {"name": "payments", "namespace": "prod"},
             "spec": {"applyRef": "orders", "service": 5}
-        }));
+        })));
         assert_eq!(
             s.problems,
             vec![
@@ -711,9 +739,9 @@ mod tests {
                 "spec.applyRef: expected a map, found a string",
             ]
         );
-        let o = OperationView::new(
-            &json!({"status": {"verdicts": ["pacto.diff", {"gate": "pacto.suites"}]}}),
-        );
+        let o = OperationView::new(kept(
+            json!({"status": {"verdicts": ["pacto.diff", {"gate": "pacto.suites"}]}}),
+        ));
         assert_eq!(o.verdicts.len(), 1);
         assert_eq!(
             o.problems,
@@ -721,23 +749,70 @@ mod tests {
         );
     }
 
+    /// What the candidate source leaves unread is named: an upstreamStage without a name, and
+    /// both sources at once (the upstream Stage is read).
+    #[test]
+    fn a_candidate_source_that_says_nothing_is_named() {
+        let s = StageView::new(kept(json!({
+            "metadata": {"name": "payments", "namespace": "prod"},
+            "spec": {"candidates": {"upstreamStage": {"name": ""}}}
+        })));
+        assert_eq!(s.problems, [EMPTY_UPSTREAM_NAME]);
+        let s = StageView::new(kept(json!({
+            "metadata": {"name": "payments", "namespace": "prod"},
+            "spec": {"candidates": {"upstreamStage": {"name": "payments", "namespace": "test"},
+                "ociRepositoryRef": {"name": "payments-candidates"}}}
+        })));
+        assert_eq!(s.problems, [BOTH_CANDIDATE_SOURCES]);
+        // A name of the wrong type is named as such, and as naming no Stage.
+        let s = StageView::new(kept(json!({
+            "metadata": {"name": "payments", "namespace": "prod"},
+            "spec": {"candidates": {"upstreamStage": {"name": 7}}}
+        })));
+        assert_eq!(
+            s.problems,
+            [
+                "spec.candidates.upstreamStage.name: expected a string, found a number",
+                EMPTY_UPSTREAM_NAME
+            ]
+        );
+    }
+
+    /// An Approval's fields of the wrong type are named by path.
+    #[test]
+    fn an_approval_of_the_wrong_type_is_named() {
+        let a = ApprovalView::new(kept(json!({
+            "metadata": {"name": "ok", "namespace": "prod"},
+            "spec": {"operationRef": {"name": "payments-1-4-0"}, "decision": true,
+                "acceptUnknown": "pacto.suites"}
+        })));
+        assert_eq!((a.decision, a.accept_unknown.len()), ("", 0));
+        assert_eq!(
+            a.problems,
+            [
+                "spec.decision: expected a string, found a boolean",
+                "spec.acceptUnknown: expected a list, found a string"
+            ]
+        );
+    }
+
     #[test]
     fn references_default_to_the_objects_namespace() {
-        let s = StageView::new(&json!({
+        let s = StageView::new(kept(json!({
             "metadata": {"name": "payments", "namespace": "test"},
             "spec": {"candidates": {"ociRepositoryRef": {"name": "payments-candidates"}}}
-        }));
+        })));
         assert_eq!(
             s.candidate_repository,
             Some(NamespacedName {
-                name: "payments-candidates".into(),
-                namespace: "test".into()
+                name: "payments-candidates",
+                namespace: "test"
             })
         );
-        let k = KustomizationView::new(&json!({
+        let k = KustomizationView::new(kept(json!({
             "metadata": {"name": "apps", "namespace": "flux-system"},
             "spec": {"sourceRef": {"kind": "OCIRepository", "name": "payments"}, "suspend": false, "postBuild": {}}
-        }));
+        })));
         assert_eq!(k.source_namespace, "flux-system");
         // suspend: false and an empty postBuild set nothing.
         assert!(k.overrides.is_empty());

@@ -10,7 +10,8 @@ use super::snapshot::Partial;
 use super::view::{
     ApplicationView, KustomizationView, ListedObjects, OciRepositoryView, Snapshot, StageView,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 
 /// Views of one kind: the objects, or why they could not be read.
 #[derive(Debug, Clone)]
@@ -25,6 +26,14 @@ pub enum Views<T> {
 }
 
 impl<T> Views<T> {
+    /// Every object read, known or not everywhere (none when the kind could not be read).
+    fn all(&self) -> &[T] {
+        match self {
+            Views::Read(v) | Views::Partly(v, _, _) => v,
+            Views::Unreadable(_) => &[],
+        }
+    }
+
     /// Every object read, or the reason they are not all known (the kind, or one of the
     /// namespaces it was read in, could not be read).
     pub fn get(&self) -> Result<&[T], &str> {
@@ -53,13 +62,17 @@ impl<T> Views<T> {
     }
 }
 
-/// Everything a Stage's rules read.
-#[derive(Debug, Clone)]
-pub struct World {
-    pub stages: Vec<StageView>,
-    pub repositories: Views<OciRepositoryView>,
-    pub kustomizations: Views<KustomizationView>,
-    pub applications: Views<ApplicationView>,
+/// Everything a Stage's rules read, borrowed from the snapshot it was read from, with each
+/// kind indexed once by what the rules look up: Stages and OCIRepositories by namespace and
+/// name, Kustomizations by the OCIRepository their `spec.sourceRef` names, Applications by
+/// destination namespace and apply-ref label. Each Stage's upstream verdict ([`Trust`]) is
+/// computed once, the first time a Stage downstream of it asks, and kept for the run.
+#[derive(Debug)]
+pub struct World<'a> {
+    pub stages: Vec<StageView<'a>>,
+    pub repositories: Views<OciRepositoryView<'a>>,
+    pub kustomizations: Views<KustomizationView<'a>>,
+    pub applications: Views<ApplicationView<'a>>,
     /// What the reader should know: kinds not installed.
     pub notes: Vec<String>,
     /// Stages an upstream reference names that could not be read: `(namespace, name, why)`.
@@ -67,12 +80,93 @@ pub struct World {
     /// The verdicts of the identity patterns read so far, so each distinct pattern is compiled
     /// once per run however many Stages read it.
     pub identities: Identities,
+    index: Index<'a>,
+    /// The upstream verdict of each Stage of `stages`, by position, once computed.
+    trust: Mutex<Vec<Option<Trust>>>,
 }
 
-fn read<T>(
-    listed: &ListedObjects,
+/// `(namespace, name)`.
+type Key<'a> = (&'a str, &'a str);
+
+/// The lookups of [`World`], built once when it is read.
+#[derive(Debug, Default)]
+struct Index<'a> {
+    stages: HashMap<Key<'a>, usize>,
+    repositories: HashMap<Key<'a>, usize>,
+    /// By `spec.sourceRef` (namespace defaulted, name), in the order read.
+    kustomizations: HashMap<Key<'a>, Vec<usize>>,
+    /// By `(spec.destination.namespace, apply-ref label)`, in the order read.
+    applications: HashMap<Key<'a>, Vec<usize>>,
+    unreadable_stages: HashMap<(String, String), usize>,
+}
+
+impl<'a> Index<'a> {
+    fn new(
+        stages: &[StageView<'a>],
+        repositories: &Views<OciRepositoryView<'a>>,
+        kustomizations: &Views<KustomizationView<'a>>,
+        applications: &Views<ApplicationView<'a>>,
+        unreadable_stages: &[(String, String, String)],
+    ) -> Index<'a> {
+        let mut index = Index::default();
+        for (i, s) in stages.iter().enumerate() {
+            index.stages.insert((s.this.namespace, s.this.name), i);
+        }
+        for (i, r) in repositories.all().iter().enumerate() {
+            index
+                .repositories
+                .insert((r.this.namespace, r.this.name), i);
+        }
+        for (i, k) in kustomizations.all().iter().enumerate() {
+            index
+                .kustomizations
+                .entry((k.source_namespace, k.source_name))
+                .or_default()
+                .push(i);
+        }
+        for (i, a) in applications.all().iter().enumerate() {
+            if let Some(label) = a.apply_ref_label {
+                index
+                    .applications
+                    .entry((a.destination_namespace, label))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        for (i, (ns, name, _)) in unreadable_stages.iter().enumerate() {
+            index
+                .unreadable_stages
+                .entry((ns.clone(), name.clone()))
+                .or_insert(i);
+        }
+        index
+    }
+}
+
+/// What a Stage's candidates come to for the Stages downstream of it (the document's rule that
+/// "a downstream Stage takes only what its upstream lists in status.offered: versions that passed
+/// the published gate and were verified there"): the verdict of its candidate rules, the reason
+/// of the first that failed, what could not be decided, how many upstream references its chain
+/// follows before it ends, and whether it is on a loop of upstream references.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Trust {
+    /// `pass`, `fail` or `unknown`.
+    pub verdict: &'static str,
+    /// The reason of the first failing candidate rule (in [`super::ready::ORDER`]), when `fail`.
+    pub reason: &'static str,
+    /// Why it is `unknown`.
+    pub undecided: Vec<String>,
+    /// The upstream references followed from this Stage to the end of its chain (0: it names
+    /// no upstream Stage; a reference to a Stage not read counts).
+    pub depth: usize,
+    /// Whether its chain leads back to it.
+    pub on_cycle: bool,
+}
+
+fn read<'a, T>(
+    listed: &'a ListedObjects,
     what: &str,
-    view: fn(&serde_json::Value) -> T,
+    view: fn(&'a serde_json::Value) -> T,
     notes: &mut Vec<String>,
 ) -> Views<T> {
     match listed {
@@ -83,17 +177,22 @@ fn read<T>(
             Views::Read(Vec::new())
         }
         Some(Err(why)) => Views::Unreadable(format!("{what} could not be read: {why}")),
-        Some(Ok(items)) => Views::Read(last_wins(items, what, notes).iter().map(view).collect()),
+        Some(Ok(items)) => Views::Read(
+            last_wins(items, what, notes)
+                .into_iter()
+                .map(view)
+                .collect(),
+        ),
     }
 }
 
 /// A kind read in the namespaces of `partial`: each namespace whose list failed is named with
 /// the kind and why.
-fn read_partly<T>(
-    listed: &ListedObjects,
+fn read_partly<'a, T>(
+    listed: &'a ListedObjects,
     partial: &BTreeMap<String, Option<String>>,
     what: &'static str,
-    view: fn(&serde_json::Value) -> T,
+    view: fn(&'a serde_json::Value) -> T,
     notes: &mut Vec<String>,
 ) -> Views<T> {
     match read(listed, what, view, notes) {
@@ -114,27 +213,24 @@ fn read_partly<T>(
 }
 
 /// Objects named twice (same kind, namespace and name) are read as `kubectl apply` would leave
-/// them: the last one wins; a note names the duplicate.
-fn last_wins(
-    objects: &[serde_json::Value],
+/// them: the last one wins, in the place of the first; a note names the duplicate.
+fn last_wins<'a>(
+    objects: &'a [serde_json::Value],
     what: &str,
     notes: &mut Vec<String>,
-) -> Vec<serde_json::Value> {
-    let key = |o: &serde_json::Value| {
+) -> Vec<&'a serde_json::Value> {
+    let key = |o: &'a serde_json::Value| {
         (
             o.pointer("/metadata/namespace")
                 .and_then(serde_json::Value::as_str)
-                .unwrap_or("")
-                .to_string(),
+                .unwrap_or(""),
             o.pointer("/metadata/name")
                 .and_then(serde_json::Value::as_str)
-                .unwrap_or("")
-                .to_string(),
+                .unwrap_or(""),
         )
     };
-    let mut out: Vec<serde_json::Value> = Vec::with_capacity(objects.len());
-    let mut index: std::collections::HashMap<(String, String), usize> =
-        std::collections::HashMap::new();
+    let mut out: Vec<&serde_json::Value> = Vec::with_capacity(objects.len());
+    let mut index: HashMap<Key<'a>, usize> = HashMap::with_capacity(objects.len());
     for o in objects {
         let k = key(o);
         match index.get(&k) {
@@ -143,11 +239,11 @@ fn last_wins(
                     "{what} {}/{} is given twice: the last one is read",
                     k.0, k.1
                 ));
-                out[at] = o.clone();
+                out[at] = o;
             }
             None => {
                 index.insert(k, out.len());
-                out.push(o.clone());
+                out.push(o);
             }
         }
     }
@@ -159,85 +255,122 @@ const REPOSITORIES: &str = "OCIRepositories (source.toolkit.fluxcd.io)";
 const KUSTOMIZATIONS: &str = "Kustomizations (kustomize.toolkit.fluxcd.io)";
 const APPLICATIONS: &str = "Applications (argoproj.io)";
 
-impl World {
+impl<'a> World<'a> {
     /// Reads a snapshot whose kinds were read in every namespace.
-    pub fn new(s: &Snapshot) -> World {
+    pub fn new(s: &'a Snapshot) -> World<'a> {
         let mut notes = Vec::new();
         let stages = last_wins(&s.stages, "Stage", &mut notes);
-        World {
-            stages: stages.iter().map(StageView::new).collect(),
-            repositories: read(
-                &s.oci_repositories,
-                REPOSITORIES,
-                OciRepositoryView::new,
-                &mut notes,
-            ),
-            kustomizations: read(
-                &s.kustomizations,
-                KUSTOMIZATIONS,
-                KustomizationView::new,
-                &mut notes,
-            ),
-            applications: read(
-                &s.applications,
-                APPLICATIONS,
-                ApplicationView::new,
-                &mut notes,
-            ),
+        let repositories = read(
+            &s.oci_repositories,
+            REPOSITORIES,
+            OciRepositoryView::new,
+            &mut notes,
+        );
+        let kustomizations = read(
+            &s.kustomizations,
+            KUSTOMIZATIONS,
+            KustomizationView::new,
+            &mut notes,
+        );
+        let applications = read(
+            &s.applications,
+            APPLICATIONS,
+            ApplicationView::new,
+            &mut notes,
+        );
+        World::of(
+            stages.into_iter().map(StageView::new).collect(),
+            repositories,
+            kustomizations,
+            applications,
             notes,
-            unreadable_stages: Vec::new(),
-            identities: Identities::default(),
-        }
+            Vec::new(),
+        )
     }
 
     /// Reads a snapshot whose kinds were read only in the namespaces `partial` names
     /// ([`super::snapshot::reads`]), and whose upstream Stages `partial` may say could not be
     /// read.
-    pub fn read_in(s: &Snapshot, partial: &Partial) -> World {
+    pub fn read_in(s: &'a Snapshot, partial: &Partial) -> World<'a> {
         let mut notes = Vec::new();
         let stages = last_wins(&s.stages, "Stage", &mut notes);
-        World {
-            stages: stages.iter().map(StageView::new).collect(),
-            repositories: read_partly(
-                &s.oci_repositories,
-                &partial.oci_repositories,
-                REPOSITORIES,
-                OciRepositoryView::new,
-                &mut notes,
-            ),
-            kustomizations: read_partly(
-                &s.kustomizations,
-                &partial.kustomizations,
-                KUSTOMIZATIONS,
-                KustomizationView::new,
-                &mut notes,
-            ),
-            applications: read_partly(
-                &s.applications,
-                &partial.applications,
-                APPLICATIONS,
-                ApplicationView::new,
-                &mut notes,
-            ),
+        let repositories = read_partly(
+            &s.oci_repositories,
+            &partial.oci_repositories,
+            REPOSITORIES,
+            OciRepositoryView::new,
+            &mut notes,
+        );
+        let kustomizations = read_partly(
+            &s.kustomizations,
+            &partial.kustomizations,
+            KUSTOMIZATIONS,
+            KustomizationView::new,
+            &mut notes,
+        );
+        let applications = read_partly(
+            &s.applications,
+            &partial.applications,
+            APPLICATIONS,
+            ApplicationView::new,
+            &mut notes,
+        );
+        World::of(
+            stages.into_iter().map(StageView::new).collect(),
+            repositories,
+            kustomizations,
+            applications,
             notes,
-            unreadable_stages: partial.stages.clone(),
+            partial.stages.clone(),
+        )
+    }
+
+    fn of(
+        stages: Vec<StageView<'a>>,
+        repositories: Views<OciRepositoryView<'a>>,
+        kustomizations: Views<KustomizationView<'a>>,
+        applications: Views<ApplicationView<'a>>,
+        notes: Vec<String>,
+        unreadable_stages: Vec<(String, String, String)>,
+    ) -> World<'a> {
+        let index = Index::new(
+            &stages,
+            &repositories,
+            &kustomizations,
+            &applications,
+            &unreadable_stages,
+        );
+        let trust = Mutex::new(vec![None; stages.len()]);
+        World {
+            stages,
+            repositories,
+            kustomizations,
+            applications,
+            notes,
+            unreadable_stages,
             identities: Identities::default(),
+            index,
+            trust,
         }
     }
 
     /// Why the Stage `namespace/name` could not be read, if it could not.
     pub fn unreadable_stage(&self, namespace: &str, name: &str) -> Option<&str> {
-        self.unreadable_stages
-            .iter()
-            .find(|(ns, n, _)| ns == namespace && n == name)
-            .map(|(_, _, why)| why.as_str())
+        let at = *self
+            .index
+            .unreadable_stages
+            .get(&(namespace.to_string(), name.to_string()))?;
+        Some(self.unreadable_stages[at].2.as_str())
+    }
+
+    /// The position of the Stage `namespace/name` in [`World::stages`], if listed.
+    pub fn stage_at(&self, namespace: &str, name: &str) -> Option<usize> {
+        self.index.stages.get(&(namespace, name)).copied()
     }
 
     /// The Stage `namespace/name`, if listed.
-    pub fn stage(&self, namespace: &str, name: &str) -> Option<&StageView> {
-        self.stages
-            .iter()
-            .find(|s| s.this.namespace == namespace && s.this.name == name)
+    pub fn stage(&self, namespace: &str, name: &str) -> Option<&StageView<'a>> {
+        self.stage_at(namespace, name).map(|i| &self.stages[i])
     }
 
     /// The OCIRepository `namespace/name`: Ok(None) when it does not exist, Err when
@@ -246,11 +379,101 @@ impl World {
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Option<&OciRepositoryView>, String> {
+    ) -> Result<Option<&OciRepositoryView<'a>>, String> {
+        let all = self.repositories.in_namespace(namespace)?;
         Ok(self
+            .index
             .repositories
-            .in_namespace(namespace)?
-            .iter()
-            .find(|r| r.this.namespace == namespace && r.this.name == name))
+            .get(&(namespace, name))
+            .map(|&i| &all[i]))
+    }
+
+    /// The Kustomizations whose `spec.sourceRef` names `namespace/name` (of any kind), in the
+    /// order read, or why the Kustomizations are not all known.
+    pub fn kustomizations_of(
+        &self,
+        namespace: &str,
+        name: &str,
+    ) -> Result<Vec<&KustomizationView<'a>>, &str> {
+        let all = self.kustomizations.get()?;
+        Ok(self
+            .index
+            .kustomizations
+            .get(&(namespace, name))
+            .map_or(Vec::new(), |v| v.iter().map(|&i| &all[i]).collect()))
+    }
+
+    /// The Applications labelled `delivery.pacto.trianalab.io/apply-ref=<stage>` whose
+    /// destination namespace is `namespace`, in the order read, or why the Applications are not
+    /// all known.
+    pub fn applications_of(
+        &self,
+        namespace: &str,
+        stage: &str,
+    ) -> Result<Vec<&ApplicationView<'a>>, &str> {
+        let all = self.applications.get()?;
+        Ok(self
+            .index
+            .applications
+            .get(&(namespace, stage))
+            .map_or(Vec::new(), |v| v.iter().map(|&i| &all[i]).collect()))
+    }
+
+    /// The [`Trust`] of the Stage at `at` in [`World::stages`], computed once per run: its
+    /// chain is walked up (no recursion) to the first Stage whose verdict is known, the end of
+    /// the chain, or a Stage already on the walk (a loop: every Stage on it is untrusted, and
+    /// the loop is not followed again); then each Stage of the walk is judged from the one
+    /// above it, top down.
+    pub fn trust(&self, at: usize) -> Trust {
+        let mut memo = self.trust.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = &memo[at] {
+            return t.clone();
+        }
+        let mut walk: Vec<usize> = Vec::new();
+        let mut on_walk: HashMap<usize, usize> = HashMap::new();
+        let mut cur = at;
+        let looped = loop {
+            if memo[cur].is_some() {
+                break None;
+            }
+            if let Some(&from) = on_walk.get(&cur) {
+                break Some(from);
+            }
+            on_walk.insert(cur, walk.len());
+            walk.push(cur);
+            match self.stages[cur]
+                .upstream_stage
+                .filter(|u| !u.name.is_empty())
+                .and_then(|u| self.stage_at(u.namespace, u.name))
+            {
+                Some(next) => cur = next,
+                None => break None,
+            }
+        };
+        let mut judged = walk.len();
+        if let Some(from) = looped {
+            for &i in &walk[from..] {
+                memo[i] = Some(super::ready::trust_of(
+                    &self.stages[i],
+                    self,
+                    super::ready::Upstream::OnLoop,
+                ));
+            }
+            judged = from;
+        }
+        for &i in walk[..judged].iter().rev() {
+            let up = self.stages[i]
+                .upstream_stage
+                .filter(|u| !u.name.is_empty())
+                .and_then(|u| self.stage_at(u.namespace, u.name))
+                .and_then(|j| memo[j].clone());
+            let upstream = match &up {
+                Some(t) => super::ready::Upstream::Judged(t),
+                None => super::ready::Upstream::NotListed,
+            };
+            memo[i] = Some(super::ready::trust_of(&self.stages[i], self, upstream));
+        }
+        // `at` began the walk, so it was judged above.
+        memo[at].clone().unwrap_or_default()
     }
 }

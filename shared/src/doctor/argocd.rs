@@ -74,6 +74,8 @@ pub struct ArgoCm<'a> {
     pub cm: &'a Value,
     pub data: Vec<(String, String)>,
     pub overrides: Result<Overrides, String>,
+    /// The data key Argo CD refuses the configuration for, when it does.
+    pub refused_key: Option<String>,
 }
 
 impl<'a> ArgoCm<'a> {
@@ -96,6 +98,7 @@ impl<'a> ArgoCm<'a> {
                     .collect()
             })
             .unwrap_or_default();
+        let parsed = settings::parse_configmap(cm);
         ArgoCm {
             object: if ns.is_empty() {
                 format!("ConfigMap {name}")
@@ -104,7 +107,11 @@ impl<'a> ArgoCm<'a> {
             },
             cm,
             data,
-            overrides: settings::parse_configmap(cm).map_err(|e| e.to_string()),
+            refused_key: match &parsed {
+                Err(settings::ConfigMapError::Load(e)) => Some(e.key.clone()),
+                _ => None,
+            },
+            overrides: parsed.map_err(|e| e.to_string()),
         }
     }
 }
@@ -117,9 +124,16 @@ pub fn static_checks(cm: &ArgoCm, pactos_present: bool, ctts_present: bool) -> V
     let mut out = Vec::new();
     let o = &cm.object;
     if let Err(e) = &cm.overrides {
+        // A refused key that is a near miss of a gate's key: one finding, with the rename.
+        let rename = cm.refused_key.as_deref().and_then(|k| {
+            [PACTO_KEY, CTT_KEY]
+                .into_iter()
+                .find(|want| near_miss(k, want, 4))
+                .map(|want| format!("rename the data key {k:?} to {want}"))
+        });
         out.push(Finding::new("A01", Severity::Error, o, e.clone(),
             format!("Argo CD refuses this configuration ({e}): every application's health is Unknown and every sync fails"),
-            "fix the key named in the error; `kubectl pacto health --argocd-cm FILE` shows what Argo makes of it".to_string()));
+            rename.unwrap_or_else(|| "fix the key named in the error; `kubectl pacto health --argocd-cm FILE` shows what Argo makes of it".to_string())));
     }
     let keys: Vec<&str> = cm.data.iter().map(|(k, _)| k.as_str()).collect();
     for (want, override_key, kind, present) in [
@@ -146,9 +160,11 @@ pub fn static_checks(cm: &ArgoCm, pactos_present: bool, ctts_present: bool) -> V
             .filter(|o| !o.health_lua.is_empty())
             .map(|o| o.keys.iter().map(String::as_str).collect())
             .unwrap_or_default();
+        // The key Argo refuses is reported once, above.
         let misses: Vec<&&str> = keys
             .iter()
             .filter(|k| near_miss(k, want, 4) && !effective.contains(*k))
+            .filter(|k| cm.refused_key.as_deref() != Some(**k))
             .collect();
         for k in &misses {
             if effective.is_empty() {

@@ -12,7 +12,7 @@ use crate::kinds::STAGE;
 use serde_json::Value;
 
 /// The IDs of delivery findings: S01 Ready, S02 Mediated, S03 a label near miss, S04 verify
-/// differences ([`conditions_ownership`] is S05). (The S checks are this tool's own;
+/// differences, S06 a Stage with both candidate sources ([`conditions_ownership`] is S05). (The S checks are this tool's own;
 /// docs/doctor.md lists them.)
 pub fn checks(world: &World, labelled: &[Value]) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -36,6 +36,9 @@ pub fn checks(world: &World, labelled: &[Value]) -> Vec<Finding> {
         }
         if let Some(w) = verify_difference(stage, world) {
             out.push(w);
+        }
+        if let Some(f) = both_candidate_sources(stage) {
+            out.push(f);
         }
     }
     for o in labelled {
@@ -65,13 +68,34 @@ pub fn checks(world: &World, labelled: &[Value]) -> Vec<Finding> {
     out
 }
 
+/// S06: the Stage sets both `spec.candidates.upstreamStage` and
+/// `spec.candidates.ociRepositoryRef` ("Delivery reference: setup and gates", "Set up a Stage":
+/// a Stage takes its candidates from one source): the upstream Stage is read, the OCIRepository
+/// is not ([`crate::delivery::view::BOTH_CANDIDATE_SOURCES`]).
+fn both_candidate_sources(stage: &StageView) -> Option<Finding> {
+    let (Some(up), Some(repo)) = (&stage.upstream_stage, &stage.candidate_repository) else {
+        return None;
+    };
+    Some(Finding {
+        id: "S06",
+        severity: Severity::Warning,
+        object: stage.this.describe(),
+        evidence: format!(
+            "spec.candidates.upstreamStage (Stage {}/{}) and spec.candidates.ociRepositoryRef (OCIRepository {}/{})",
+            up.namespace, up.name, repo.namespace, repo.name
+        ),
+        finding: "the Stage names two candidate sources: it takes its candidates from the upstream Stage, and the OCIRepository it also names is not read".to_string(),
+        fix: "keep one: spec.candidates.ociRepositoryRef for the first Stage of a chain, spec.candidates.upstreamStage for the Stages after it".to_string(),
+    })
+}
+
 /// S04: the apply OCIRepository's spec.verify differs from the candidate repository's ("Delivery
 /// reference: setup and gates", "Set up a Stage": give it the same spec.verify).
 fn verify_difference(stage: &StageView, world: &World) -> Option<Finding> {
     let cand = stage.candidate_repository.as_ref()?;
-    let candidate = world.repository(&cand.namespace, &cand.name).ok()??;
+    let candidate = world.repository(cand.namespace, cand.name).ok()??;
     let apply = world
-        .repository(&stage.this.namespace, &stage.apply_ref)
+        .repository(stage.this.namespace, stage.apply_ref)
         .ok()??;
     let same = candidate.has_verify == apply.has_verify
         && candidate.verify_secret == apply.verify_secret
@@ -209,6 +233,26 @@ mod tests {
             conditions_ownership(&json!({"components": {"schemas": {}}})),
             None
         );
+    }
+
+    /// A Stage that names both candidate sources is a finding (S06) naming both; with one it
+    /// is none.
+    #[test]
+    fn two_candidate_sources_are_a_finding() {
+        let both = json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1", "kind": "Stage",
+            "metadata": {"name": "payments", "namespace": "prod"},
+            "spec": {"candidates": {"upstreamStage": {"name": "payments", "namespace": "test"},
+                "ociRepositoryRef": {"name": "payments-candidates"}}}});
+        let f = both_candidate_sources(&StageView::new(&both)).expect("a finding");
+        assert_eq!((f.id, f.severity), ("S06", Severity::Warning));
+        assert_eq!(f.object, "Stage prod/payments");
+        assert_eq!(
+            f.evidence,
+            "spec.candidates.upstreamStage (Stage test/payments) and spec.candidates.ociRepositoryRef (OCIRepository prod/payments-candidates)"
+        );
+        let mut one = both.clone();
+        one["spec"]["candidates"]["ociRepositoryRef"] = Value::Null;
+        assert_eq!(both_candidate_sources(&StageView::new(&one)), None);
     }
 
     /// The shipped Stage CRD declares the list-map: no finding on its schema.

@@ -45,14 +45,18 @@ pub fn checks(k: &Kustomization, ctx: &Context, now_unix: i64) -> Vec<Finding> {
     let pacto_entry = entry(PACTO_GROUP, "Pacto");
     let ctt_entry = entry(CTT_GROUP, "CoderTemplateTest");
 
-    // F04: near misses of the group or kind.
+    // F04: near misses of the group or kind (by case, or by spelling: within two edits of
+    // Pacto, three of CoderTemplateTest).
     for e in &k.exprs {
-        for (group, kind) in [(PACTO_GROUP, "Pacto"), (CTT_GROUP, "CoderTemplateTest")] {
+        for (group, kind, edits) in [
+            (PACTO_GROUP, "Pacto", 2),
+            (CTT_GROUP, "CoderTemplateTest", 3),
+        ] {
             let group_miss = near_miss(e.group(), group, 3);
             let kind_miss = e.group() == group
                 && !e.kind.is_empty()
                 && e.kind != kind
-                && e.kind.eq_ignore_ascii_case(kind);
+                && near_miss(&e.kind, kind, edits);
             if group_miss || kind_miss {
                 out.push(Finding::new("F04", Severity::Error, &o,
                     format!("spec.healthCheckExprs[{}]: apiVersion {:?}, kind {:?}", e.index, e.api_version, e.kind),

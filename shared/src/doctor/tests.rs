@@ -57,7 +57,7 @@ fn the_base_passes_every_check_and_each_case_breaks_one() {
     assert_eq!(ids, strings(&table["base"]), "base: {:#?}", report.findings);
     assert_eq!(report.exit_code(), 0);
     let cases = table["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 45);
+    assert_eq!(cases.len(), 46);
     let mut covered = std::collections::BTreeSet::new();
     for case in cases {
         let name = case["name"].as_str().unwrap();
@@ -156,4 +156,33 @@ fn each_break_of_the_broken_set_is_reported_once() {
         report.findings
     );
     assert_eq!(report.exit_code(), 1);
+}
+
+/// One typo, one finding: a Pacto key Argo CD refuses (its group kind malformed) is reported
+/// once, as the refusal, with the rename as its fix, not again as a near miss of the key.
+#[test]
+fn a_refused_near_miss_of_the_pacto_key_is_one_finding() {
+    let mut objects = base();
+    let cm = &mut objects[0];
+    let data = cm["data"].as_object_mut().unwrap();
+    let script = data
+        .shift_remove("resource.customizations.health.pacto.trianalab.io_Pacto")
+        .unwrap();
+    data.insert(
+        "resource.customizations.health.pacto_trianalab.io_Pacto".into(),
+        script,
+    );
+    let report = run(&input(objects, ClusterFacts::default()));
+    let a01: Vec<_> = report.findings.iter().filter(|f| f.id == "A01").collect();
+    assert_eq!(a01.len(), 1, "{a01:#?}");
+    assert!(
+        a01[0]
+            .finding
+            .starts_with("Argo CD refuses this configuration"),
+        "{a01:#?}"
+    );
+    assert_eq!(
+        a01[0].fix,
+        "rename the data key \"resource.customizations.health.pacto_trianalab.io_Pacto\" to resource.customizations.health.pacto.trianalab.io_Pacto"
+    );
 }

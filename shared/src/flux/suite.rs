@@ -104,6 +104,7 @@ pub fn run_suite(file: &Path, now_unix: i64) -> Result<Vec<FluxCase>, String> {
 }
 
 fn read_first(path: &Path) -> Result<Value, String> {
+    crate::k8s::read::only_regular(path)?;
     crate::object::read_documents(path)
         .map_err(|e| e.to_string())?
         .into_iter()

@@ -11,6 +11,7 @@ pub mod gofmt;
 pub mod goregexp;
 pub mod gvk;
 pub mod listtype;
+pub mod names;
 pub mod read;
 pub mod selector;
 pub mod time;

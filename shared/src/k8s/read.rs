@@ -84,6 +84,20 @@ pub fn too_large(limit: u64) -> std::io::Error {
     )
 }
 
+/// A file that a run reads on its own, named in another file (a test suite's `inputPath`): a
+/// FIFO, a socket or a device there would block the run or never end, so only a regular file
+/// (or a missing one, whose open error says so) is read. Errors: `PATH: not a regular file (a
+/// FIFO, socket or device is not read)`.
+pub fn only_regular(path: &Path) -> Result<(), String> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() && !m.is_dir() => Err(format!(
+            "{}: not a regular file (a FIFO, socket or device is not read)",
+            path.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Reads a whole file as UTF-8 text, at most [`max_input_bytes`]. Errors (the file name is the
 /// caller's to add): the open error, a directory, more than the bound ([`too_large`]), text
 /// that is not UTF-8 (`InvalidData`, with the byte offset).

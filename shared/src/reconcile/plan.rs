@@ -92,7 +92,7 @@ fn condition_object(
 ) -> Value {
     let transition = match written {
         Some(w) if w.status == c.status && !w.last_transition_time.is_empty() => {
-            w.last_transition_time.clone()
+            w.last_transition_time.to_string()
         }
         _ => now.to_string(),
     };
@@ -198,8 +198,8 @@ pub fn plan_stage(obj: &Value, world: &World, list_type: ListType, now: &str) ->
         }
     };
     Change {
-        namespace: stage.this.namespace.clone(),
-        name: stage.this.name.clone(),
+        namespace: stage.this.namespace.to_string(),
+        name: stage.this.name.to_string(),
         uid: obj
             .pointer("/metadata/uid")
             .and_then(Value::as_str)

@@ -14,7 +14,7 @@ use jiff::Timestamp;
 
 /// One Stage of a `get stages` listing with its computed conditions.
 pub struct StageRow<'a> {
-    pub view: &'a StageView,
+    pub view: &'a StageView<'a>,
     pub computed: &'a Computed,
 }
 
@@ -99,24 +99,24 @@ pub fn stage_table(rows: &[StageRow], o: TableOptions<'_>) -> String {
             let (v, c) = (r.view, r.computed);
             let mut cells = Vec::new();
             if o.all_namespaces {
-                cells.push(or_none(&v.this.namespace));
+                cells.push(or_none(v.this.namespace));
             }
-            cells.push(or_none(&v.this.name));
+            cells.push(or_none(v.this.name));
             for cond in c.conditions() {
                 cells.push(paint(cond.status, status_tone(cond.status), o.colour));
             }
             cells.push(reason(c));
             cells.push(if o.wide {
-                or_none(&v.pointer)
+                or_none(v.pointer)
             } else {
-                or_none(&short_digest(&v.pointer))
+                or_none(&short_digest(v.pointer))
             });
-            cells.push(or_none(&v.level));
-            cells.push(age(&v.creation_timestamp, o.now));
+            cells.push(or_none(v.level));
+            cells.push(age(v.creation_timestamp, o.now));
             if o.wide {
-                cells.push(or_none(&v.service));
-                cells.push(or_none(&v.environment));
-                cells.push(or_none(&v.apply_ref));
+                cells.push(or_none(v.service));
+                cells.push(or_none(v.environment));
+                cells.push(or_none(v.apply_ref));
                 cells.push(written(v, c).to_string());
             }
             cells
@@ -164,18 +164,18 @@ pub fn operation_table(ops: &[OperationView], o: TableOptions<'_>) -> String {
         .map(|op| {
             let mut cells = Vec::new();
             if o.all_namespaces {
-                cells.push(or_none(&op.this.namespace));
+                cells.push(or_none(op.this.namespace));
             }
-            cells.push(or_none(&op.this.name));
-            cells.push(or_none(&op.type_));
-            cells.push(or_none(&op.stage));
-            cells.push(paint(&or_none(&op.phase), phase_tone(&op.phase), o.colour));
+            cells.push(or_none(op.this.name));
+            cells.push(or_none(op.type_));
+            cells.push(or_none(op.stage));
+            cells.push(paint(&or_none(op.phase), phase_tone(op.phase), o.colour));
             cells.push(waiting(op));
-            cells.push(age(&op.creation_timestamp, o.now));
+            cells.push(age(op.creation_timestamp, o.now));
             if o.wide {
-                cells.push(or_none(&op.version));
-                cells.push(or_none(&op.digest));
-                cells.push(or_none(&op.actor));
+                cells.push(or_none(op.version));
+                cells.push(or_none(op.digest));
+                cells.push(or_none(op.actor));
             }
             cells
         })
@@ -202,11 +202,11 @@ mod tests {
     #[test]
     fn waiting_on_is_for_held_operations_only() {
         let op = |phase: &str, verdicts: serde_json::Value| {
-            OperationView::new(&json!({
+            OperationView::new(crate::testutil::kept(json!({
                 "metadata": {"name": "o", "namespace": "n"},
                 "spec": {"type": "promote"},
                 "status": {"phase": phase, "verdicts": verdicts}
-            }))
+            })))
         };
         let unknown = json!([{"gate": "pacto.suites", "phase": "before", "result": "Unknown"},
                              {"gate": "pacto.impact", "phase": "before", "result": "Fail"}]);

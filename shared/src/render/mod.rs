@@ -479,29 +479,101 @@ pub fn no_resources(namespace: Option<&str>) -> String {
     }
 }
 
+/// Whether a character must not reach a terminal raw: a control character (C0, DEL, C1: an
+/// ESC or a C1 CSI, U+009B, starts a sequence the terminal runs), a bidirectional control (U+202E
+/// reorders what the terminal shows), a line or paragraph separator, a zero-width or tag
+/// character (two names that look alike). Tab and line feed are controls too: callers that keep
+/// lines keep them.
+pub fn terminal_unsafe(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{200b}'..='\u{200f}'
+                | '\u{061c}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{feff}'
+                | '\u{fff9}'..='\u{fffb}'
+                | '\u{e0000}'..='\u{e007f}'
+        )
+}
+
 /// Control characters shown escaped (`\n`, `\t`, `\x1b`, ...), so that one object stays one row
-/// and nothing in a message or a name can drive the terminal.
+/// and nothing in a message or a name can drive the terminal ([`terminal_unsafe`]: the other
+/// characters as `\u{202e}`).
 pub fn one_line(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    if !s.chars().any(terminal_unsafe) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match c {
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
             c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
-            // Bidirectional controls reorder what the terminal shows; line separators break lines
-            // in some terminals; zero-width and tag characters make two names look alike.
-            '\u{200b}'..='\u{200f}'
-            | '\u{061c}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{2069}'
-            | '\u{feff}'
-            | '\u{fff9}'..='\u{fffb}'
-            | '\u{e0000}'..='\u{e007f}' => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if terminal_unsafe(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
     out
+}
+
+/// Text of several lines for a terminal: each line as [`one_line`] shows it, the line feeds
+/// kept.
+pub fn safe_lines(s: &str) -> String {
+    let mut safe = String::with_capacity(s.len());
+    for line in s.split_inclusive('\n') {
+        let (text, newline) = match line.strip_suffix('\n') {
+            Some(t) => (t, "\n"),
+            None => (line, ""),
+        };
+        safe.push_str(&one_line(text));
+        safe.push_str(newline);
+    }
+    safe
+}
+
+/// JSON text for a terminal: every [`terminal_unsafe`] character but the line feeds of the
+/// layout written as a `\uXXXX` escape (two, a surrogate pair, beyond U+FFFF). Such characters
+/// can only stand inside strings, so the text stays JSON with the same value.
+pub fn json_for_terminal(text: &str) -> String {
+    if !text.chars().any(|c| c != '\n' && terminal_unsafe(c)) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if c == '\n' || !terminal_unsafe(c) {
+            out.push(c);
+            continue;
+        }
+        let mut units = [0u16; 2];
+        for u in c.encode_utf16(&mut units) {
+            out.push_str(&format!("\\u{:04x}", u));
+        }
+    }
+    out
+}
+
+/// The most bytes of one message (an error, a note) printed on stderr: a server's
+/// `Status.message` or a file's text can be megabytes long.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024;
+
+/// `text` cut to its first `max` bytes (at a character boundary) with a note of how much was
+/// cut: `… (10485760 more bytes not shown)`.
+pub fn cut(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= max {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    std::borrow::Cow::Owned(format!(
+        "{}… ({} more bytes not shown)",
+        &text[..end],
+        text.len() - end
+    ))
 }
 
 #[cfg(test)]
@@ -521,6 +593,30 @@ mod tests {
     }
 
     use super::*;
+
+    /// C1 controls and bidirectional overrides never reach a terminal raw; JSON keeps its value.
+    #[test]
+    fn terminal_text_is_escaped_and_json_stays_json() {
+        let s = "a\u{9b}31m\u{202e}b\u{e0041}";
+        assert_eq!(one_line(s), "a\\x9b31m\\u{202e}b\\u{e0041}");
+        assert_eq!(safe_lines("x\u{1b}\ny\n"), "x\\x1b\ny\n");
+        let json = serde_json::to_string_pretty(&json!({"k": s})).unwrap();
+        let safe = json_for_terminal(&json);
+        assert!(
+            !safe.chars().any(|c| c != '\n' && terminal_unsafe(c)),
+            "{safe}"
+        );
+        assert_eq!(safe, "{\n  \"k\": \"a\\u009b31m\\u202eb\\udb40\\udc41\"\n}");
+        assert_eq!(serde_json::from_str::<Value>(&safe).unwrap()["k"], s);
+    }
+
+    #[test]
+    fn long_messages_are_cut_with_a_note() {
+        assert_eq!(cut("short", 10), "short");
+        assert_eq!(cut("ééé", 3), "é… (4 more bytes not shown)");
+        let long = "x".repeat(MAX_MESSAGE_BYTES + 5);
+        assert!(cut(&long, MAX_MESSAGE_BYTES).ends_with("… (5 more bytes not shown)"));
+    }
 
     /// A name with a terminal title sequence reaches the summary line escaped.
     #[test]

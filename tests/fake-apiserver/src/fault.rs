@@ -50,6 +50,26 @@ pub enum FaultAction {
     /// server's answer (another object than the one named in the path, a list whose items
     /// lack a field the real server always sets). Nothing is stored.
     Reply(u16, Value),
+    /// Read the request and never answer: the connection stays open, silent, until the client
+    /// closes it (a server that accepts connections and never answers). With
+    /// `Fault::always("", FaultAction::Silence)`, every request hangs, discovery included.
+    Silence,
+    /// Answer `200 OK` with a JSON content type and then no byte of the body, the connection
+    /// held open until the client closes it: a watch opened that never sends an event.
+    Stall,
+    /// Answer every list page with `per_page` copies of `item` (each named `{name}-{page}-{i}`
+    /// after the item's own `metadata.name`) and a `continue` token that is new on every page,
+    /// so that a client following the tokens never reaches the end.
+    EndlessPages {
+        /// The object each page repeats.
+        item: Value,
+        /// How many items a page holds.
+        per_page: usize,
+    },
+    /// Answer 200 and send this line (a watch event, newline included) again and again, as
+    /// fast as the client reads, until the client goes away: a watch that is always readable
+    /// and never ends.
+    FloodWatch(Vec<u8>),
 }
 
 impl Fault {
@@ -90,6 +110,28 @@ impl Fault {
                 .is_none_or(|m| m.eq_ignore_ascii_case(method))
             && path.contains(&self.path_contains)
     }
+}
+
+/// Page `page` of an [`FaultAction::EndlessPages`] answer: the items, and a `continue` token
+/// no page had before.
+pub(crate) fn endless_page(item: &Value, per_page: usize, page: u64) -> Value {
+    let name = item
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("item");
+    let items: Vec<Value> = (0..per_page)
+        .map(|i| {
+            let mut o = item.clone();
+            o["metadata"]["name"] = json!(format!("{name}-{page}-{i}"));
+            o
+        })
+        .collect();
+    json!({
+        "kind": "List",
+        "apiVersion": "v1",
+        "metadata": {"resourceVersion": "1", "continue": format!("page-{}", page + 1)},
+        "items": items,
+    })
 }
 
 /// Fires the first matching rule, if any, and returns its action.

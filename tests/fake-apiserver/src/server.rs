@@ -92,6 +92,41 @@ fn serve(shared: &Shared, stream: TcpStream) {
                 let _ = writer.shutdown(Shutdown::Both);
                 return;
             }
+            Some(FaultAction::Silence) => {
+                // Hold the connection, answering nothing, until the client closes it.
+                let mut sink = [0u8; 4096];
+                while matches!(std::io::Read::read(&mut reader, &mut sink), Ok(n) if n > 0) {}
+                return;
+            }
+            Some(FaultAction::Stall) => {
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+                if writer.write_all(head.as_bytes()).is_ok() {
+                    let mut sink = [0u8; 4096];
+                    while matches!(std::io::Read::read(&mut reader, &mut sink), Ok(n) if n > 0) {}
+                }
+                return;
+            }
+            Some(FaultAction::FloodWatch(line)) => {
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+                if writer.write_all(head.as_bytes()).is_ok() {
+                    let line = if line.is_empty() {
+                        b"\n".to_vec()
+                    } else {
+                        line
+                    };
+                    let chunk = line.repeat(1 + (1 << 16) / line.len());
+                    while writer.write_all(&chunk).is_ok() {}
+                }
+                let _ = writer.shutdown(Shutdown::Both);
+                return;
+            }
+            Some(FaultAction::EndlessPages { item, per_page }) => {
+                let page = Query::parse(&req.query)
+                    .get("continue")
+                    .and_then(|t| t.strip_prefix("page-").and_then(|n| n.parse().ok()))
+                    .unwrap_or(0u64);
+                Response::json(200, &fault::endless_page(&item, per_page, page))
+            }
             Some(FaultAction::Status(code)) => fault::status_response(code, &req),
             Some(FaultAction::Body(body)) => http::Response {
                 body,

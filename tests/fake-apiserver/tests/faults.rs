@@ -237,3 +237,109 @@ fn reply_answers_as_given() {
         (418, json!({"items": null}))
     );
 }
+
+/// Silence: the request is read (and recorded), and no byte ever comes back while the
+/// connection stays open.
+#[test]
+fn silence_answers_nothing_and_keeps_the_connection() {
+    let server = server_with_widgets();
+    server.fault(Fault::always("", FaultAction::Silence));
+    let stream = std::net::TcpStream::connect(server.addr()).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut conn = stream.try_clone().unwrap();
+    std::io::Write::write_all(&mut conn, b"GET /api HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut buf = [0u8; 16];
+    let err = std::io::Read::read(&mut conn, &mut buf).unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+        "{err}"
+    );
+    let recorded = server.requests();
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0].path, "/api");
+}
+
+/// Endless pages: every page holds the items asked for and a continue token no page had
+/// before, whatever token was sent.
+#[test]
+fn endless_pages_never_end() {
+    let server = server_with_widgets();
+    let item = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w", "namespace": "default"}});
+    server.fault(Fault::always(
+        "/widgets",
+        FaultAction::EndlessPages { item, per_page: 3 },
+    ));
+    let mut token = String::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for page in 0..5 {
+        let target = if token.is_empty() {
+            format!("{WIDGETS}?limit=3")
+        } else {
+            format!("{WIDGETS}?limit=3&continue={token}")
+        };
+        let body = get(&server, &target).json();
+        let items = body["items"].as_array().unwrap();
+        assert_eq!(items.len(), 3);
+        assert_eq!(items[0]["metadata"]["name"], format!("w-{page}-0"));
+        token = body["metadata"]["continue"].as_str().unwrap().to_string();
+        assert!(seen.insert(token.clone()), "token {token} came twice");
+    }
+}
+
+/// A flooding watch: the line comes again and again, as fast as it is read.
+#[test]
+fn a_flooding_watch_is_always_readable() {
+    let server = server_with_widgets();
+    let line = b"{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"7\"}}}\n";
+    server.fault(Fault::always(
+        "/widgets",
+        FaultAction::FloodWatch(line.to_vec()),
+    ));
+    let mut conn = Conn::open(&server);
+    conn.send_raw(format!("GET {WIDGETS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes());
+    let mut got = vec![0u8; 1 << 20];
+    conn.read_exact(&mut got).unwrap();
+    let text = String::from_utf8_lossy(&got);
+    let body = &text[text.find("\r\n\r\n").unwrap() + 4..];
+    let lines: Vec<&str> = body.split_inclusive('\n').collect();
+    assert!(lines.len() > 1000, "{} lines", lines.len());
+    for l in &lines[..lines.len() - 1] {
+        assert_eq!(l.as_bytes(), line);
+    }
+}
+
+/// Stall: the headers of a 200 come, then no byte of the body while the connection stays open.
+#[test]
+fn stall_sends_the_headers_and_nothing_more() {
+    let server = server_with_widgets();
+    server.fault(Fault::always("/widgets", FaultAction::Stall));
+    let stream = std::net::TcpStream::connect(server.addr()).unwrap();
+    let mut conn = stream.try_clone().unwrap();
+    std::io::Write::write_all(
+        &mut conn,
+        format!("GET {WIDGETS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes(),
+    )
+    .unwrap();
+    let head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+    let mut got = vec![0u8; head.len()];
+    std::io::Read::read_exact(&mut conn, &mut got).unwrap();
+    assert_eq!(got, head);
+    stream
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut more = [0u8; 1];
+    let err = std::io::Read::read(&mut conn, &mut more).unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+        "{err}"
+    );
+}

@@ -18,7 +18,11 @@ fn explain_stage_reads_each_kind_once_and_matches_its_golden() {
             .to_string(),
     ];
     want.extend(applier_lists("test"));
-    assert_eq!(c.requests(), want);
+    // The discovery requests of the kinds are made at once: their order is the server's.
+    let mut got = c.requests();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
     assert_eq!(r.stderr, "");
     golden("explain/test-payments.txt", &r.stdout);
     assert_eq!(field(&r.stdout, "Appliers"), Some("1"), "{}", r.stdout);
@@ -255,4 +259,38 @@ fn get_operations_watch_prints_a_row_per_change() {
     let cells: Vec<&str> = rows[0].split_whitespace().collect();
     assert_eq!(cells[0], "payments-1-4-0");
     assert!(cells.contains(&"Failed"), "{}", rows[0]);
+}
+
+/// After a timeout, the report reads the Stage again: a server that no longer answers ends that
+/// read at the report's own bound (10 s, or --request-timeout), the report is named as unread,
+/// and the wait ends as timed out (it used to wait on the silent read for ever).
+#[test]
+fn a_wait_report_that_cannot_be_read_ends_at_its_bound() {
+    use fake_apiserver::{Fault, FaultAction};
+    let c = Cluster::new(EVERYTHING);
+    c.server.fault(
+        Fault::always("/namespaces/test/stages/orders", FaultAction::Silence).on_method("GET"),
+    );
+    let r = c.run(&[
+        "wait",
+        "stage/orders",
+        "--for",
+        "condition=Ready=False",
+        "--timeout",
+        "1s",
+        "--request-timeout",
+        "2s",
+    ]);
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(r.stdout, "");
+    assert!(
+        r.stderr.starts_with("note: why stage.delivery.pacto.trianalab.io/orders is not there could not be read: no answer from the API server at "),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.ends_with(" within 2s (the bound of the report after --timeout: 10s, or --request-timeout) to get stages.delivery.pacto.trianalab.io in namespace \"test\"\nerror: timed out after 1s waiting for condition=Ready=False on stage.delivery.pacto.trianalab.io/orders\n"),
+        "{}",
+        r.stderr
+    );
 }

@@ -208,3 +208,55 @@ fn malformed_stages_never_panic() {
         e.stdout
     );
 }
+
+/// A Stage whose upstream Stage is named `../x` or `a?watch=true` (or in the namespace
+/// `../kube-system`): `get stages` and `explain stage/NAME` send no request carrying that name,
+/// and say the upstream could not be read, in client-go's words.
+#[test]
+fn an_upstream_stage_that_is_not_a_name_is_never_asked_for() {
+    for (upstream, words) in [
+        (
+            serde_json::json!({"name": "../x", "namespace": "test"}),
+            "invalid resource name \"../x\": [may not contain '/']",
+        ),
+        (
+            serde_json::json!({"name": "a?watch=true", "namespace": "test"}),
+            "invalid resource name \"a?watch=true\": [a lowercase RFC 1123 subdomain",
+        ),
+        (
+            serde_json::json!({"name": "x", "namespace": "../kube-system"}),
+            "invalid namespace \"../kube-system\": [may not contain '/']",
+        ),
+    ] {
+        let c = Cluster::new(EVERYTHING);
+        let mut stage = c
+            .server
+            .get(
+                "delivery.pacto.trianalab.io/v1alpha1",
+                "Stage",
+                Some("prod"),
+                "payments",
+            )
+            .unwrap();
+        stage["spec"]["candidates"] = serde_json::json!({"upstreamStage": upstream});
+        c.server.insert(stage);
+        for args in [
+            &["get", "stages", "-n", "prod"][..],
+            &["explain", "stage/payments", "-n", "prod"][..],
+        ] {
+            let r = c.run(args);
+            assert!(
+                r.stderr.contains(words),
+                "{upstream} {args:?}: {}",
+                r.stderr
+            );
+        }
+        for q in c.server.requests() {
+            let line = format!("{} {}?{}", q.method, q.path, q.query);
+            assert_eq!(q.method, "GET", "{line}");
+            for text in ["..", "watch=true", "kube-system", "/x"] {
+                assert!(!line.contains(text), "{upstream}: {line}");
+            }
+        }
+    }
+}

@@ -157,17 +157,43 @@ fn names_and_namespaces_never_reach_the_url_unchecked() {
     for (args, want) in [
         (vec!["get", "pacto/orders/status"], "error: \"orders/status\" is not a valid Pacto name (lowercase letters, digits, '-' and '.', at most 253 characters)\n"),
         (vec!["get", "pacto/orders?x=1"], "error: \"orders?x=1\" is not a valid Pacto name (lowercase letters, digits, '-' and '.', at most 253 characters)\n"),
-        (vec!["get", "-n", "shop?x=1"], "error: \"shop?x=1\" is not a valid namespace (lowercase letters, digits and '-', at most 63 characters)\n"),
-        (vec!["get", "-n", "../../api"], "error: \"../../api\" is not a valid namespace (lowercase letters, digits and '-', at most 63 characters)\n"),
+        // apimachinery's IsDNS1123Label words; kubectl's own (client-go's path-segment check) where
+        // kubectl refuses it too.
+        (vec!["get", "-n", "shop?x=1"], "error: invalid namespace \"shop?x=1\": [a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')]\n"),
+        (vec!["get", "-n", "../../api"], "error: invalid namespace \"../../api\": [may not contain '/']\n"),
+        (vec!["get", "-n", ".."], "error: invalid namespace \"..\": [may not be '..']\n"),
+        (vec!["get", "--argocd-namespace", "argocd/x"], "error: --argocd-namespace: invalid namespace \"argocd/x\": [may not contain '/']\n"),
+        (vec!["doctor", "--cluster", "--argocd-namespace", "a?b"], "error: --argocd-namespace: invalid namespace \"a?b\": [a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')]\n"),
         (vec!["explain", "pacto/.."], "error: \"..\" is not a valid name (lowercase letters, digits, '-' and '.', at most 253 characters)\n"),
         (vec!["get", "pactos", "orders", "-A"], "error: a resource cannot be retrieved by name across all namespaces\n"),
         (vec!["get", "pactos", "orders", "-l", "a=b"], "error: name cannot be provided when a selector is specified\n"),
     ] {
         let r = c.run(&args);
-        r.assert_code(1).assert_no_panic();
+        r.assert_code(if args[0] == "doctor" { 2 } else { 1 }).assert_no_panic();
         assert_eq!(r.stderr, want, "{args:?}");
     }
     assert!(c.server.requests().is_empty(), "{:?}", c.server.requests());
+    // A kubeconfig whose context namespace cannot be a path segment is refused as kubectl
+    // refuses it, before any request; -n replaces it.
+    let kdir = tempfile::tempdir().unwrap();
+    let kc = c.server.write_kubeconfig(kdir.path(), Some("a/b"));
+    let bad = |extra: &[&str]| {
+        let mut args = vec!["get", "-o", "name", "--kubeconfig", s(&kc)];
+        args.extend_from_slice(extra);
+        run_with(&mut cmd(c.dir.path(), &args), None, DEADLINE)
+    };
+    let r = bad(&[]);
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        "error: invalid namespace \"a/b\": [may not contain '/']\n"
+    );
+    assert!(
+        c.server.requests().iter().all(|q| !q.path.contains("a/b")),
+        "{:?}",
+        c.server.requests()
+    );
+    bad(&["-n", "shop"]).assert_code(0);
     // An empty -n is the context's namespace, as in kubectl.
     let r = c.run(&["get", "-n", "", "-o", "name"]);
     r.assert_code(0);

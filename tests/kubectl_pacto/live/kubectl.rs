@@ -317,3 +317,37 @@ fn bad_tls_settings_unbounded_files_and_secrets_in_urls() {
     assert!(!r.stderr.contains("SECRET"), "{}", r.stderr);
     assert!(r.stderr.contains("user:xxxxx@%zz:6443"), "{}", r.stderr);
 }
+
+/// A kubeconfig of 50,000 clusters (some 350,000 YAML nodes, past the 250,000 of kube-rs's own
+/// reader) is read: its bounds are those of every YAML input, grown with the file's size, which
+/// --max-input-bytes bounds.
+#[test]
+fn a_kubeconfig_of_many_clusters_is_read() {
+    let c = shop();
+    let mut text = std::fs::read_to_string(&c.kubeconfig).unwrap();
+    text.push_str("\n---\nclusters:\n");
+    for i in 0..50_000 {
+        text.push_str(&format!(
+            "- name: other-{i}\n  cluster: {{server: \"https://127.0.0.1:1\"}}\n"
+        ));
+    }
+    let big = c.dir.path().join("big-kubeconfig");
+    std::fs::write(&big, &text).unwrap();
+    let r = run(&mut cmd(
+        c.dir.path(),
+        &["get", "-o", "name", "--kubeconfig", s(&big)],
+    ));
+    r.assert_code(0);
+    assert!(
+        r.stdout.contains("pacto.pacto.trianalab.io/orders\n"),
+        "{}",
+        r.stderr
+    );
+    // The file itself is bounded by --max-input-bytes, which says so.
+    let r = run(&mut cmd(
+        c.dir.path(),
+        &["get", "--kubeconfig", s(&big), "--max-input-bytes", "1Mi"],
+    ));
+    r.assert_code(1);
+    assert!(r.stderr.contains("--max-input-bytes"), "{}", r.stderr);
+}

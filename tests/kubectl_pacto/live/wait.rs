@@ -472,7 +472,7 @@ fn wait_on_a_failing_server_ends_at_its_timeout_with_the_error() {
 fn get_watch_prints_what_changed_while_the_watch_was_down() {
     let c = shop();
     let before = c.run(&["get"]);
-    let child = start(&c, &["get", "-w", "--request-timeout", "20s"]);
+    let child = start(&c, &["get", "-w", "--request-timeout", "30s"]);
     until_watching(&c);
     c.server.fault(Fault::always("/pactos", FaultAction::Drop));
     c.server
@@ -528,4 +528,55 @@ fn get_watch_prints_what_changed_while_the_watch_was_down() {
         "{}",
         r.stdout
     );
+}
+
+/// kubectl wait refuses a malformed `--for jsonpath=` before it asks anything, and ends at
+/// once, with the template's error, when the template fails on the object
+/// (kubectl/pkg/cmd/wait/json.go): neither waits out its timeout.
+#[test]
+fn a_failing_jsonpath_ends_the_wait_at_once_as_kubectls_does() {
+    let c = shop();
+    let k = crate::kubectl_plugin::kubectl();
+    for (for_, words, asks) in [
+        (
+            "jsonpath={.status.conditions[}=X",
+            "unterminated array",
+            false,
+        ),
+        ("jsonpath=.x}=X", "unexpected path string", false),
+        (
+            "jsonpath={.status.conditions[9].type}=X",
+            "array index out of bounds: index 9, length 2",
+            true,
+        ),
+        (
+            "jsonpath={.status.conditions[*].type}=X",
+            "given jsonpath expression matches more than one value",
+            true,
+        ),
+    ] {
+        let before = c.server.requests().len();
+        // A timeout far beyond the test's hang guard: only the error can end these runs.
+        let r = c.run(&["wait", "pacto/orders", "--for", for_, "--timeout", "1h"]);
+        r.assert_code(1).assert_no_panic();
+        assert!(r.stderr.contains(words), "{for_}: {}", r.stderr);
+        assert!(!r.stderr.contains("timed out"), "{for_}: {}", r.stderr);
+        assert_eq!(c.server.requests().len() > before, asks, "{for_}");
+        let mut kc = crate::kubectl_plugin::kubectl_cmd(
+            &k,
+            c.dir.path(),
+            &[Path::new("/usr/bin"), Path::new("/bin")],
+            &[
+                "wait",
+                "pactos.pacto.trianalab.io/orders",
+                &format!("--for={for_}"),
+                "--timeout=1h",
+                "--kubeconfig",
+                s(&c.kubeconfig),
+            ],
+        );
+        let kr = run_with(&mut kc, None, DEADLINE);
+        assert_eq!(kr.code, Some(1), "kubectl {for_}: {}", kr.stderr);
+        assert!(kr.stderr.contains(words), "kubectl {for_}: {}", kr.stderr);
+    }
 }

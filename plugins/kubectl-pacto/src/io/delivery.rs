@@ -9,7 +9,7 @@
 //! (in a namespace) is a note naming the request refused, and the rules that look there are
 //! undecided.
 
-use super::connect::{block_on, connect, namespace};
+use super::connect::{block_on_within, connect, namespace};
 use super::select::{name_of, not_found, shown};
 use anyhow::Result;
 use kubectl_pacto::options::ClusterOptions;
@@ -39,10 +39,9 @@ pub(crate) enum StageScope<'a> {
 /// The delivery objects a command works on, each kind as read.
 #[derive(Debug, Default)]
 pub(crate) struct Objects {
-    /// Every Stage read (the upstream chain may lead to any of them).
-    pub stages: Vec<Value>,
     pub approvals: Vec<Value>,
-    /// The kinds a Stage's conditions read, for [`World`].
+    /// The kinds a Stage's conditions read, for [`World`], with every Stage read in
+    /// `snapshot.stages` (the upstream chain may lead to any of them).
     pub snapshot: Snapshot,
     /// Where the kinds were read, when not in every namespace.
     partial: Option<Partial>,
@@ -52,21 +51,24 @@ pub(crate) struct Objects {
     /// (None: every namespace).
     stage_kind: Option<ServedKind>,
     listed: Option<BTreeSet<String>>,
-    /// The views of the snapshot, built once for every report.
-    world: std::cell::OnceCell<World>,
 }
 
 impl Objects {
-    /// The objects of files ([`Snapshot::from_objects`]: a kind absent from them counts as
-    /// read and empty).
-    pub(crate) fn from_files(all: &[Value]) -> Objects {
-        let snapshot = Snapshot::from_objects(all);
+    /// The objects of files ([`Snapshot::from_values`]: a kind absent from them counts as
+    /// read and empty), kept without a copy.
+    pub(crate) fn from_files(all: Vec<Value>) -> Objects {
+        let (approvals, rest): (Vec<Value>, Vec<Value>) =
+            all.into_iter().partition(|o| kinds::APPROVAL.is(o));
         Objects {
-            stages: snapshot.stages.clone(),
-            approvals: kinds::APPROVAL.select(all),
-            snapshot,
+            approvals,
+            snapshot: Snapshot::from_values(rest),
             ..Default::default()
         }
+    }
+
+    /// Every Stage read.
+    pub(crate) fn stages(&self) -> &[Value] {
+        &self.snapshot.stages
     }
 
     /// The Stages of a cluster as read, the kinds they depend on not yet read
@@ -78,22 +80,22 @@ impl Objects {
     ) -> Objects {
         Objects {
             snapshot: Snapshot {
-                stages: stages.clone(),
+                stages,
                 ..Default::default()
             },
-            stages,
             stage_kind: Some(kind),
             listed,
             ..Default::default()
         }
     }
 
-    /// The views every Stage is judged against, built once.
-    pub(crate) fn world(&self) -> &World {
-        self.world.get_or_init(|| match &self.partial {
+    /// The views every Stage is judged against, borrowing from the objects: built once per
+    /// command, by the caller.
+    pub(crate) fn world(&self) -> World<'_> {
+        match &self.partial {
             None => World::new(&self.snapshot),
             Some(p) => World::read_in(&self.snapshot, p),
-        })
+        }
     }
 
     /// Reads from the cluster what the Stages `shown` are judged on, into the snapshot: with
@@ -106,27 +108,31 @@ impl Objects {
             return;
         };
         let shown: Vec<StageView> = shown.iter().map(StageView::new).collect();
-        let mut known: Vec<StageView> = self.stages.iter().map(StageView::new).collect();
         let mut tried: BTreeSet<(String, String)> = BTreeSet::new();
         let mut partial = Partial::default();
         loop {
-            let missing = snapshot::missing_upstreams(&shown, &known, &listed, &tried);
+            // The views of the Stages read so far, again each round (they borrow from them).
+            let missing: Vec<(String, String)> = {
+                let known: Vec<StageView> =
+                    self.snapshot.stages.iter().map(StageView::new).collect();
+                snapshot::missing_upstreams(&shown, &known, &listed, &tried)
+                    .into_iter()
+                    .map(|up| (up.namespace.to_string(), up.name.to_string()))
+                    .collect()
+            };
             if missing.is_empty() {
                 break;
             }
-            for up in missing {
-                tried.insert((up.namespace.clone(), up.name.clone()));
-                match c.get(&kind, &up.namespace, &up.name).await {
-                    Ok(o) => {
-                        known.push(StageView::new(&o));
-                        self.stages.push(o);
-                    }
+            for (namespace, name) in missing {
+                tried.insert((namespace.clone(), name.clone()));
+                match c.get(&kind, &namespace, &name).await {
+                    Ok(o) => self.snapshot.stages.push(o),
                     Err(ClusterError::NotFound { .. }) => {}
-                    Err(e) => partial.stages.push((up.namespace, up.name, e.to_string())),
+                    Err(e) => partial.stages.push((namespace, name, e.to_string())),
                 }
             }
         }
-        self.snapshot.stages = self.stages.clone();
+        let known: Vec<StageView> = self.snapshot.stages.iter().map(StageView::new).collect();
         let reads = snapshot::reads(&shown, &known, argocd_namespace);
         let wanted: Vec<(ApiKind, Vec<String>)> = vec![
             (
@@ -168,12 +174,12 @@ impl Objects {
 
     /// The report of one Stage ([`explain::stage_report`]).
     pub(crate) fn stage_report(&self, stage: &Value) -> Report {
-        explain::stage_report(&StageView::new(stage), self.world())
+        explain::stage_report(&StageView::new(stage), &self.world())
     }
 
     /// The report of one Operation ([`explain::operation_report`]).
     pub(crate) fn operation_report(&self, op: &Value) -> Report {
-        let stages: Vec<StageView> = self.stages.iter().map(StageView::new).collect();
+        let stages: Vec<StageView> = self.snapshot.stages.iter().map(StageView::new).collect();
         let approvals: Vec<ApprovalView> = self.approvals.iter().map(ApprovalView::new).collect();
         explain::operation_report(&OperationView::new(op), &stages, &approvals, &self.notes)
     }
@@ -256,12 +262,17 @@ pub(crate) fn stage_report(
     name: &str,
     argocd_namespace: &str,
 ) -> Result<Report> {
-    block_on(async {
+    block_on_within(c.connect.deadline, async {
         let cluster = connect(c).await?;
         let ns = namespace(c, &cluster);
         let mut objects = read_stages(&cluster, StageScope::Named(&ns, name)).await?;
-        let Some(stage) = shown(&objects.stages, Some(&ns), Some(name), &Selector::default()).pop()
-        else {
+        let Some(stage) = shown(
+            objects.stages(),
+            Some(&ns),
+            Some(name),
+            &Selector::default(),
+        )
+        .pop() else {
             return Err(not_found(ResourceType::Stages, name, Some(&ns)));
         };
         objects
@@ -274,7 +285,7 @@ pub(crate) fn stage_report(
 /// `explain operation/NAME` from the cluster: the Operations, Stages and Approvals of its
 /// namespace, one list each. Errors: no such Operation, or the Operations cannot be listed.
 pub(crate) fn operation_report(c: &ClusterOptions, name: &str) -> Result<Report> {
-    block_on(async {
+    block_on_within(c.connect.deadline, async {
         let cluster = connect(c).await?;
         let ns = namespace(c, &cluster);
         let here = Some(Scope::Namespace(&ns));
@@ -302,7 +313,10 @@ pub(crate) fn operation_report(c: &ClusterOptions, name: &str) -> Result<Report>
             &mut notes,
         );
         let objects = Objects {
-            stages,
+            snapshot: Snapshot {
+                stages,
+                ..Default::default()
+            },
             approvals,
             notes,
             ..Default::default()
@@ -369,8 +383,8 @@ mod tests {
             json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1", "kind": "Approval",
                 "metadata": {"name": "ok", "namespace": "test"}}),
         ];
-        let o = Objects::from_files(&all);
-        assert_eq!((o.stages.len(), o.approvals.len()), (1, 1));
+        let o = Objects::from_files(all.to_vec());
+        assert_eq!((o.stages().len(), o.approvals.len()), (1, 1));
         assert!(matches!(&o.snapshot.applications, Some(Ok(v)) if v.is_empty()));
         assert_eq!(o.world().stages.len(), 1);
     }

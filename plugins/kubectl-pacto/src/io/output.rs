@@ -5,12 +5,39 @@ use anyhow::{Context, Result};
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Writes to stdout; a reader that went away (`| head`) is not an error.
+/// Writes to stdout; a reader that went away (`| head`) is not an error, a full disk is.
 pub(crate) fn write_stdout(s: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => r.context("writing to standard output"),
+    }
+}
+
+/// One message (an error, a note) as it reaches stderr: cut past
+/// `render::MAX_MESSAGE_BYTES` with a note of how much was cut (a server's `Status.message` can
+/// be megabytes), each line escaped (server and file texts end up there).
+fn message(text: &str) -> String {
+    let text = pacto_gates::render::cut(text, pacto_gates::render::MAX_MESSAGE_BYTES);
+    let lines: Vec<String> = text.lines().map(pacto_gates::render::one_line).collect();
+    lines.join("\n")
+}
+
+/// JSON for stdout: as it is on a pipe; on a terminal with the characters that could drive it
+/// written as `\uXXXX` escapes (still JSON, the same value; `render::json_for_terminal`).
+pub(crate) fn json_for(text: String, terminal: bool) -> String {
+    match terminal {
+        true => pacto_gates::render::json_for_terminal(&text),
+        false => text,
+    }
+}
+
+/// Other machine text (YAML, XML) for stdout: as it is on a pipe; on a terminal each line with
+/// the characters that could drive it shown escaped (`render::safe_lines`).
+pub(crate) fn text_for(text: String, terminal: bool) -> String {
+    match terminal {
+        true => pacto_gates::render::safe_lines(&text),
+        false => text,
     }
 }
 
@@ -26,7 +53,8 @@ pub(crate) fn streamed(written: std::io::Result<()>) -> Result<ExitCode> {
 
 /// Prints one note as `note: ...` on stderr, escaped.
 pub(crate) fn note(n: &str) {
-    eprintln!("note: {}", pacto_gates::render::one_line(n));
+    let n = pacto_gates::render::cut(n, pacto_gates::render::MAX_MESSAGE_BYTES);
+    eprintln!("note: {}", pacto_gates::render::one_line(&n));
 }
 
 /// Prints each note once, in order, as `note: ...` on stderr (escaped: server and file texts
@@ -49,9 +77,7 @@ pub(crate) fn exit_on_error(result: Result<ExitCode>, code: u8) -> ExitCode {
     match result {
         Ok(c) => c,
         Err(e) => {
-            let text = format!("{e:#}");
-            let lines: Vec<String> = text.lines().map(pacto_gates::render::one_line).collect();
-            eprintln!("error: {}", lines.join("\n"));
+            eprintln!("error: {}", message(&format!("{e:#}")));
             ExitCode::from(code)
         }
     }

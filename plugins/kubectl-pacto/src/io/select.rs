@@ -41,11 +41,23 @@ pub(crate) fn shown(
     name: Option<&str>,
     selector: &Selector,
 ) -> Vec<Value> {
+    shown_in(all, namespace, name, selector)
+        .into_iter()
+        .cloned()
+        .collect()
+}
+
+/// [`shown`], borrowed from `all`.
+pub(crate) fn shown_in<'v>(
+    all: &'v [Value],
+    namespace: Option<&str>,
+    name: Option<&str>,
+    selector: &Selector,
+) -> Vec<&'v Value> {
     all.iter()
         .filter(|o| in_namespace(o, namespace))
         .filter(|o| name.is_none_or(|n| name_of(o) == Some(n)))
         .filter(|o| selector.matches(o))
-        .cloned()
         .collect()
 }
 

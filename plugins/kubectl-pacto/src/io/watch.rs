@@ -5,12 +5,12 @@
 //! passes (kubectl's bound on a watch) or the command is interrupted. One object by name is
 //! watched with `fieldSelector=metadata.name=NAME`, as kubectl watches it.
 
-use super::connect::{block_on, connect, namespace, scope};
+use super::connect::{block_on, connect, namespace, scope, within};
 use super::output::write_stdout;
 use super::select::name_of;
 use anyhow::Result;
 use kubectl_pacto::options::ClusterOptions;
-use pacto_gates::cluster::Selection;
+use pacto_gates::cluster::{Deadline, Selection};
 use pacto_gates::kinds::ApiKind;
 use serde_json::Value;
 use std::time::Instant;
@@ -38,10 +38,21 @@ pub(crate) fn follow(
     row: impl Fn(&Value) -> String,
 ) -> Result<()> {
     let until = c.connect.request_timeout.map(|t| Instant::now() + t);
+    // The listing's --timeout bounds connecting and discovery again, then how long the server
+    // may answer nothing at all while the watch runs.
+    let idle = c.connect.deadline.map(|d| d.given);
+    let mut c = c.clone();
+    c.connect.deadline = idle.map(|i| Deadline::after(i, "--timeout"));
+    let c = &c;
     block_on(async {
-        let cluster = connect(c).await?;
-        let (group, version, kind) = w.kind.gvk();
-        let kind = cluster.discover(group, version, kind).await?;
+        let (mut cluster, kind) = within(c.connect.deadline, async {
+            let cluster = connect(c).await?;
+            let (group, version, kind) = w.kind.gvk();
+            let kind = cluster.discover(group, version, kind).await?;
+            Ok((cluster, kind))
+        })
+        .await?;
+        cluster.set_deadline(None);
         let ns = namespace(c, &cluster);
         let by_name = w.name.map(|n| format!("metadata.name={n}"));
         let selection = Selection::new(scope(w.all_namespaces, &ns))
@@ -54,6 +65,9 @@ pub(crate) fn follow(
             w.resource_version,
             until,
         );
+        if let Some(i) = idle {
+            follow = follow.with_idle(i);
+        }
         while let Some(event) = follow.next().await {
             let event = event?;
             if w.name.is_some_and(|n| Some(n) != name_of(&event.object)) {

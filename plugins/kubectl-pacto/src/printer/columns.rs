@@ -1,6 +1,8 @@
 //! `-o custom-columns=HEADER:PATH,...` as kubectl reads and prints it
 //! (`kubectl/pkg/cmd/get/customcolumn.go`): each PATH a relaxed JSONPath, the values of one cell
-//! joined by commas, each printed with Go's `%v`, `<none>` when the path finds nothing.
+//! joined by commas, each printed with Go's `%v` (null is `<nil>`) and escaped as kubectl's
+//! `printers.EscapeTerminal` escapes it (ESC as `^[`, CR as `\r`), `<none>` when the path finds
+//! nothing. Other control characters are shown escaped too (`\n`), so one object stays one row.
 
 use super::jsonpath::{self, Template};
 use pacto_gates::k8s::gofmt;
@@ -26,7 +28,7 @@ pub fn parse(spec: &str) -> anyhow::Result<Vec<Column>> {
                     "unexpected custom-columns spec: {part}, expected <header>:<json-path-expr>"
                 );
             };
-            let path = jsonpath::relaxed(path).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let (path, _) = jsonpath::relaxed(path).map_err(|e| anyhow::anyhow!("{e}"))?;
             Ok(Column {
                 header: header.to_string(),
                 path,
@@ -42,17 +44,15 @@ pub fn render(columns: &[Column], objects: &[Value], headers: bool) -> Result<St
     for o in objects {
         let mut row = Vec::with_capacity(columns.len());
         for c in columns {
-            let values = c.path.values(o)?;
-            let cell = if values.is_empty() {
-                "<none>".to_string()
-            } else {
-                values
-                    .iter()
-                    .map(|v| gofmt::sprint(v))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            };
-            row.push(pacto_gates::render::one_line(&cell));
+            let results = c.path.results(o)?;
+            let mut cells = Vec::new();
+            if results.first().is_none_or(Vec::is_empty) {
+                cells.push("<none>".to_string());
+            }
+            for v in results.iter().flatten() {
+                cells.push(escape_terminal(&gofmt::sprint(v)));
+            }
+            row.push(pacto_gates::render::one_line(&cells.join(",")));
         }
         rows.push(row);
     }
@@ -61,6 +61,11 @@ pub fn render(columns: &[Column], objects: &[Value], headers: bool) -> Result<St
         headers.then_some(&names[..]),
         rows,
     ))
+}
+
+/// cli-runtime `printers.EscapeTerminal`: ESC as `^[`, CR as `\r`.
+fn escape_terminal(s: &str) -> String {
+    s.replace('\u{1b}', "^[").replace('\r', "\\r")
 }
 
 #[cfg(test)]
@@ -75,7 +80,7 @@ mod tests {
             parse("NAME:.metadata.name,PORTS:.spec.ports[*].port,LABELS:metadata.labels,X:.nope")
                 .unwrap();
         let objs = vec![json!({
-            "metadata": {"name": "web", "labels": {"b": "2", "a": "1"}},
+            "metadata": {"name": "web", "labels": {"b": "2", "a": "1"}, "x": null},
             "spec": {"ports": [{"port": 80}, {"port": 443}]}
         })];
         assert_eq!(
@@ -86,6 +91,9 @@ mod tests {
             render(&cols, &objs, false).unwrap(),
             "web   80,443   map[a:1 b:2]   <none>\n"
         );
+        let nil = parse("X:.metadata.x,E:.metadata.name").unwrap();
+        let esc = vec![json!({"metadata": {"name": "a\u{1b}[1m\r", "x": null}})];
+        assert_eq!(render(&nil, &esc, false).unwrap(), "<nil>   a^[[1m\\r\n");
         assert_eq!(
             parse("NAME").unwrap_err().to_string(),
             "unexpected custom-columns spec: NAME, expected <header>:<json-path-expr>"

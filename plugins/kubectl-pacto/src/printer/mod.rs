@@ -14,6 +14,8 @@ use anyhow::{anyhow, bail, Result};
 use columns::Column;
 use jsonpath::Template;
 use pacto_gates::k8s::gofmt;
+use pacto_gates::k8s::yaml::emit;
+use pacto_gates::render;
 use serde_json::Value;
 
 /// The value of `-o` for `get`: kubectl's formats.
@@ -29,8 +31,13 @@ pub enum OutputFormat {
     Json,
     /// `-o yaml`.
     Yaml,
-    /// `-o jsonpath=TEMPLATE` (also `jsonpath-as-json=`, which prints the results as a JSON list).
-    JsonPath { template: Template, as_json: bool },
+    /// `-o jsonpath=TEMPLATE` (also `jsonpath-as-json=`, which prints each action's results as
+    /// a JSON list), with the template as given.
+    JsonPath {
+        template: Template,
+        raw: String,
+        as_json: bool,
+    },
     /// `-o custom-columns=HEADER:PATH,...`.
     CustomColumns(Vec<Column>),
 }
@@ -49,6 +56,7 @@ impl OutputFormat {
                         .map_err(|e| anyhow!("error parsing jsonpath {arg}, {e}"))?;
                     Ok(OutputFormat::JsonPath {
                         template,
+                        raw: arg.to_string(),
                         as_json: kind == "jsonpath-as-json",
                     })
                 }
@@ -97,15 +105,21 @@ pub struct PrintOptions {
     /// `--show-labels`: a LABELS column last in tables.
     pub show_labels: bool,
     /// `--sort-by=PATH`: objects ordered by this field (kubectl's relaxed JSONPath), and the
-    /// path as given (for messages).
+    /// relaxed path (`{.a.b}`, for messages).
     pub sort_by: Option<(Template, String)>,
     /// `--show-managed-fields`: `json` and `yaml` keep `metadata.managedFields`.
     pub show_managed_fields: bool,
+    /// Whether stdout is a terminal: what [`PrintOptions::machine`] prints is then made safe for
+    /// it (see there). False unless set.
+    pub terminal: bool,
 }
 
 impl PrintOptions {
-    /// Checks the flags together. Errors: an unknown `-o`, a bad template or column spec, a bad
-    /// `--sort-by`.
+    /// Checks the flags together, as kubectl does before it reads anything. Errors: an unknown
+    /// `-o`, a bad template or column spec; `--show-labels` with another format than the table
+    /// or `wide` (kubectl's `--show-labels option cannot be used with name printer`); a
+    /// `--sort-by` that is not a relaxed path (kubectl's `unexpected path string, ...`) or does
+    /// not parse.
     pub fn new(
         output: Option<&str>,
         no_headers: bool,
@@ -113,13 +127,14 @@ impl PrintOptions {
         sort_by: Option<&str>,
         show_managed_fields: bool,
     ) -> Result<PrintOptions> {
-        let format = OutputFormat::parse(output.unwrap_or(""))?;
+        let output = output.unwrap_or("");
+        let format = OutputFormat::parse(output)?;
+        if show_labels && !output.is_empty() && output != "wide" {
+            bail!("--show-labels option cannot be used with {output} printer");
+        }
         let sort_by = match sort_by {
             None | Some("") => None,
-            Some(s) => Some((
-                jsonpath::relaxed(s).map_err(|e| anyhow!("--sort-by {e}"))?,
-                s.to_string(),
-            )),
+            Some(s) => Some(jsonpath::relaxed(s).map_err(|e| anyhow!("{e}"))?),
         };
         Ok(PrintOptions {
             format,
@@ -127,13 +142,14 @@ impl PrintOptions {
             show_labels,
             sort_by,
             show_managed_fields,
+            terminal: false,
         })
     }
 
     /// Orders `objects` by `--sort-by` (stable; see [`sort::sort_objects`]).
     pub fn sort(&self, objects: &mut [Value]) -> Result<()> {
         if let Some((t, text)) = &self.sort_by {
-            sort::sort_objects(objects, t).map_err(|e| anyhow!("--sort-by {text:?}: {e}"))?;
+            sort::sort_objects(objects, t, text).map_err(|e| anyhow!("{e}"))?;
         }
         Ok(())
     }
@@ -141,8 +157,12 @@ impl PrintOptions {
     /// The output of the formats that do not depend on the kind, or None for the kind's table.
     /// `name_prefix` is what `-o name` prints before the slash; `single` is set when one object
     /// was asked for by name: `json`, `yaml` and `jsonpath` then print that object itself, not
-    /// a List (as kubectl does). Errors: a bad jsonpath or column, and what kubectl's YAML
-    /// printer refuses to write (`yaml: control characters are not allowed`).
+    /// a List (as kubectl does). On a pipe the bytes are kubectl's; on a terminal
+    /// ([`PrintOptions::terminal`]) no character that could drive it is printed raw
+    /// ([`render::terminal_unsafe`]): `json` writes them as `\u202e` escapes and `yaml` in
+    /// double quotes as `"\u202E"` (both read back to the same value), the jsonpath formats show
+    /// them escaped on each line as the tables do. Errors: a bad jsonpath or column, and what
+    /// kubectl's YAML printer refuses to write (`yaml: control characters are not allowed`).
     pub fn machine(
         &self,
         name_prefix: &str,
@@ -160,14 +180,25 @@ impl PrintOptions {
             };
             match (single, objects) {
                 (true, [one]) => shown(one),
-                _ => pacto_gates::render::kube_list(objects.iter().map(shown).collect()),
+                _ => render::kube_list(objects.iter().map(shown).collect()),
             }
         };
+        let terminal = self.terminal;
         Ok(Some(match &self.format {
             OutputFormat::Table | OutputFormat::Wide => return Ok(None),
-            OutputFormat::Json => gofmt::marshal_indent(&data(true), "    ") + "\n",
+            OutputFormat::Json => {
+                let text = gofmt::marshal_indent(&data(true), "    ") + "\n";
+                match terminal {
+                    true => render::json_for_terminal(&text),
+                    false => text,
+                }
+            }
             OutputFormat::Yaml => {
-                pacto_gates::k8s::yaml::emit::marshal(&data(true)).map_err(|e| anyhow!(e))?
+                let unprintable = match terminal {
+                    true => render::terminal_unsafe,
+                    false => |_| false,
+                };
+                emit::marshal_with(&data(true), unprintable).map_err(|e| anyhow!(e))?
             }
             OutputFormat::Name => {
                 let names: Vec<String> = objects
@@ -179,20 +210,24 @@ impl PrintOptions {
                             .to_string()
                     })
                     .collect();
-                pacto_gates::render::names(name_prefix, &names)
+                render::names(name_prefix, &names)
             }
-            OutputFormat::JsonPath { template, as_json } => {
-                let data = data(false);
-                if *as_json {
-                    let values = template
-                        .values(&data)
-                        .map_err(|e| anyhow!("error executing jsonpath: {e}"))?;
-                    let list: Vec<Value> = values.into_iter().cloned().collect();
-                    gofmt::marshal_indent(&Value::Array(list), "    ") + "\n"
-                } else {
-                    template
-                        .execute(&data)
-                        .map_err(|e| anyhow!("error executing jsonpath: {e}"))?
+            OutputFormat::JsonPath {
+                template,
+                raw,
+                as_json,
+            } => {
+                let text = template.execute(&data(false), *as_json).map_err(|e| {
+                    // cli-runtime's JSONPathPrinter, without its dump of the whole object.
+                    anyhow!(
+                        "error executing jsonpath {raw:?}: Error executing template: {e}. \
+                         Printing more information for debugging the template:\n\ttemplate \
+                         was:\n\t\t{raw}"
+                    )
+                })?;
+                match terminal {
+                    true => render::safe_lines(&text),
+                    false => text,
                 }
             }
             OutputFormat::CustomColumns(cols) => {
@@ -201,33 +236,10 @@ impl PrintOptions {
         }))
     }
 
-    /// `out` of [`PrintOptions::machine`] as it may reach stdout: the jsonpath formats print
-    /// object text as it is (kubectl's bytes, kept on a pipe); on a terminal each line is
-    /// escaped as every other output is.
-    pub fn for_stdout(&self, out: String, terminal: bool) -> String {
-        if !terminal || !matches!(self.format, OutputFormat::JsonPath { .. }) {
-            return out;
-        }
-        let mut safe = String::with_capacity(out.len());
-        for line in out.split_inclusive('\n') {
-            let (text, newline) = match line.strip_suffix('\n') {
-                Some(t) => (t, "\n"),
-                None => (line, ""),
-            };
-            safe.push_str(&pacto_gates::render::one_line(text));
-            safe.push_str(newline);
-        }
-        safe
-    }
-
     /// The LABELS cells of `--show-labels`, one per object, or None.
     pub fn labels(&self, objects: &[&Value]) -> Option<Vec<String>> {
-        self.show_labels.then(|| {
-            objects
-                .iter()
-                .map(|o| pacto_gates::render::labels_cell(o))
-                .collect()
-        })
+        self.show_labels
+            .then(|| objects.iter().map(|o| render::labels_cell(o)).collect())
     }
 }
 

@@ -1,26 +1,49 @@
-//! `--sort-by` as kubectl orders objects (`kubectl/pkg/cmd/get/sorter.go`): by the first value
-//! the path finds, integers and floats by value, strings in natural order
-//! (`github.com/fvbommel/sortorder` `NaturalLess`, which kubectl uses), booleans false first;
-//! objects where the path finds nothing come first. The sort is stable: among equal keys the
-//! listing order stays (kubectl's order there is whatever Go's unstable sort leaves).
+//! `--sort-by` as kubectl v1.32 orders objects (`kubectl/pkg/cmd/get/sorter.go`,
+//! `RuntimeSort` and `isLess`): by the first result of the path (kubectl's relaxed JSONPath);
+//! objects where it finds nothing come first; integers and floats by value; strings by their
+//! bytes, or as quantities when both are (`resource.ParseQuantity`: `500m` before `2`, `10`
+//! after `9`). Two keys of different types, or booleans, maps and lists, cannot be ordered:
+//! kubectl stops with `unsortable type: ...` (`unsortable interface: interface` for a mix).
+//! The sort is stable: among equal keys the listing order stays (kubectl's order there is
+//! whatever Go's unstable sort leaves).
 
 use super::jsonpath::Template;
+use pacto_gates::k8s::gofmt;
 use serde_json::Value;
 use std::cmp::Ordering;
 
-/// Sorts `objects` by the first value `path` finds in each. Errors: the path fails on an object,
-/// or no object has the field (kubectl's `couldn't find any field with path ... in the list of
-/// objects`).
-pub fn sort_objects(objects: &mut [Value], path: &Template) -> Result<(), String> {
+/// Sorts `objects` by the first result of `path` (whose relaxed text is `text`) in each.
+/// Errors: the path fails on an object; no object has the field (kubectl's `couldn't find any
+/// field with path "{.x}" in the list of objects`); two keys that cannot be compared.
+pub fn sort_objects(objects: &mut [Value], path: &Template, text: &str) -> Result<(), String> {
+    // kubectl sorts nothing with fewer than two objects.
+    if objects.len() < 2 {
+        return Ok(());
+    }
     let mut keyed: Vec<(Option<Value>, Value)> = Vec::with_capacity(objects.len());
-    let mut found = false;
     for o in objects.iter_mut() {
-        let key = path.values(o)?.first().map(|v| (*v).clone());
-        found |= key.is_some();
+        let key = path
+            .results(o)?
+            .into_iter()
+            .next()
+            .and_then(|first| first.into_iter().next());
         keyed.push((key, std::mem::take(o)));
     }
-    if !found && !keyed.is_empty() {
-        return Err("couldn't find any field with this path in the list of objects".into());
+    let present: Vec<&Value> = keyed.iter().filter_map(|(k, _)| k.as_ref()).collect();
+    if present.is_empty() {
+        for (slot, (_, o)) in objects.iter_mut().zip(keyed) {
+            *slot = o;
+        }
+        return Err(format!(
+            "couldn't find any field with path {text:?} in the list of objects"
+        ));
+    }
+    let unsortable = sortable(&present).err();
+    if let Some(e) = unsortable {
+        for (slot, (_, o)) in objects.iter_mut().zip(keyed) {
+            *slot = o;
+        }
+        return Err(format!("field {text} is an unsortable type: {e}"));
     }
     keyed.sort_by(|a, b| match (&a.0, &b.0) {
         (None, None) => Ordering::Equal,
@@ -34,21 +57,31 @@ pub fn sort_objects(objects: &mut [Value], path: &Template) -> Result<(), String
     Ok(())
 }
 
-fn rank(v: &Value) -> u8 {
-    match v {
-        Value::Null => 0,
-        Value::Bool(_) => 1,
-        Value::Number(_) => 2,
-        Value::String(_) => 3,
-        Value::Array(_) => 4,
-        Value::Object(_) => 5,
+/// Whether kubectl's `isLess` can order every pair of these keys (null sorts first whatever the
+/// others are). Errors: kubectl's text for the first key that cannot be.
+fn sortable(keys: &[&Value]) -> Result<(), String> {
+    let typed: Vec<&&Value> = keys.iter().filter(|k| !k.is_null()).collect();
+    if typed.len() < 2 {
+        return Ok(());
     }
+    for k in &typed {
+        if matches!(k, Value::Bool(_) | Value::Array(_) | Value::Object(_)) {
+            return Err(format!("unsortable type: {}", gofmt::go_type(k)));
+        }
+    }
+    let first = gofmt::go_type(typed[0]);
+    if typed.iter().any(|k| gofmt::go_type(k) != first) {
+        return Err("unsortable interface: interface".into());
+    }
+    Ok(())
 }
 
-/// kubectl's `isLess` on decoded JSON values, as an ordering. Values of different types (which
-/// kubectl cannot compare) are ordered by type so that the sort stays total.
+/// kubectl's `isLess` on two keys of one type (checked by [`sortable`]), as an ordering.
 fn compare(a: &Value, b: &Value) -> Ordering {
     match (a, b) {
+        (Value::Null, Value::Null) => Ordering::Equal,
+        (Value::Null, _) => Ordering::Less,
+        (_, Value::Null) => Ordering::Greater,
         (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
             (Some(i), Some(j)) => i.cmp(&j),
             _ => x
@@ -56,70 +89,58 @@ fn compare(a: &Value, b: &Value) -> Ordering {
                 .partial_cmp(&y.as_f64())
                 .unwrap_or(Ordering::Equal),
         },
-        (Value::String(x), Value::String(y)) => natural(x, y),
-        (Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        (Value::Array(x), Value::Array(y)) => {
-            for (i, j) in x.iter().zip(y) {
-                match compare(i, j) {
-                    Ordering::Equal => continue,
-                    o => return o,
-                }
-            }
-            x.len().cmp(&y.len())
-        }
-        _ => rank(a).cmp(&rank(b)),
+        (Value::String(x), Value::String(y)) => match (quantity(x), quantity(y)) {
+            (Some(p), Some(q)) => p.partial_cmp(&q).unwrap_or(Ordering::Equal),
+            _ => x.as_bytes().cmp(y.as_bytes()),
+        },
+        _ => Ordering::Equal,
     }
 }
 
-/// Natural order: runs of digits compare by value (a shorter run without leading zeros is
-/// smaller; equal values with fewer leading zeros first), digits before other bytes, other bytes
-/// by value; a string that is a prefix of the other comes first.
-pub fn natural(a: &str, b: &str) -> Ordering {
-    let (x, y) = (a.as_bytes(), b.as_bytes());
-    let (mut i, mut j) = (0, 0);
-    while i < x.len() && j < y.len() {
-        let (dx, dy) = (x[i].is_ascii_digit(), y[j].is_ascii_digit());
-        if dx != dy {
-            return if dx {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            };
-        }
-        if !dx {
-            if x[i] != y[j] {
-                return x[i].cmp(&y[j]);
-            }
-            i += 1;
-            j += 1;
-            continue;
-        }
-        let (zi, zj) = (i, j);
-        while i < x.len() && x[i] == b'0' {
-            i += 1;
-        }
-        while j < y.len() && y[j] == b'0' {
-            j += 1;
-        }
-        let (si, sj) = (i, j);
-        while i < x.len() && x[i].is_ascii_digit() {
-            i += 1;
-        }
-        while j < y.len() && y[j].is_ascii_digit() {
-            j += 1;
-        }
-        let (nx, ny) = (&x[si..i], &y[sj..j]);
-        if nx.len() != ny.len() {
-            return nx.len().cmp(&ny.len());
-        }
-        if nx != ny {
-            return nx.cmp(ny);
-        }
-        if si - zi != sj - zj {
-            return (si - zi).cmp(&(sj - zj));
-        }
+/// The value of a string that `resource.ParseQuantity` accepts (apimachinery
+/// `pkg/api/resource/quantity.go`): a signed decimal number (`1`, `1.5`, `.5`, `5.`) and a
+/// suffix, binary (`Ki` … `Ei`), decimal (`n`, `u`, `m`, none, `k`, `M`, `G`, `T`, `P`, `E`) or
+/// an exponent (`e3`, `E-2`). As a float: exact enough to order the quantities objects carry.
+pub fn quantity(s: &str) -> Option<f64> {
+    let digits_end = |t: &str| t.bytes().take_while(u8::is_ascii_digit).count();
+    let mut i = usize::from(s.starts_with(['+', '-']));
+    let int = digits_end(&s[i..]);
+    i += int;
+    let mut frac = 0;
+    if s[i..].starts_with('.') {
+        i += 1;
+        frac = digits_end(&s[i..]);
+        i += frac;
     }
-    x.len().cmp(&y.len())
+    if int + frac == 0 {
+        return None;
+    }
+    let number: f64 = s[..i].trim_end_matches('.').parse().ok()?;
+    let suffix = &s[i..];
+    let scale = match suffix {
+        "Ki" => 1024f64,
+        "Mi" => 1024f64.powi(2),
+        "Gi" => 1024f64.powi(3),
+        "Ti" => 1024f64.powi(4),
+        "Pi" => 1024f64.powi(5),
+        "Ei" => 1024f64.powi(6),
+        "n" => 1e-9,
+        "u" => 1e-6,
+        "m" => 1e-3,
+        "" => 1.0,
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "P" => 1e15,
+        "E" => 1e18,
+        e if e.len() > 1 && e.starts_with(['e', 'E']) => {
+            let exp: i64 = e[1..].parse().ok()?;
+            10f64.powf(exp as f64)
+        }
+        _ => return None,
+    };
+    Some(number * scale)
 }
 
 #[cfg(test)]
@@ -128,14 +149,34 @@ mod tests {
     use crate::printer::jsonpath::relaxed;
     use serde_json::json;
 
-    /// sortorder's rules: numbers by value, digits before letters, and at the first run of
-    /// digits of equal value the one with fewer leading zeros decides at once (so `a2b` sorts
-    /// before `a02`).
+    fn by(objs: &mut [Value], path: &str) -> Result<(), String> {
+        let (t, text) = relaxed(path).unwrap();
+        sort_objects(objs, &t, &text)
+    }
+
+    fn names(objs: &[Value]) -> Vec<&str> {
+        objs.iter().map(|o| o["n"].as_str().unwrap()).collect()
+    }
+
+    /// kubectl's isLess: quantities by value when both strings are quantities, other strings
+    /// by their bytes.
     #[test]
-    fn natural_order() {
-        let mut v = vec!["a10", "a2", "a02", "a1", "b", "a", "1", "a2b"];
-        v.sort_by(|a, b| natural(a, b));
-        assert_eq!(v, ["1", "a", "a1", "a2", "a2b", "a02", "a10", "b"]);
+    fn strings_by_bytes_or_as_quantities() {
+        let mut objs: Vec<Value> = ["10", "9", "500m", "1Ki", "2e3"]
+            .iter()
+            .map(|k| json!({"n": k, "k": k}))
+            .collect();
+        by(&mut objs, ".k").unwrap();
+        assert_eq!(names(&objs), ["500m", "9", "10", "1Ki", "2e3"]);
+        let mut objs: Vec<Value> = ["a10", "a9", "B", "a"]
+            .iter()
+            .map(|k| json!({"n": k, "k": k}))
+            .collect();
+        by(&mut objs, ".k").unwrap();
+        assert_eq!(names(&objs), ["B", "a", "a10", "a9"]);
+        assert_eq!(quantity("1.4.0"), None);
+        assert_eq!(quantity("."), None);
+        assert_eq!(quantity("5."), Some(5.0));
     }
 
     #[test]
@@ -146,10 +187,30 @@ mod tests {
             json!({"n": "z", "s": {"e": 2}}),
             json!({"n": "w", "s": {"e": 2}}),
         ];
-        sort_objects(&mut objs, &relaxed(".s.e").unwrap()).unwrap();
-        let names: Vec<&str> = objs.iter().map(|o| o["n"].as_str().unwrap()).collect();
-        assert_eq!(names, ["y", "z", "w", "x"]);
-        let e = sort_objects(&mut objs, &relaxed(".nothing").unwrap()).unwrap_err();
-        assert!(e.starts_with("couldn't find any field"), "{e}");
+        by(&mut objs, ".s.e").unwrap();
+        assert_eq!(names(&objs), ["y", "z", "w", "x"]);
+        let e = by(&mut objs, ".nothing").unwrap_err();
+        assert_eq!(
+            e,
+            "couldn't find any field with path \"{.nothing}\" in the list of objects"
+        );
+        assert_eq!(names(&objs), ["y", "z", "w", "x"]);
+    }
+
+    #[test]
+    fn maps_booleans_and_mixed_types_are_unsortable() {
+        let mut objs = vec![json!({"n": "a", "s": {"x": 1}}), json!({"n": "b", "s": {}})];
+        let e = by(&mut objs, ".s").unwrap_err();
+        assert_eq!(
+            e,
+            "field {.s} is an unsortable type: unsortable type: map[string]interface {}"
+        );
+        let mut objs = vec![json!({"n": "a", "s": 1}), json!({"n": "b", "s": "1"})];
+        assert!(by(&mut objs, ".s")
+            .unwrap_err()
+            .ends_with("unsortable interface: interface"));
+        // One object is never compared.
+        let mut one = vec![json!({"n": "a", "s": {}})];
+        by(&mut one, ".s").unwrap();
     }
 }

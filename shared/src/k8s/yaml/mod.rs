@@ -307,8 +307,29 @@ pub fn readable(message: &str, bounds: &Bounds) -> String {
     message.to_string()
 }
 
+/// serde-saphyr's options with its defaults but the bounds of a document of `len` bytes
+/// ([`Bounds::for_len`]): for YAML read into other types than objects (a kubeconfig), as the
+/// type's own reader would read it, without its fixed budget (250,000 nodes). Returns the
+/// bounds too, for [`readable`].
+pub fn options_for_len(len: usize) -> (serde_saphyr::Options, Bounds) {
+    let bounds = Bounds::for_len(len);
+    let options = serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_events: bounds.nodes.saturating_mul(2),
+            max_nodes: bounds.nodes,
+            max_depth: MAX_DEPTH,
+            max_total_scalar_bytes: bounds.scalar_bytes,
+            max_recorded_anchor_events: bounds.alias_values,
+        },
+        alias_limits: serde_saphyr::alias_limits! {
+            max_total_replayed_events: bounds.alias_values,
+        },
+    };
+    (options, bounds)
+}
+
 /// The first line of a parser message, without the parser's own `error:` prefix.
-fn first_line(s: &str) -> String {
+pub fn first_line(s: &str) -> String {
     let line = s.lines().next().unwrap_or("").trim();
     line.strip_prefix("error:")
         .unwrap_or(line)

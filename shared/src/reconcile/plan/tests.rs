@@ -7,7 +7,7 @@ use crate::testutil::docs;
 
 const NOW: &str = "2026-11-29T12:00:00Z";
 
-fn world_of(objects: &[Value]) -> World {
+fn world_of(objects: &[Value]) -> World<'static> {
     let of = |k: &str| {
         objects
             .iter()
@@ -15,12 +15,12 @@ fn world_of(objects: &[Value]) -> World {
             .cloned()
             .collect::<Vec<_>>()
     };
-    World::new(&Snapshot {
+    World::new(crate::testutil::kept(Snapshot {
         stages: of("Stage"),
         oci_repositories: Some(Ok(of("OCIRepository"))),
         kustomizations: Some(Ok(of("Kustomization"))),
         applications: Some(Ok(of("Application"))),
-    })
+    }))
 }
 
 fn base() -> Vec<Value> {

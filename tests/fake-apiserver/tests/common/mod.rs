@@ -118,6 +118,11 @@ impl Conn {
         })
     }
 
+    /// Reads exactly `buf.len()` bytes.
+    pub fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        self.reader.read_exact(buf)
+    }
+
     /// Reads until the server closes; returns what arrived.
     pub fn read_to_end(&mut self) -> io::Result<Vec<u8>> {
         let mut rest = Vec::new();

@@ -1,9 +1,10 @@
 //! `kubectl pacto doctor`: read the configuration (files, the cluster, or both), hand it to the
 //! library's checks, print the report. Exit codes: 0 clean, 1 findings, 2 could not run.
 
-use crate::io::connect::{block_on, connect};
-use crate::io::output::{exit_on_error, note, write_stdout};
+use crate::io::connect::{block_on_within, connect};
+use crate::io::output::{exit_on_error, json_for, note, text_for, write_stdout};
 use anyhow::{bail, Context, Result};
+use futures_util::future::join_all;
 use kubectl_pacto::cli::{DoctorArgs, DoctorOutput};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use pacto_gates::cluster::{Cluster, Scope, ServedKind};
@@ -24,6 +25,9 @@ struct ClusterRead {
     outcomes: Vec<ReadOutcome>,
 }
 
+/// Reads what doctor checks, every read at once (the ConfigMaps, the discovery of every group
+/// version, then every kind's list, then the Stage schema), so that the whole read takes about
+/// as long as its slowest request, all of them within the command's --timeout.
 async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
     let mut read = ClusterRead {
         objects: Vec::new(),
@@ -32,19 +36,29 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         notes: Vec::new(),
         outcomes: Vec::new(),
     };
+    let gvks = doctor::cluster::KINDS.map(|k| k.gvk());
+    let cm_kind = ServedKind::configmap();
+    let (configmaps, kinds) = tokio::join!(
+        join_all(
+            doctor::cluster::ARGOCD_CONFIGMAPS
+                .iter()
+                .map(|name| cluster.get(&cm_kind, argocd_ns, name))
+        ),
+        cluster.discover_each(&gvks),
+    );
     let mut argocd_cm = None;
-    for name in doctor::cluster::ARGOCD_CONFIGMAPS {
-        match cluster.get(&ServedKind::configmap(), argocd_ns, name).await {
+    for (name, got) in doctor::cluster::ARGOCD_CONFIGMAPS.iter().zip(configmaps) {
+        match got {
             Ok(cm) => {
                 read.outcomes.push(ReadOutcome::Read);
-                if name == "argocd-cm" {
+                if *name == "argocd-cm" {
                     argocd_cm = Some(cm.clone());
                 }
                 read.objects.push(cm);
             }
             Err(pacto_gates::cluster::ClusterError::NotFound { .. }) => {
                 read.outcomes.push(ReadOutcome::Absent);
-                if name == "argocd-cm" {
+                if *name == "argocd-cm" {
                     read.notes.push(format!("no ConfigMap {argocd_ns}/argocd-cm: Argo CD is not installed there (--argocd-namespace)"));
                 }
             }
@@ -55,32 +69,42 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
             }
         }
     }
-    let gvks = doctor::cluster::KINDS.map(|k| k.gvk());
-    let kinds = cluster.discover_each(&gvks).await;
     let stage_served = doctor::cluster::KINDS
         .iter()
         .zip(&kinds)
         .any(|(k, found)| *k == STAGE && found.is_ok());
+    let lists = join_all(doctor::cluster::KINDS.iter().zip(kinds).map(
+        |(wanted, found)| async move {
+            match found {
+                Ok(k) if *wanted == POD => cluster
+                    .list(
+                        &k,
+                        Scope::Namespace(argocd_ns),
+                        Some(doctor::cluster::CONTROLLER_POD_SELECTOR),
+                    )
+                    .await
+                    .map(|l| l.items),
+                Ok(k) => cluster.list(&k, Scope::All, None).await.map(|l| l.items),
+                Err(e) => Err(e),
+            }
+        },
+    ));
+    let schema = async {
+        if stage_served {
+            // How the served Stage schema merges status.conditions (S05).
+            Some(cluster.openapi_v3(STAGE.group, STAGE.version).await)
+        } else {
+            None
+        }
+    };
+    let (lists, schema) = tokio::join!(lists, schema);
     let mut pods = Vec::new();
-    for (wanted, found) in doctor::cluster::KINDS.iter().zip(kinds) {
+    for (wanted, listed) in doctor::cluster::KINDS.iter().zip(lists) {
         let what = wanted.describe();
-        let is_pod = *wanted == POD;
-        let listed = match found {
-            Ok(k) if is_pod => cluster
-                .list(
-                    &k,
-                    Scope::Namespace(argocd_ns),
-                    Some(doctor::cluster::CONTROLLER_POD_SELECTOR),
-                )
-                .await
-                .map(|l| l.items),
-            Ok(k) => cluster.list(&k, Scope::All, None).await.map(|l| l.items),
-            Err(e) => Err(e),
-        };
         match listed {
             Ok(items) => {
                 read.outcomes.push(ReadOutcome::Read);
-                if is_pod {
+                if *wanted == POD {
                     pods = items;
                 } else {
                     read.objects.extend(items);
@@ -98,15 +122,13 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         }
     }
     read.facts = doctor::cluster_facts(argocd_cm.as_ref(), &pods);
-    if stage_served {
-        // How the served Stage schema merges status.conditions (S05).
-        match cluster.openapi_v3(STAGE.group, STAGE.version).await {
-            Ok(doc) => read.facts.stage_schema = Some(doc),
-            Err(e) => read.not_checked.push((
-                format!("the Stage schema ({}/{})", STAGE.group, STAGE.version),
-                e.to_string(),
-            )),
-        }
+    match schema {
+        Some(Ok(doc)) => read.facts.stage_schema = Some(doc),
+        Some(Err(e)) => read.not_checked.push((
+            format!("the Stage schema ({}/{})", STAGE.group, STAGE.version),
+            e.to_string(),
+        )),
+        None => {}
     }
     read
 }
@@ -144,8 +166,11 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
     };
     let mut notes = Vec::new();
     if args.cluster {
-        let opts = ClusterOptions::new(&args.cluster_args)?;
-        let read = block_on(async {
+        let mut opts = ClusterOptions::new(&args.cluster_args)?;
+        kubectl_pacto::options::argocd_namespace(&args.argocd_namespace)?;
+        opts.connect.deadline =
+            kubectl_pacto::options::deadline(&args.timeout, "30s or 5m (0: none)")?;
+        let read = block_on_within(opts.connect.deadline, async {
             let cluster = connect(&opts).await?;
             Ok(read_cluster(&cluster, &args.argocd_namespace).await)
         })?;
@@ -171,11 +196,15 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
         note(n);
     }
     let out = match args.output {
-        Some(DoctorOutput::Json) => {
-            serde_json::to_string_pretty(&render::doctor::doctor_json(&report))? + "\n"
-        }
-        Some(DoctorOutput::Yaml) => serde_saphyr::to_string(&render::doctor::doctor_json(&report))
-            .context("rendering YAML")?,
+        Some(DoctorOutput::Json) => json_for(
+            serde_json::to_string_pretty(&render::doctor::doctor_json(&report))? + "\n",
+            global.terminal,
+        ),
+        Some(DoctorOutput::Yaml) => text_for(
+            serde_saphyr::to_string(&render::doctor::doctor_json(&report))
+                .context("rendering YAML")?,
+            global.terminal,
+        ),
         None | Some(DoctorOutput::Wide) => {
             let wide = args.output == Some(DoctorOutput::Wide);
             let mut t = render::doctor::doctor_table(&report, global.colour, wide);

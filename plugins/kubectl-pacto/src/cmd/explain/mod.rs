@@ -5,16 +5,17 @@
 
 mod one_level_up;
 
-use crate::io::connect::{block_on, connect, namespace};
+use crate::io::connect::{block_on, block_on_within, connect, namespace};
 use crate::io::delivery::{self, Objects};
 use crate::io::gates::load_gates;
-use crate::io::output::{note, write_stdout};
+use crate::io::output::{json_for, note, text_for, write_stdout};
 use crate::io::select::in_namespace;
 use anyhow::{bail, Context, Result};
 use kubectl_pacto::cli::{ExplainArgs, Output};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use kubectl_pacto::resource::{explain_target, Explained, Target};
-use pacto_gates::delivery::explain::explained;
+use pacto_gates::delivery::explain::{explained, stage_report};
+use pacto_gates::delivery::StageView;
 use pacto_gates::kinds::{OPERATION, STAGE};
 use pacto_gates::object;
 use pacto_gates::pacto::explain::{Options as ExplainOptions, Report};
@@ -36,7 +37,10 @@ struct Options<'a> {
 impl<'a> Options<'a> {
     /// The cluster flags, `--stabilization-window` and `KIND/NAME`, checked in that order.
     fn complete(args: &'a ExplainArgs, global: &'a Global) -> Result<Options<'a>> {
-        let cluster = ClusterOptions::new(&args.cluster)?;
+        let mut cluster = ClusterOptions::new(&args.cluster)?;
+        kubectl_pacto::options::argocd_namespace(&args.gates.argocd_namespace)?;
+        cluster.connect.deadline =
+            kubectl_pacto::options::deadline(&args.timeout, "30s or 5m (0: none)")?;
         let window = duration_flag(
             "--stabilization-window",
             &args.stabilization_window,
@@ -85,8 +89,13 @@ pub(crate) fn run(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
                 render::kube_list(data)
             };
             match format {
-                Output::Json => serde_json::to_string_pretty(&doc)? + "\n",
-                Output::Yaml => serde_saphyr::to_string(&doc).context("rendering YAML")?,
+                Output::Json => {
+                    json_for(serde_json::to_string_pretty(&doc)? + "\n", global.terminal)
+                }
+                Output::Yaml => text_for(
+                    serde_saphyr::to_string(&doc).context("rendering YAML")?,
+                    global.terminal,
+                ),
             }
         }
     };
@@ -105,7 +114,7 @@ fn from_cluster(o: &Options<'_>, t: &Target) -> Result<Report> {
             one_level_up::from_cluster(&o.cluster, t, &o.args.gates, o.global.now)
         }
         Explained::Gated(group, version, kind) => {
-            let (obj, (argo, flux)) = block_on(async {
+            let (obj, (argo, flux)) = block_on_within(o.cluster.connect.deadline, async {
                 let cluster = connect(&o.cluster).await?;
                 let kind = cluster.discover(group, version, kind).await?;
                 let ns = namespace(&o.cluster, &cluster);
@@ -159,12 +168,14 @@ fn from_files(o: &Options<'_>) -> Result<Vec<Report>> {
     } else {
         Some(block_on(load_gates(&o.args.gates, None, o.global.now))?)
     };
-    let objects = Objects::from_files(&all);
+    let objects = Objects::from_files(all);
+    // Every Stage is judged against one world, read once.
+    let world = chosen.iter().any(|x| STAGE.is(x)).then(|| objects.world());
     Ok(chosen
         .iter()
         .map(|x| {
-            if STAGE.is(x) {
-                objects.stage_report(x)
+            if let (true, Some(world)) = (STAGE.is(x), &world) {
+                stage_report(&StageView::new(x), world)
             } else if OPERATION.is(x) {
                 objects.operation_report(x)
             } else {

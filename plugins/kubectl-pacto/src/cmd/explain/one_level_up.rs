@@ -5,7 +5,7 @@
 //! computes the health (`argo::app_health`) or the wait (`flux::wait_set`) and the report
 //! (`pacto::explain`).
 
-use crate::io::connect::{block_on, connect, namespace};
+use crate::io::connect::{block_on, block_on_within, connect, namespace};
 use crate::io::gates::load_gates;
 use crate::io::live::{read_referenced, Reference};
 use crate::io::select::in_namespace;
@@ -117,7 +117,7 @@ pub(super) fn from_cluster(
         Explained::Application => kinds::APPLICATION,
         _ => kinds::KUSTOMIZATION,
     };
-    block_on(async {
+    block_on_within(c.connect.deadline, async {
         let cluster = connect(c).await?;
         let kind = cluster.discover(api.group, api.version, api.kind).await?;
         let ns = namespace(c, &cluster);

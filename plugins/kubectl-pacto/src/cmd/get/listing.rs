@@ -12,12 +12,14 @@ use anyhow::Result;
 use kubectl_pacto::printer::OutputFormat;
 use pacto_gates::render::{self, TableOptions};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::process::ExitCode;
 
 /// What a kind read for its listing.
-pub(super) struct Listing {
-    /// The objects shown, in the order read.
-    pub objects: Vec<Value>,
+pub(super) struct Listing<'l> {
+    /// The objects shown, in the order read: borrowed when they are all the objects read of
+    /// their kind (copied only to be sorted).
+    pub objects: Cow<'l, [Value]>,
     /// The namespace "No resources found" names (None: all namespaces, or files).
     pub namespace: Option<String>,
     /// The resourceVersion of the list the objects came from, where `-w` starts (None: one
@@ -32,8 +34,8 @@ pub(super) trait Rows {
     /// Whether the rows come from more than one namespace (files may mix them): then the
     /// NAMESPACE column tells them apart.
     fn mixed_namespaces(&self) -> bool;
-    /// The table of the listing.
-    fn table(&self, options: TableOptions<'_>) -> String;
+    /// The table of the listing: `objects` are those the rows were built from.
+    fn table(&self, objects: &[Value], options: TableOptions<'_>) -> String;
     /// The row of one changed object (`-w`), judged as the listing was.
     fn row(&self, o: &Value, options: TableOptions<'_>) -> String;
 }
@@ -42,7 +44,7 @@ pub(super) trait Rows {
 /// only when a table is printed.
 pub(super) fn print<R: Rows>(
     o: &Options<'_>,
-    listing: Listing,
+    listing: Listing<'_>,
     rows: impl FnOnce(&[Value]) -> Result<R>,
 ) -> Result<ExitCode> {
     let Listing {
@@ -50,7 +52,9 @@ pub(super) fn print<R: Rows>(
         namespace,
         resource_version,
     } = listing;
-    o.print.sort(&mut objects)?;
+    if o.print.sort_by.is_some() {
+        o.print.sort(objects.to_mut())?;
+    }
     let watch = o.args.watch;
     let watched = Watched {
         kind: o.listed.api_kind(),
@@ -61,9 +65,8 @@ pub(super) fn print<R: Rows>(
         resource_version: resource_version.as_deref(),
     };
     let prefix = o.listed.name_prefix();
-    let terminal = o.global.terminal;
     if let Some(out) = o.print.machine(&prefix, &objects, o.name.is_some())? {
-        write_stdout(&o.print.for_stdout(out, terminal))?;
+        write_stdout(&out)?;
         if watch {
             // Each changed object printed alone in that format.
             follow(&o.cluster, &watched, |changed| {
@@ -71,7 +74,6 @@ pub(super) fn print<R: Rows>(
                     .machine(&prefix, std::slice::from_ref(changed), true)
                     .ok()
                     .flatten()
-                    .map(|out| o.print.for_stdout(out, terminal))
                     .unwrap_or_default()
             })?;
         }
@@ -98,7 +100,7 @@ pub(super) fn print<R: Rows>(
     let table = if objects.is_empty() {
         String::new()
     } else {
-        rows.table(options)
+        rows.table(&objects, options)
     };
     write_stdout(&table)?;
     if !watch {

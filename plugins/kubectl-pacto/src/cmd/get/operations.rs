@@ -3,7 +3,7 @@
 
 use super::listing::{self, Listing, Rows};
 use super::options::Options;
-use crate::io::connect::{block_on, connect, namespace, scope};
+use crate::io::connect::{block_on_within, connect, namespace, scope};
 use crate::io::select::{not_found, shown};
 use anyhow::Result;
 use kubectl_pacto::resource::ResourceType;
@@ -26,7 +26,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
         }
         (ops, ns, None)
     } else {
-        block_on(async {
+        block_on_within(o.cluster.connect.deadline, async {
             let c = connect(&o.cluster).await?;
             let kind = c
                 .discover(OPERATION.group, OPERATION.version, OPERATION.kind)
@@ -49,20 +49,21 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
         })?
     };
     let listing = Listing {
-        objects,
+        objects: objects.into(),
         namespace,
         resource_version,
     };
     listing::print(o, listing, |ops| {
         Ok(OperationRows {
-            views: ops.iter().map(OperationView::new).collect(),
+            mixed: listing::mixed(ops.iter().map(|o| OperationView::new(o).this.namespace)),
         })
     })
 }
 
-/// The Operations' table.
+/// The Operations' table (its views are read from the listing's objects again when it is
+/// laid out: they borrow from them).
 struct OperationRows {
-    views: Vec<OperationView>,
+    mixed: bool,
 }
 
 impl Rows for OperationRows {
@@ -71,11 +72,12 @@ impl Rows for OperationRows {
     }
 
     fn mixed_namespaces(&self) -> bool {
-        listing::mixed(self.views.iter().map(|v| v.this.namespace.as_str()))
+        self.mixed
     }
 
-    fn table(&self, options: TableOptions<'_>) -> String {
-        render::operation_table(&self.views, options)
+    fn table(&self, objects: &[Value], options: TableOptions<'_>) -> String {
+        let views: Vec<OperationView> = objects.iter().map(OperationView::new).collect();
+        render::operation_table(&views, options)
     }
 
     fn row(&self, o: &Value, options: TableOptions<'_>) -> String {

@@ -37,14 +37,18 @@ impl<'a> Options<'a> {
             (Some(s), false) => Some(Selector::parse(s).map_err(|e| anyhow!("-l/--selector {e}"))?),
             _ => None,
         };
-        let print = PrintOptions::new(
+        let mut print = PrintOptions::new(
             args.output.as_deref(),
             args.no_headers,
             args.show_labels,
             args.sort_by.as_deref(),
             args.show_managed_fields,
         )?;
-        let cluster = ClusterOptions::new(&args.cluster)?;
+        print.terminal = global.terminal;
+        let mut cluster = ClusterOptions::new(&args.cluster)?;
+        kubectl_pacto::options::argocd_namespace(&args.gates.argocd_namespace)?;
+        cluster.connect.deadline =
+            kubectl_pacto::options::deadline(&args.timeout, "30s or 5m (0: none)")?;
         let selector = match (file_selector, listed) {
             (Some(s), _) => s,
             (None, ResourceType::Pactos) => Selector::default(),

@@ -4,7 +4,7 @@
 
 use super::listing::{self, Listing, Rows};
 use super::options::Options;
-use crate::io::connect::{block_on, connect, namespace, scope};
+use crate::io::connect::{block_on_within, connect, namespace, scope};
 use crate::io::gates::load_gates;
 use crate::io::select::{in_namespace, name_of};
 use anyhow::{bail, Result};
@@ -21,7 +21,7 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
     listing::print(o, listing, |objects| {
         let (argo, flux) = match gates {
             Some(g) => g,
-            None => block_on(async {
+            None => block_on_within(o.cluster.connect.deadline, async {
                 let cluster = connect(&o.cluster).await?;
                 load_gates(&o.args.gates, Some(&cluster), o.global.now).await
             })?,
@@ -31,11 +31,11 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
 }
 
 /// The Pactos, and the gates when a table will need them (read on the same connection).
-fn read(o: &Options<'_>) -> Result<(Listing, Option<(ArgoGate, FluxGate)>)> {
+fn read(o: &Options<'_>) -> Result<(Listing<'static>, Option<(ArgoGate, FluxGate)>)> {
     let args = o.args;
     let name = o.name.as_deref();
     let machine = !o.print.format.is_table();
-    block_on(async {
+    block_on_within(o.cluster.connect.deadline, async {
         let (objects, cluster, namespace) = if !args.files.is_empty() {
             let objs: Vec<Value> = object::read_values(&args.files)?
                 .into_iter()
@@ -79,7 +79,7 @@ fn read(o: &Options<'_>) -> Result<(Listing, Option<(ArgoGate, FluxGate)>)> {
         let namespace = namespace.filter(|_| !args.all_namespaces);
         Ok((
             Listing {
-                objects,
+                objects: objects.into(),
                 namespace,
                 resource_version,
             },
@@ -121,7 +121,7 @@ impl Rows for PactoRows {
         listing::mixed(self.views.iter().map(|v| v.namespace.as_str()))
     }
 
-    fn table(&self, options: TableOptions<'_>) -> String {
+    fn table(&self, _: &[Value], options: TableOptions<'_>) -> String {
         let rows: Vec<PactoRow> = self
             .views
             .iter()

@@ -5,7 +5,7 @@
 pub(crate) mod test;
 
 use crate::io::files::read_one;
-use crate::io::output::{streamed, write_stdout};
+use crate::io::output::{json_for, streamed, text_for, write_stdout};
 use anyhow::{anyhow, bail, Context, Result};
 use kubectl_pacto::cli::{HealthArgs, Output};
 use kubectl_pacto::options::{duration_flag, size_flag, Global};
@@ -103,15 +103,17 @@ fn flux_engine(
     };
     let o = read_one(path, want)?;
     if o.kind() != want {
+        // The flag that takes it, when there is one.
+        let hint = match o.kind() {
+            "HelmRelease" => " (give it with --helmrelease)",
+            "Kustomization" => " (give it with --kustomization)",
+            "ConfigMap" => " (an argocd-cm is given with --argocd-cm)",
+            _ => "",
+        };
         bail!(
-            "{}: {flag} takes a {want}, this is a {} (give it with {})",
+            "{}: {flag} takes a {want}, this is a {}{hint}",
             o.origin,
             render::one_line(o.kind()),
-            if want == "Kustomization" {
-                "--helmrelease"
-            } else {
-                "--kustomization"
-            }
         );
     }
     let k = kustomization::parse(&o.value).map_err(|e| anyhow!("{}: {e}", o.origin))?;
@@ -186,6 +188,11 @@ pub(crate) fn run(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
         .as_ref()
         .map(|(k, v)| serde_json::json!({"flux": render::wait_json(k, v)}));
     let out = match args.output {
+        Some(Output::Json) if global.terminal => {
+            let mut buf = Vec::new();
+            render::write_health_json(&items, summary.as_ref(), &mut buf)?;
+            json_for(String::from_utf8_lossy(&buf).into_owned(), true)
+        }
         Some(Output::Json) => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             return streamed(
@@ -198,7 +205,10 @@ pub(crate) fn run(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
             if let Some(s) = summary {
                 report["summary"] = s;
             }
-            serde_saphyr::to_string(&report).context("rendering YAML")?
+            text_for(
+                serde_saphyr::to_string(&report).context("rendering YAML")?,
+                global.terminal,
+            )
         }
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -6,7 +6,7 @@
 
 use crate::io::connect::{block_on, connect, namespace, scope};
 use crate::io::delivery::read_appliers;
-use crate::io::output::{exit_on_error, note, write_stdout};
+use crate::io::output::{exit_on_error, json_for, note, text_for, write_stdout};
 use anyhow::{anyhow, bail, Context, Result};
 use futures_util::stream::{self, StreamExt};
 use kubectl_pacto::cli::{Output, ReconcileArgs};
@@ -19,6 +19,7 @@ use pacto_gates::reconcile::report::{self, Failure, StageResult};
 use pacto_gates::reconcile::{self, conditions_list_type, reread, Change, ListType};
 use pacto_gates::render;
 use serde_json::Value;
+use std::collections::HashSet;
 use std::future::Future;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -63,7 +64,9 @@ impl Deadline {
 /// The Stages a run covers, every Stage an upstream reference needs, the appliers, the Stage
 /// kind and how its conditions merge.
 struct RunInputs {
-    stages: Vec<Value>,
+    /// How many of `snapshot.stages`, the first, the run covers (the upstream Stages outside
+    /// it follow them).
+    listed: usize,
     snapshot: Snapshot,
     kind: ServedKind,
     list_type: ListType,
@@ -87,23 +90,28 @@ async fn read_stages(
         .await
         .context("cannot list the Stages")?
         .items;
-    let listed = |ns: &str, name: &str| {
-        stages.iter().any(|s| {
-            s.pointer("/metadata/namespace").and_then(Value::as_str) == Some(ns)
-                && s.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+    let listed: HashSet<(&str, &str)> = stages
+        .iter()
+        .map(|s| {
+            (
+                text_at(s, "/metadata/namespace"),
+                text_at(s, "/metadata/name"),
+            )
         })
-    };
-    let mut wanted = Vec::new();
+        .collect();
+    let mut wanted: Vec<(String, String)> = Vec::new();
+    let mut asked: HashSet<(&str, &str)> = HashSet::new();
     for s in &stages {
         if let Some(up) = pacto_gates::delivery::StageView::new(s).upstream_stage {
-            if !listed(&up.namespace, &up.name) && !wanted.contains(&up) {
-                wanted.push(up);
+            let key = (up.namespace, up.name);
+            if !listed.contains(&key) && asked.insert(key) {
+                wanted.push((up.namespace.to_string(), up.name.to_string()));
             }
         }
     }
     let kind_ref = &kind;
     let reads = stream::iter(wanted.into_iter().map(|up| async move {
-        let got = cluster.get(kind_ref, &up.namespace, &up.name).await;
+        let got = cluster.get(kind_ref, &up.0, &up.1).await;
         (up, got)
     }))
     .buffered(usize::from(args.concurrent))
@@ -116,11 +124,16 @@ async fn read_stages(
             Err(ClusterError::NotFound { .. }) => {}
             Err(e) => notes.push(format!(
                 "upstream Stage {}/{} could not be read: {e}",
-                up.namespace, up.name
+                up.0, up.1
             )),
         }
     }
     Ok((kind, stages, upstream, notes))
+}
+
+/// The string at `pointer` in `o`, empty when absent or not a string.
+fn text_at<'v>(o: &'v Value, pointer: &str) -> &'v str {
+    o.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
 /// Reads what a run needs, the three reads at once: the Stages (then their upstream Stages),
@@ -132,11 +145,10 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
         read_appliers(cluster, &mut appliers),
         cluster.openapi_v3(GROUP, VERSION),
     );
-    let (kind, stages, upstream, mut notes) = stages?;
-    let snapshot = Snapshot {
-        stages: stages.iter().cloned().chain(upstream).collect(),
-        ..appliers
-    };
+    let (kind, mut stages, upstream, mut notes) = stages?;
+    let listed = stages.len();
+    stages.extend(upstream);
+    let snapshot = Snapshot { stages, ..appliers };
     let list_type = match schema {
         Ok(doc) => conditions_list_type(&doc, GROUP, VERSION, "Stage"),
         Err(e) => {
@@ -145,7 +157,7 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
         }
     };
     Ok(RunInputs {
-        stages,
+        listed,
         snapshot,
         kind,
         list_type,
@@ -159,7 +171,7 @@ async fn read(cluster: &Cluster, args: &ReconcileArgs, namespace: &str) -> Resul
 async fn write(
     cluster: &Cluster,
     read: &RunInputs,
-    world: &World,
+    world: &World<'_>,
     listed: &Change,
     now: &str,
 ) -> StageResult {
@@ -218,7 +230,7 @@ async fn write(
 async fn write_all(
     cluster: &Cluster,
     read: &RunInputs,
-    world: &World,
+    world: &World<'_>,
     changes: &[Change],
     now: &str,
     concurrent: usize,
@@ -275,7 +287,12 @@ fn reconcile_once(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
         };
         let (cluster, read) = reading?;
         let world = World::new(&read.snapshot);
-        let changes = reconcile::plan(&read.stages, &world, read.list_type, &now);
+        let changes = reconcile::plan(
+            &read.snapshot.stages[..read.listed],
+            &world,
+            read.list_type,
+            &now,
+        );
         let outcomes = if args.dry_run {
             Vec::new()
         } else {
@@ -300,8 +317,14 @@ fn reconcile_once(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
     }
     let report = render::reconcile::report_json(&outcomes);
     let out = match args.output {
-        Some(Output::Json) => serde_json::to_string_pretty(&report)? + "\n",
-        Some(Output::Yaml) => serde_saphyr::to_string(&report).context("rendering YAML")?,
+        Some(Output::Json) => json_for(
+            serde_json::to_string_pretty(&report)? + "\n",
+            global.terminal,
+        ),
+        Some(Output::Yaml) => text_for(
+            serde_saphyr::to_string(&report).context("rendering YAML")?,
+            global.terminal,
+        ),
         None => {
             if outcomes.is_empty() {
                 let ns = opts.namespace.as_deref().filter(|_| !args.all_namespaces);

@@ -6,16 +6,16 @@
 //! deleted (kubectl's `wait`). On a timeout, the explain report of each object not there says
 //! why.
 
-use crate::io::connect::{block_on, connect, namespace};
+use crate::io::connect::{block_on, block_on_within, connect, namespace};
 use crate::io::delivery;
 use crate::io::gates::load_gates;
-use crate::io::output::write_stdout;
+use crate::io::output::{note, write_stdout};
 use anyhow::{anyhow, bail, Result};
 use kubectl_pacto::cli::WaitArgs;
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use kubectl_pacto::resource::{get_resource, ResourceType};
 use kubectl_pacto::wait::WaitFor;
-use pacto_gates::cluster::{ClusterError, Scope, Selection};
+use pacto_gates::cluster::{ClusterError, Deadline, Scope, Selection};
 use pacto_gates::pacto::explain::{Options as ExplainOptions, Report};
 use pacto_gates::pacto::gate::{self, ArgoGate, FluxGate};
 use pacto_gates::render;
@@ -41,11 +41,16 @@ impl<'a> Options<'a> {
     /// The cluster flags, the target, what goes together ([`validate`]), `--for`,
     /// `--timeout` and `--stabilization-window`, checked in that order.
     fn complete(args: &'a WaitArgs, global: &'a Global) -> Result<Options<'a>> {
-        let cluster = ClusterOptions::new(&args.cluster)?;
+        let mut cluster = ClusterOptions::new(&args.cluster)?;
+        kubectl_pacto::options::argocd_namespace(&args.gates.argocd_namespace)?;
         let (listed, name) = get_resource(&args.target, None)?;
         validate(name.is_some(), args.selector.is_some())?;
         let wait_for = WaitFor::parse(&args.condition, listed == ResourceType::Pactos)?;
         let timeout = duration_flag("--timeout", &args.timeout, "30s or 5m")?;
+        // One deadline from the start: connecting, discovery, the gates, the list and every
+        // watch event (0: check once, each request bounded by --request-timeout alone).
+        cluster.connect.deadline =
+            (!timeout.is_zero()).then(|| Deadline::after(timeout, "--timeout"));
         let window = duration_flag(
             "--stabilization-window",
             &args.stabilization_window,
@@ -101,7 +106,7 @@ fn name_of(o: &Value) -> String {
 pub(crate) fn run(args: &WaitArgs, global: &Global) -> Result<ExitCode> {
     let o = Options::complete(args, global)?;
     let prefix = o.listed.name_prefix();
-    match block_on(follow(&o))? {
+    match block_on_within(o.cluster.connect.deadline, follow(&o))? {
         Waited::Met(names) => {
             let lines: String = names
                 .iter()
@@ -115,10 +120,23 @@ pub(crate) fn run(args: &WaitArgs, global: &Global) -> Result<ExitCode> {
             o.wait_for.describe()
         ),
         Waited::TimedOut { pending, gates } => {
+            // The reports read Stages and Operations again: within a bound of their own, as the
+            // --timeout has passed; one that cannot be read is said so, and the wait still
+            // ends as timed out.
+            let mut reporting = o.cluster.clone();
+            reporting.connect.deadline = Some(Deadline::after(
+                o.cluster.connect.request_timeout.unwrap_or(REPORT_TIMEOUT),
+                "the bound of the report after --timeout: 10s, or --request-timeout",
+            ));
             let mut blocks = Vec::new();
             for p in &pending {
-                let report = why_not(&o, p, gates.as_deref())?;
-                blocks.push(render::explain_text(&report.rows, global.colour));
+                match why_not(&o, &reporting, p, gates.as_deref()) {
+                    Ok(report) => blocks.push(render::explain_text(&report.rows, global.colour)),
+                    Err(e) => note(&format!(
+                        "why {prefix}/{} is not there could not be read: {e:#}",
+                        render::one_line(&name_of(p))
+                    )),
+                }
             }
             write_stdout(&blocks.join("\n"))?;
             let names: Vec<String> = pending
@@ -135,14 +153,23 @@ pub(crate) fn run(args: &WaitArgs, global: &Global) -> Result<ExitCode> {
     }
 }
 
-/// Why an object is not there yet: its explain report (Stages and Operations read again).
-fn why_not(o: &Options<'_>, p: &Value, gates: Option<&(ArgoGate, FluxGate)>) -> Result<Report> {
+/// How long the reports after a timeout may take to read, without `--request-timeout`.
+const REPORT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why an object is not there yet: its explain report (Stages and Operations read again, with
+/// `cluster`'s bound).
+fn why_not(
+    o: &Options<'_>,
+    cluster: &ClusterOptions,
+    p: &Value,
+    gates: Option<&(ArgoGate, FluxGate)>,
+) -> Result<Report> {
     let n = name_of(p);
     Ok(match (o.listed, gates) {
         (ResourceType::Stages, _) => {
-            delivery::stage_report(&o.cluster, &n, &o.args.gates.argocd_namespace)?
+            delivery::stage_report(cluster, &n, &o.args.gates.argocd_namespace)?
         }
-        (ResourceType::Operations, _) => delivery::operation_report(&o.cluster, &n)?,
+        (ResourceType::Operations, _) => delivery::operation_report(cluster, &n)?,
         (ResourceType::Pactos, Some((argo, flux))) => {
             Report::gated(p, &gate::decide(argo, flux, p), o.global.now, o.report)
         }
@@ -158,8 +185,12 @@ fn why_not(o: &Options<'_>, p: &Value, gates: Option<&(ArgoGate, FluxGate)>) -> 
 async fn follow(o: &Options<'_>) -> Result<Waited> {
     let args = o.args;
     let wait_for = &o.wait_for;
-    let deadline = Instant::now() + o.timeout;
-    let cluster = connect(&o.cluster).await?;
+    let deadline = o
+        .cluster
+        .connect
+        .deadline
+        .map_or_else(|| Instant::now() + o.timeout, |d| d.at);
+    let mut cluster = connect(&o.cluster).await?;
     let (group, version, kind) = o.listed.api_kind().gvk();
     let kind = cluster.discover(group, version, kind).await?;
     let ns = namespace(&o.cluster, &cluster);
@@ -200,16 +231,24 @@ async fn follow(o: &Options<'_>) -> Result<Waited> {
     let mut watched: BTreeMap<String, Value> =
         found.items.into_iter().map(|p| (name_of(&p), p)).collect();
     let names: Vec<String> = watched.keys().cloned().collect();
-    let reached = |watched: &BTreeMap<String, Value>| {
+    // A jsonpath that fails on an object ends the wait at once, as kubectl's does.
+    let reached = |watched: &BTreeMap<String, Value>| -> Result<bool> {
         if deleting {
-            watched.is_empty()
-        } else {
-            watched.values().all(|p| wait_for.reached(p, gate_word))
+            return Ok(watched.is_empty());
         }
+        for p in watched.values() {
+            if !wait_for.reached(p, gate_word).map_err(anyhow::Error::msg)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     };
-    if reached(&watched) {
+    if reached(&watched)? {
         return Ok(Waited::Met(names));
     }
+    // From here the follow bounds each list and watch by the deadline itself, and ends as
+    // timed out when it passes.
+    cluster.set_deadline(None);
     let mut follow = cluster.follow(
         &kind,
         selection,
@@ -231,13 +270,13 @@ async fn follow(o: &Options<'_>) -> Result<Waited> {
         } else {
             watched.insert(n, event.object);
         }
-        if reached(&watched) {
+        if reached(&watched)? {
             return Ok(Waited::Met(names));
         }
     }
     let pending = watched
         .into_values()
-        .filter(|p| !wait_for.reached(p, gate_word))
+        .filter(|p| !wait_for.reached(p, gate_word).unwrap_or(false))
         .collect();
     Ok(Waited::TimedOut {
         pending,

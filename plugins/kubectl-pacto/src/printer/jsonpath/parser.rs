@@ -1,479 +1,570 @@
-//! Reading a template into nodes, as client-go's `util/jsonpath/parser.go` does (the node
-//! kinds of `node.go`): text outside braces; inside an action, paths (`.field`, `['key']`,
-//! `..`, `*`, `[n]`, `[start:end:step]`, unions, `[?(...)]` filters), quoted text, and
-//! `range` … `end`. Errors are client-go's texts where it has one.
+//! Reading a template into nodes as client-go's `util/jsonpath/parser.go` scans it, one rune at
+//! a time (the node kinds of `node.go`). Outside braces is text; an action (`{...}`) is a list of
+//! nodes: fields (`.name`, with `\` escaping a terminator), `..` (recursive descent), `*`, array
+//! selections (`[n]`, `[start:end:step]`, `['key']`, unions `[a,b]`), filters (`[?(left op
+//! right)]`), quoted text (`"\n"`, `'x'`), numbers, `true`/`false`, and identifiers (`range`,
+//! `end`, and any other word, which fails when it runs).
+//!
+//! What client-go accepts and refuses is kept, quirks included: `{}` is the current object and
+//! `{.}` the field with the empty name (nothing); `[]` is `[0]`; `["x"]` is refused (`invalid
+//! array index "x"`: only single quotes make a key); a filter's operator is the run of
+//! `!<>=` after its left side, so `=~` is refused (`unrecognized character in action: U+007E
+//! '~'`); `range` without `end` and unknown identifiers are accepted here and decided when the
+//! template runs. Errors are client-go's texts.
 
-use serde_json::Value;
-
-/// One node of a template (client-go `NodeText`, `ListNode`, `NodeRange`).
+/// One node (client-go `NodeText`, `NodeList`, `NodeField`, `NodeIdentifier`, `NodeInt`,
+/// `NodeFloat`, `NodeBool`, `NodeArray`, `NodeFilter`, `NodeWildcard`, `NodeRecursive`,
+/// `NodeUnion`).
 #[derive(Debug, Clone)]
 pub(super) enum Node {
     Text(String),
-    Path(Vec<Step>),
-    Range(Vec<Step>, Vec<Node>),
-}
-
-/// One step of a path (client-go `FieldNode`, `WildcardNode`, `RecursiveNode`, `ArrayNode`
-/// as `[start:end:step]` with whether the end is derived from a single index, `UnionNode`,
-/// `FilterNode`).
-#[derive(Debug, Clone)]
-pub(super) enum Step {
+    List(Vec<Node>),
     Field(String),
+    Identifier(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// `[start:end:step]`.
+    Array([Param; 3]),
+    Filter(Box<Filter>),
     Wildcard,
     Recursive,
-    Slice(Option<i64>, Option<i64>, Option<i64>, bool),
-    Union(Vec<Vec<Step>>),
-    Filter(Box<Filter>),
+    Union(Vec<Vec<Node>>),
 }
 
-/// `[?(left op right)]`, or `[?(left)]` (the path exists) without an operator.
+/// One bound of an array selection (client-go `ParamsEntry`): given or not, and whether an end
+/// was derived from a single index (`[n]` is `[n:n+1]`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Param {
+    pub(super) value: i64,
+    pub(super) known: bool,
+    pub(super) derived: bool,
+}
+
+/// `[?(left op right)]`; `op` is `exists` for a filter without an operator.
 #[derive(Debug, Clone)]
 pub(super) struct Filter {
-    pub(super) left: Operand,
-    pub(super) op: Option<String>,
-    pub(super) right: Operand,
+    pub(super) left: Vec<Node>,
+    pub(super) right: Vec<Node>,
+    pub(super) op: String,
 }
 
-/// One side of a filter.
-#[derive(Debug, Clone)]
-pub(super) enum Operand {
-    Path(Vec<Step>),
-    Literal(Value),
-    /// The literal pattern of `=~`, compiled once.
-    Regex(regex::Regex),
-}
-
-enum Token {
-    Node(Node),
-    Range(Vec<Step>),
-    End,
-}
-
-/// The nodes of `text` (its length already bounded by the caller).
+/// The top-level nodes of `text` (its length already bounded by the caller): text nodes and one
+/// list per action.
 pub(super) fn parse(text: &str) -> Result<Vec<Node>, String> {
-    let mut tokens = Vec::new();
-    let chars: Vec<char> = text.chars().collect();
-    let mut i = 0;
-    let mut literal = String::new();
-    while i < chars.len() {
-        if chars[i] != '{' {
-            literal.push(chars[i]);
-            i += 1;
-            continue;
-        }
-        if !literal.is_empty() {
-            tokens.push(Token::Node(Node::Text(std::mem::take(&mut literal))));
-        }
-        let end = action_end(&chars, i + 1).ok_or("unclosed action")?;
-        let inside: String = chars[i + 1..end].iter().collect();
-        tokens.extend(parse_action(inside.trim())?);
-        i = end + 1;
-    }
-    if !literal.is_empty() {
-        tokens.push(Token::Node(Node::Text(literal)));
-    }
-    let mut tokens = tokens.into_iter();
-    build(&mut tokens, false)
-}
-
-fn build(tokens: &mut impl Iterator<Item = Token>, in_range: bool) -> Result<Vec<Node>, String> {
-    let mut nodes = Vec::new();
-    while let Some(t) = tokens.next() {
-        match t {
-            Token::Node(n) => nodes.push(n),
-            Token::Range(steps) => {
-                let body = build(tokens, true)?;
-                nodes.push(Node::Range(steps, body));
-            }
-            Token::End if in_range => return Ok(nodes),
-            Token::End => return Err("not in range, nothing to end".into()),
-        }
-    }
-    // client-go runs an unclosed range to the end of the template.
-    Ok(nodes)
-}
-
-/// The index of the `}` that closes the action opened before `from`, skipping quoted text and
-/// brackets.
-fn action_end(chars: &[char], from: usize) -> Option<usize> {
-    let mut i = from;
-    let mut depth = 0usize;
-    while i < chars.len() {
-        match chars[i] {
-            '"' | '\'' => i = quote_end(chars, i)?,
-            '[' => depth += 1,
-            ']' => depth = depth.saturating_sub(1),
-            '}' if depth == 0 => return Some(i),
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-/// The index of the quote closing the one at `start` (backslash escapes honoured).
-fn quote_end(chars: &[char], start: usize) -> Option<usize> {
-    let q = chars[start];
-    let mut i = start + 1;
-    while i < chars.len() {
-        match chars[i] {
-            '\\' => i += 2,
-            c if c == q => return Some(i),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-fn parse_action(inside: &str) -> Result<Vec<Token>, String> {
-    let mut tokens = Vec::new();
-    let mut rest = inside;
+    let mut p = Scanner {
+        input: text,
+        pos: 0,
+        start: 0,
+        width: 0,
+    };
+    let mut root = Vec::new();
     loop {
-        rest = rest.trim_start();
-        if rest.is_empty() {
-            return Ok(tokens);
-        }
-        if let Some(r) = rest.strip_prefix("range") {
-            if r.is_empty() || r.starts_with(char::is_whitespace) {
-                let (steps, after) = parse_path(r.trim_start())?;
-                tokens.push(Token::Range(steps));
-                rest = after;
-                continue;
+        // Text up to the next `{`.
+        loop {
+            if p.rest().starts_with('{') {
+                if p.pos > p.start {
+                    root.push(Node::Text(p.consume().to_string()));
+                }
+                break;
+            }
+            if p.next().is_none() {
+                if p.pos > p.start {
+                    root.push(Node::Text(p.consume().to_string()));
+                }
+                return Ok(root);
             }
         }
-        if let Some(r) = rest.strip_prefix("end") {
-            if r.is_empty() || r.starts_with(char::is_whitespace) {
-                tokens.push(Token::End);
-                rest = r;
-                continue;
-            }
-        }
-        if rest.starts_with('"') {
-            let chars: Vec<char> = rest.chars().collect();
-            let end = quote_end(&chars, 0).ok_or("unterminated quoted string")?;
-            let quoted: String = chars[..=end].iter().collect();
-            tokens.push(Token::Node(Node::Text(unquote(&quoted)?)));
-            rest = &rest[quoted.len()..];
-            continue;
-        }
-        let (steps, after) = parse_path(rest)?;
-        if after.len() == rest.len() {
-            let word: String = rest.chars().take_while(|c| !c.is_whitespace()).collect();
-            return Err(format!("unrecognized identifier {word}"));
-        }
-        tokens.push(Token::Node(Node::Path(steps)));
-        rest = after;
+        p.pos += 1;
+        p.consume();
+        let mut action = Vec::new();
+        p.inside_action(&mut action)?;
+        root.push(Node::List(action));
     }
 }
 
-/// Go's `strconv.Unquote` of a double-quoted string: `\n`, `\t`, `\r`, `\\`, `\"`, `\xNN`,
-/// `\uNNNN`, `\UNNNNNNNN`.
-fn unquote(q: &str) -> Result<String, String> {
-    let body = &q[1..q.len() - 1];
-    let mut out = String::new();
+/// A whole template made of one action's `text`, and that action's nodes (client-go
+/// `parseAction`, used for union members, keys and the sides of a filter).
+fn parse_action(text: &str) -> Result<Vec<Node>, String> {
+    let mut nodes = parse(&format!("{{{text}}}"))?;
+    match nodes.first_mut() {
+        Some(Node::List(list)) => Ok(std::mem::take(list)),
+        _ => Ok(Vec::new()),
+    }
+}
+
+struct Scanner<'a> {
+    input: &'a str,
+    /// Byte offsets: the next rune, the start of the pending token, the last rune's width.
+    pos: usize,
+    start: usize,
+    width: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn rest(&self) -> &'a str {
+        &self.input[self.pos..]
+    }
+
+    /// The pending token, consumed.
+    fn consume(&mut self) -> &'a str {
+        let v = &self.input[self.start..self.pos];
+        self.start = self.pos;
+        v
+    }
+
+    /// The next rune (None at the end).
+    fn next(&mut self) -> Option<char> {
+        match self.rest().chars().next() {
+            None => {
+                self.width = 0;
+                None
+            }
+            Some(c) => {
+                self.width = c.len_utf8();
+                self.pos += self.width;
+                Some(c)
+            }
+        }
+    }
+
+    fn backup(&mut self) {
+        self.pos -= self.width;
+    }
+
+    fn peek(&mut self) -> Option<char> {
+        let r = self.next();
+        self.backup();
+        r
+    }
+
+    /// The nodes of one action, up to and including its `}`.
+    fn inside_action(&mut self, cur: &mut Vec<Node>) -> Result<(), String> {
+        loop {
+            let rest = self.rest();
+            if rest.starts_with('}') {
+                self.pos += 1;
+                self.consume();
+                return Ok(());
+            }
+            if rest.starts_with("[?(") {
+                self.filter(cur)?;
+                continue;
+            }
+            if rest.starts_with("..") {
+                if matches!(cur.last(), Some(Node::Recursive)) {
+                    return Err("invalid multiple recursive descent".into());
+                }
+                self.pos += 2;
+                self.consume();
+                cur.push(Node::Recursive);
+                if self.peek().is_some_and(is_alphanumeric) {
+                    self.field(cur);
+                }
+                continue;
+            }
+            match self.next() {
+                None | Some('\r' | '\n') => return Err("unclosed action".into()),
+                Some(' ' | '@' | '$') => {
+                    self.consume();
+                }
+                Some('[') => self.array(cur)?,
+                Some(q @ ('"' | '\'')) => self.quote(cur, q)?,
+                Some('.') => self.field(cur),
+                Some(c) if c == '+' || c == '-' || is_digit(c) => {
+                    self.backup();
+                    self.number(cur)?;
+                }
+                Some(c) if is_alphanumeric(c) => {
+                    self.backup();
+                    self.identifier(cur);
+                }
+                Some(c) => {
+                    return Err(format!(
+                        "unrecognized character in action: {}",
+                        go_rune_u(c)
+                    ))
+                }
+            }
+        }
+    }
+
+    fn identifier(&mut self, cur: &mut Vec<Node>) {
+        loop {
+            let r = self.next();
+            if is_terminator(r) {
+                self.backup();
+                break;
+            }
+        }
+        match self.consume() {
+            "true" => cur.push(Node::Bool(true)),
+            "false" => cur.push(Node::Bool(false)),
+            word => cur.push(Node::Identifier(word.to_string())),
+        }
+    }
+
+    fn number(&mut self, cur: &mut Vec<Node>) -> Result<(), String> {
+        if matches!(self.peek(), Some('+' | '-')) {
+            self.next();
+        }
+        loop {
+            match self.next() {
+                Some(c) if c == '.' || is_digit(c) => {}
+                _ => {
+                    self.backup();
+                    break;
+                }
+            }
+        }
+        let value = self.consume();
+        if let Ok(i) = value.parse::<i64>() {
+            cur.push(Node::Int(i));
+        } else if let Some(f) = go_parse_float(value) {
+            cur.push(Node::Float(f));
+        } else {
+            return Err(format!("cannot parse number {value}"));
+        }
+        Ok(())
+    }
+
+    /// `[...]` up to the first `]`: a union, a quoted key or a slice.
+    fn array(&mut self, cur: &mut Vec<Node>) -> Result<(), String> {
+        loop {
+            match self.next() {
+                None | Some('\n') => return Err("unterminated array".into()),
+                Some(']') => break,
+                _ => {}
+            }
+        }
+        let token = self.consume();
+        let mut text = &token[1..token.len() - 1];
+        if text == "*" {
+            text = ":";
+        }
+        let members: Vec<&str> = text.split(',').collect();
+        if members.len() > 1 {
+            let mut union = Vec::with_capacity(members.len());
+            for m in members {
+                union.push(parse_action(&format!("[{}]", m.trim_matches(' ')))?);
+            }
+            cur.push(Node::Union(union));
+            return Ok(());
+        }
+        if let Some(key) = single_quoted_key(text) {
+            cur.extend(parse_action(&format!(".{key}"))?);
+            return Ok(());
+        }
+        let Some(groups) = slice_groups(text) else {
+            return Err(format!("invalid array index {text}"));
+        };
+        let mut params = [Param::default(); 3];
+        for i in 0..3 {
+            let mut g = groups[i];
+            if !g.is_empty() {
+                if i > 0 {
+                    g = &g[1..];
+                }
+                if i > 0 && g.is_empty() {
+                    params[i].known = false;
+                } else {
+                    params[i].known = true;
+                    params[i].value = g
+                        .parse()
+                        .map_err(|_| format!("array index {g} is not a number"))?;
+                }
+            } else if i == 1 {
+                params[i].known = true;
+                params[i].value = params[0].value.saturating_add(1);
+                params[i].derived = true;
+            }
+        }
+        cur.push(Node::Array(params));
+        Ok(())
+    }
+
+    /// `[?(...)]`: up to the `)` outside quotes, then `]`.
+    fn filter(&mut self, cur: &mut Vec<Node>) -> Result<(), String> {
+        self.pos += 3;
+        self.consume();
+        let (mut begin, mut end) = (false, false);
+        let mut pair = '\0';
+        loop {
+            let r = self.next();
+            match r {
+                None | Some('\n') => return Err("unterminated filter".into()),
+                Some(q @ ('"' | '\'')) => {
+                    if !begin {
+                        begin = true;
+                        pair = q;
+                        continue;
+                    }
+                    if self.input.as_bytes()[self.pos - 2] != b'\\' && q == pair {
+                        end = true;
+                    }
+                }
+                Some(')') if begin == end => break,
+                _ => {}
+            }
+        }
+        if self.next() != Some(']') {
+            return Err("unclosed array expect ]".into());
+        }
+        let token = self.consume();
+        let text = &token[..token.len() - 2];
+        let node = match split_filter(text) {
+            None => Filter {
+                left: parse_action(text)?,
+                right: Vec::new(),
+                op: "exists".into(),
+            },
+            Some((l, op, r)) => Filter {
+                left: parse_action(l)?,
+                right: parse_action(r)?,
+                op: op.to_string(),
+            },
+        };
+        cur.push(Node::Filter(Box::new(node)));
+        Ok(())
+    }
+
+    /// Quoted text, up to the unescaped closing quote.
+    fn quote(&mut self, cur: &mut Vec<Node>, end: char) -> Result<(), String> {
+        loop {
+            match self.next() {
+                None | Some('\n') => return Err("unterminated quoted string".into()),
+                Some(c) if c == end && self.input.as_bytes()[self.pos - 2] != b'\\' => break,
+                _ => {}
+            }
+        }
+        let value = self.consume();
+        let text = unquote_extend(value)
+            .ok_or_else(|| format!("unquote string {value} error invalid syntax"))?;
+        cur.push(Node::Text(text));
+        Ok(())
+    }
+
+    /// A field name after `.` up to the next unescaped terminator; backslashes are dropped.
+    fn field(&mut self, cur: &mut Vec<Node>) {
+        self.consume();
+        loop {
+            let r = self.next();
+            if r == Some('\\') {
+                self.next();
+            } else if is_terminator(r) {
+                self.backup();
+                break;
+            }
+        }
+        let value = self.consume();
+        if value == "*" {
+            cur.push(Node::Wildcard);
+        } else {
+            cur.push(Node::Field(value.replace('\\', "")));
+        }
+    }
+}
+
+/// The characters that end an identifier or a field name (client-go `isTerminator`).
+fn is_terminator(r: Option<char>) -> bool {
+    match r {
+        None => true,
+        Some(c) => matches!(
+            c,
+            ' ' | '\t' | '\r' | '\n' | '.' | ',' | '[' | ']' | '$' | '@' | '{' | '}'
+        ),
+    }
+}
+
+/// Go's `unicode.IsDigit` (decimal digits of any script, approximated by Rust's numeric class
+/// beyond ASCII).
+fn is_digit(c: char) -> bool {
+    c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric())
+}
+
+/// client-go `isAlphaNumeric`: `_`, a letter or a digit.
+fn is_alphanumeric(c: char) -> bool {
+    c == '_' || c.is_alphabetic() || is_digit(c)
+}
+
+/// Go's `%#U` of a rune: `U+007E '~'`, without the quoted rune when it is not printable.
+fn go_rune_u(c: char) -> String {
+    let printable = c == ' '
+        || !(c.is_control()
+            || c.is_whitespace()
+            || matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{feff}'));
+    if printable {
+        format!("U+{:04X} '{c}'", c as u32)
+    } else {
+        format!("U+{:04X}", c as u32)
+    }
+}
+
+/// client-go's `dictKeyRex` (`^'([^']*)'$`): the key of `['key']`.
+fn single_quoted_key(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix('\'')?.strip_suffix('\'')?;
+    (!inner.contains('\'')).then_some(inner)
+}
+
+/// client-go's `sliceOperatorRex` (`^(-?[\d]*)(:-?[\d]*)?(:-?[\d]*)?$`): the three groups, each
+/// empty when absent, the second and third with their colon.
+fn slice_groups(text: &str) -> Option<[&str; 3]> {
+    fn signed_digits(s: &str) -> usize {
+        let sign = usize::from(s.starts_with('-'));
+        sign + s[sign..].bytes().take_while(u8::is_ascii_digit).count()
+    }
+    let mut groups = [""; 3];
+    let first = signed_digits(text);
+    groups[0] = &text[..first];
+    let mut rest = &text[first..];
+    for g in groups.iter_mut().skip(1) {
+        if let Some(r) = rest.strip_prefix(':') {
+            let n = 1 + signed_digits(r);
+            *g = &rest[..n];
+            rest = &rest[n..];
+        }
+    }
+    rest.is_empty().then_some(groups)
+}
+
+/// client-go's filter expression `^([^!<>=]+)([!<>=]+)(.+?)$`: the left side, the operator
+/// (the run of `!<>=` after it) and a non-empty right side; None without an operator.
+fn split_filter(text: &str) -> Option<(&str, &str, &str)> {
+    let is_op = |c: char| matches!(c, '!' | '<' | '>' | '=');
+    let i = text.find(is_op)?;
+    if i == 0 {
+        return None;
+    }
+    let run = text[i..]
+        .find(|c: char| !is_op(c))
+        .unwrap_or(text.len() - i);
+    let mut j = i + run;
+    if j == text.len() {
+        // The right side takes at least one character back from the operator.
+        if run < 2 {
+            return None;
+        }
+        j -= 1;
+    }
+    Some((&text[..i], &text[i..j], &text[j..]))
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` on what a number token can hold (a sign, digits, dots).
+fn go_parse_float(s: &str) -> Option<f64> {
+    let digits = s.trim_start_matches(['+', '-']);
+    if digits.is_empty() || digits == "." || digits.matches('.').count() > 1 {
+        return None;
+    }
+    // Go reports a value beyond float64 as out of range.
+    s.parse().ok().filter(|f: &f64| f.is_finite())
+}
+
+/// client-go `UnquoteExtend`: Go's `strconv.Unquote` for text in double or single quotes
+/// (`\n`, `\t`, `\xNN`, `\NNN`, `\uNNNN`, `\UNNNNNNNN`; the other quote escaped is an error).
+/// None: invalid syntax. A `\x` or octal byte that is not UTF-8 is kept as U+FFFD (the output is
+/// text).
+fn unquote_extend(s: &str) -> Option<String> {
+    let quote = s.chars().next()?;
+    if s.len() < 2 || !s.ends_with(quote) || !matches!(quote, '"' | '\'') {
+        return None;
+    }
+    let body = &s[1..s.len() - 1];
+    if !body.contains('\\') && !body.contains(quote) {
+        return Some(body.to_string());
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(body.len());
     let mut chars = body.chars();
     while let Some(c) = chars.next() {
+        if c == quote {
+            return None;
+        }
         if c != '\\' {
-            out.push(c);
+            let mut b = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
             continue;
         }
-        let e = chars.next().ok_or("invalid syntax")?;
+        let e = chars.next()?;
+        let simple = match e {
+            'a' => Some(7u8),
+            'b' => Some(8),
+            'f' => Some(12),
+            'n' => Some(b'\n'),
+            'r' => Some(b'\r'),
+            't' => Some(b'\t'),
+            'v' => Some(11),
+            '\\' => Some(b'\\'),
+            '\'' | '"' if e == quote => Some(e as u8),
+            _ => None,
+        };
+        if let Some(b) = simple {
+            out.push(b);
+            continue;
+        }
         match e {
-            'n' => out.push('\n'),
-            't' => out.push('\t'),
-            'r' => out.push('\r'),
-            'a' => out.push('\u{7}'),
-            'b' => out.push('\u{8}'),
-            'f' => out.push('\u{c}'),
-            'v' => out.push('\u{b}'),
-            '\\' => out.push('\\'),
-            '"' => out.push('"'),
-            '\'' => out.push('\''),
             'x' | 'u' | 'U' => {
                 let n = match e {
                     'x' => 2,
                     'u' => 4,
                     _ => 8,
                 };
-                let hex: String = chars.by_ref().take(n).collect();
-                let code = u32::from_str_radix(&hex, 16).map_err(|_| "invalid syntax")?;
-                out.push(char::from_u32(code).ok_or("invalid syntax")?);
-            }
-            _ => return Err("invalid syntax".into()),
-        }
-    }
-    Ok(out)
-}
-
-/// A path at the start of `s`: the steps and what follows it (a space, or the end).
-fn parse_path(s: &str) -> Result<(Vec<Step>, &str), String> {
-    let mut steps = Vec::new();
-    let mut rest = s;
-    if let Some(r) = rest.strip_prefix('$').or_else(|| rest.strip_prefix('@')) {
-        rest = r;
-    }
-    loop {
-        if let Some(r) = rest.strip_prefix("..") {
-            steps.push(Step::Recursive);
-            let (name, after) = field_name(r);
-            if name == "*" {
-                steps.push(Step::Wildcard);
-            } else if !name.is_empty() {
-                steps.push(Step::Field(name));
-            }
-            rest = after;
-        } else if let Some(r) = rest.strip_prefix('.') {
-            let (name, after) = field_name(r);
-            match name.as_str() {
-                "" => {}
-                "*" => steps.push(Step::Wildcard),
-                _ => steps.push(Step::Field(name)),
-            }
-            rest = after;
-        } else if rest.starts_with('[') {
-            let chars: Vec<char> = rest.chars().collect();
-            let close = bracket_end(&chars).ok_or("unterminated array")?;
-            let inner: String = chars[1..close].iter().collect();
-            let taken: usize = chars[..=close].iter().map(|c| c.len_utf8()).sum();
-            steps.push(parse_bracket(inner.trim())?);
-            rest = &rest[taken..];
-        } else {
-            return Ok((steps, rest));
-        }
-    }
-}
-
-/// A field name after a dot: up to the next `.`, `[`, space or end; `\.` keeps a dot.
-fn field_name(s: &str) -> (String, &str) {
-    let mut name = String::new();
-    let mut chars = s.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '\\' if matches!(chars.peek(), Some((_, '.'))) => {
-                name.push('.');
-                chars.next();
-            }
-            '.' | '[' | ']' | ' ' | '\t' | '\n' | '(' | ')' | '=' | '!' | '<' | '>' | ',' => {
-                return (name, &s[i..])
-            }
-            c => name.push(c),
-        }
-    }
-    (name, "")
-}
-
-fn bracket_end(chars: &[char]) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '"' | '\'' => i = quote_end(chars, i)?,
-            '[' => depth += 1,
-            ']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
+                let mut v: u32 = 0;
+                for _ in 0..n {
+                    v = v * 16 + chars.next()?.to_digit(16)?;
+                }
+                if e == 'x' {
+                    out.push(v as u8);
+                } else {
+                    let c = char::from_u32(v)?;
+                    let mut b = [0u8; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
                 }
             }
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-fn parse_bracket(inner: &str) -> Result<Step, String> {
-    if let Some(f) = inner.strip_prefix('?') {
-        let f = f.trim();
-        let body = f
-            .strip_prefix('(')
-            .and_then(|b| b.strip_suffix(')'))
-            .ok_or_else(|| format!("invalid filter [{inner}]"))?;
-        return Ok(Step::Filter(Box::new(parse_filter(body.trim())?)));
-    }
-    if inner == "*" {
-        return Ok(Step::Wildcard);
-    }
-    let parts = split_top(inner, ',');
-    if parts.len() > 1 {
-        let mut union = Vec::new();
-        for p in parts {
-            union.push(bracket_member(p.trim())?);
-        }
-        return Ok(Step::Union(union));
-    }
-    if inner.starts_with('\'') || inner.starts_with('"') {
-        let mut steps = quoted_path(inner)?;
-        return Ok(match steps.len() {
-            1 => steps.remove(0),
-            _ => Step::Union(vec![steps]),
-        });
-    }
-    parse_slice(inner)
-}
-
-fn bracket_member(p: &str) -> Result<Vec<Step>, String> {
-    if p.starts_with('\'') || p.starts_with('"') {
-        return quoted_path(p);
-    }
-    if p.starts_with('.') || p.starts_with('@') || p.starts_with('$') {
-        let (steps, rest) = parse_path(p)?;
-        if !rest.trim().is_empty() {
-            return Err(format!("invalid union member {p}"));
-        }
-        return Ok(steps);
-    }
-    Ok(vec![parse_slice(p)?])
-}
-
-/// The text of a quoted key, quotes removed.
-fn quoted_key(q: &str) -> Result<String, String> {
-    if q.len() < 2 || !q.ends_with(&q[..1]) {
-        return Err(format!("invalid key {q}"));
-    }
-    Ok(q[1..q.len() - 1].to_string())
-}
-
-/// A quoted key in brackets is a path: `['metadata.name']` is `.metadata.name`, and `\.` keeps
-/// a dot in a key (`['kubernetes\.io/hostname']`), as client-go reads it.
-fn quoted_path(q: &str) -> Result<Vec<Step>, String> {
-    let key = quoted_key(q)?;
-    let mut steps = Vec::new();
-    let mut name = String::new();
-    let mut chars = key.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&'.') => {
-                name.push('.');
-                chars.next();
+            '0'..='7' => {
+                let mut v = e.to_digit(8)?;
+                for _ in 0..2 {
+                    v = v * 8 + chars.next()?.to_digit(8)?;
+                }
+                if v > 255 {
+                    return None;
+                }
+                out.push(v as u8);
             }
-            '.' => steps.push(Step::Field(std::mem::take(&mut name))),
-            c => name.push(c),
+            _ => return None,
         }
     }
-    steps.push(Step::Field(name));
-    Ok(steps)
+    Some(String::from_utf8_lossy(&out).into_owned())
 }
 
-fn parse_slice(inner: &str) -> Result<Step, String> {
-    let parts: Vec<&str> = inner.split(':').collect();
-    if parts.len() > 3 {
-        return Err(format!("invalid array index {inner}"));
-    }
-    let num = |s: &str| -> Result<Option<i64>, String> {
-        let s = s.trim();
-        if s.is_empty() {
-            return Ok(None);
-        }
-        s.parse()
-            .map(Some)
-            .map_err(|_| format!("invalid array index {inner}"))
-    };
-    let start = num(parts[0])?;
-    if parts.len() == 1 {
-        let Some(n) = start else {
-            return Err(format!("invalid array index {inner}"));
-        };
-        // [n] is [n:n+1]; [-1] is [-1:0] with the end counted from the length (client-go's
-        // "derived" end).
-        return Ok(Step::Slice(Some(n), Some(n + 1), None, true));
-    }
-    let end = num(parts[1])?;
-    let step = if parts.len() == 3 {
-        num(parts[2])?
-    } else {
-        None
-    };
-    Ok(Step::Slice(start, end, step, false))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn split_top(s: &str, sep: char) -> Vec<&str> {
-    let chars: Vec<(usize, char)> = s.char_indices().collect();
-    let mut parts = Vec::new();
-    let mut start = 0;
-    let mut quote: Option<char> = None;
-    let mut depth = 0i32;
-    for &(i, c) in &chars {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '[' | '(') => depth += 1,
-            (None, ']' | ')') => depth -= 1,
-            (None, c) if c == sep && depth == 0 => {
-                parts.push(&s[start..i]);
-                start = i + c.len_utf8();
-            }
-            _ => {}
-        }
+    #[test]
+    fn filter_operators_as_client_gos_expression_splits_them() {
+        assert_eq!(split_filter("@.a==1"), Some(("@.a", "==", "1")));
+        assert_eq!(split_filter("@.a=="), Some(("@.a", "=", "=")));
+        assert_eq!(split_filter("@.a="), None);
+        assert_eq!(split_filter("@.a"), None);
+        assert_eq!(split_filter("==1"), None);
+        assert_eq!(split_filter("@.a=~'x'"), Some(("@.a", "=", "~'x'")));
     }
-    parts.push(&s[start..]);
-    parts
-}
 
-fn parse_filter(body: &str) -> Result<Filter, String> {
-    for op in ["==", "!=", "<=", ">=", "=~", "<", ">"] {
-        let parts = split_op(body, op);
-        if let Some((l, r)) = parts {
-            let mut right = operand(r.trim())?;
-            if let (true, Operand::Literal(Value::String(p))) = (op == "=~", &right) {
-                right = Operand::Regex(regex::Regex::new(p).map_err(|e| e.to_string())?);
-            }
-            return Ok(Filter {
-                left: operand(l.trim())?,
-                op: Some(op.to_string()),
-                right,
-            });
-        }
+    #[test]
+    fn slices_as_client_gos_expression_reads_them() {
+        assert_eq!(slice_groups("1"), Some(["1", "", ""]));
+        assert_eq!(slice_groups("-1:"), Some(["-1", ":", ""]));
+        assert_eq!(slice_groups("::2"), Some(["", ":", ":2"]));
+        assert_eq!(slice_groups(""), Some(["", "", ""]));
+        assert_eq!(slice_groups("\"a\""), None);
+        assert_eq!(slice_groups("1:2:3:4"), None);
     }
-    Ok(Filter {
-        left: operand(body)?,
-        op: None,
-        right: Operand::Literal(Value::Null),
-    })
-}
 
-/// `body` split at the first `op` outside quotes.
-fn split_op<'a>(body: &'a str, op: &str) -> Option<(&'a str, &'a str)> {
-    let mut quote: Option<char> = None;
-    for (i, c) in body.char_indices() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            (None, _) if body[i..].starts_with(op) => {
-                return Some((&body[..i], &body[i + op.len()..]));
-            }
-            _ => {}
-        }
+    #[test]
+    fn quoted_text_as_go_unquotes_it() {
+        assert_eq!(unquote_extend(r#""a\tb""#).as_deref(), Some("a\tb"));
+        assert_eq!(unquote_extend(r"'it\'s'").as_deref(), Some("it's"));
+        assert_eq!(unquote_extend(r#""\'""#), None);
+        assert_eq!(unquote_extend(r#""\u00e9\101""#).as_deref(), Some("éA"));
+        assert_eq!(unquote_extend(r#""\x""#), None);
     }
-    None
-}
-
-fn operand(s: &str) -> Result<Operand, String> {
-    if s.starts_with('@') || s.starts_with('$') || s.starts_with('.') {
-        let (steps, rest) = parse_path(s)?;
-        if !rest.trim().is_empty() {
-            return Err(format!("invalid filter operand {s}"));
-        }
-        return Ok(Operand::Path(steps));
-    }
-    if s.starts_with('"') {
-        return Ok(Operand::Literal(Value::String(unquote(s)?)));
-    }
-    if s.starts_with('\'') {
-        return Ok(Operand::Literal(Value::String(quoted_key(s)?)));
-    }
-    match s {
-        "true" => return Ok(Operand::Literal(Value::Bool(true))),
-        "false" => return Ok(Operand::Literal(Value::Bool(false))),
-        _ => {}
-    }
-    if let Ok(i) = s.parse::<i64>() {
-        return Ok(Operand::Literal(Value::from(i)));
-    }
-    if let Ok(f) = s.parse::<f64>() {
-        return Ok(Operand::Literal(Value::from(f)));
-    }
-    Err(format!("unrecognized filter operand {s}"))
 }

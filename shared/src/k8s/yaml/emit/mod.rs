@@ -53,8 +53,16 @@ const NEL: char = '\u{85}';
 /// `yaml: line N: did not find expected ',' or '}'`, `yaml: line N: found unexpected document
 /// indicator`), which kubectl prints after `error: `.
 pub fn marshal(v: &Value) -> Result<String, String> {
+    marshal_with(v, |_| false)
+}
+
+/// [`marshal`], with the characters `unprintable` names treated as go-yaml treats those it
+/// cannot print: a string holding one is double-quoted and the character written as an escape
+/// (`"\u202E"`). The YAML reads back to the same value; for a terminal, whose characters a
+/// caller may not want raw. Errors: as [`marshal`].
+pub fn marshal_with(v: &Value, unprintable: fn(char) -> bool) -> Result<String, String> {
     refused(v)?;
-    let mut e = Emitter::new();
+    let mut e = Emitter::new(unprintable);
     e.document(v);
     Ok(e.out)
 }
@@ -350,7 +358,7 @@ fn is_printable(c: char) -> bool {
         && c != '\u{feff}'
 }
 
-fn analyze(s: &str) -> Analysis {
+fn analyze(s: &str, unprintable: fn(char) -> bool) -> Analysis {
     if s.is_empty() {
         return Analysis {
             empty: true,
@@ -386,7 +394,7 @@ fn analyze(s: &str) -> Analysis {
                 _ => false,
             }
         };
-        if !is_printable(c) {
+        if !is_printable(c) || unprintable(c) {
             special = true;
         }
         if c == ' ' {
@@ -461,11 +469,14 @@ struct Emitter {
     indention: bool,
     indent: isize,
     indents: Vec<isize>,
+    /// Characters written escaped beyond those go-yaml cannot print.
+    unprintable: fn(char) -> bool,
 }
 
 impl Emitter {
-    fn new() -> Emitter {
+    fn new(unprintable: fn(char) -> bool) -> Emitter {
         Emitter {
+            unprintable,
             out: String::new(),
             column: 0,
             whitespace: true,
@@ -555,7 +566,7 @@ impl Emitter {
                     };
                     *next += 1;
                     self.write_indent();
-                    let a = analyze(key);
+                    let a = analyze(key, self.unprintable);
                     if !a.multiline && key.len() <= SIMPLE_KEY_BYTES {
                         let cx = Context {
                             mapping: true,
@@ -589,18 +600,18 @@ impl Emitter {
     /// One node: a scalar is written; a non-empty collection starts and is pushed on `stack`.
     fn node<'a>(&mut self, v: &'a Value, cx: Context, stack: &mut Vec<Frame<'a>>) {
         match v {
-            Value::Null => self.scalar("null", Style::Plain, analyze("null"), cx),
+            Value::Null => self.scalar("null", Style::Plain, analyze("null", self.unprintable), cx),
             Value::Bool(b) => {
                 let s = if *b { "true" } else { "false" };
-                self.scalar(s, Style::Plain, analyze(s), cx);
+                self.scalar(s, Style::Plain, analyze(s, self.unprintable), cx);
             }
             Value::Number(n) => {
                 let s = number_text(n);
-                self.scalar(&s, Style::Plain, analyze(&s), cx);
+                self.scalar(&s, Style::Plain, analyze(&s, self.unprintable), cx);
             }
             Value::String(s) => {
                 let s = read_back(s);
-                self.scalar(&s, requested(&s), analyze(&s), cx);
+                self.scalar(&s, requested(&s), analyze(&s, self.unprintable), cx);
             }
             Value::Array(items) if items.is_empty() => self.empty_flow("[", "]"),
             Value::Object(map) if map.is_empty() => {
@@ -734,7 +745,13 @@ impl Emitter {
         let chars: Vec<char> = s.chars().collect();
         let mut spaces = false;
         for (i, &c) in chars.iter().enumerate() {
-            if !is_printable(c) || bom || is_break(c) || c == '"' || c == '\\' {
+            if !is_printable(c)
+                || (self.unprintable)(c)
+                || bom
+                || is_break(c)
+                || c == '"'
+                || c == '\\'
+            {
                 self.put('\\');
                 let short = match c {
                     '\0' => Some('0'),

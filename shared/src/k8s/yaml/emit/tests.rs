@@ -108,3 +108,17 @@ fn keys_in_go_yaml_order() {
     });
     assert_eq!(keys, [".", "_x", "A", "a", "a9", "a10", "b", "f:spec"]);
 }
+
+/// Characters named unprintable are written as go-yaml writes those it cannot print: in double
+/// quotes, escaped; the text reads back to the same value.
+#[test]
+fn characters_named_unprintable_are_escaped_in_double_quotes() {
+    let v = serde_json::json!({"a": "x\u{202e}y", "b": "plain", "c": "l1\nl2\u{202e}"});
+    let out = marshal_with(&v, |c| c == '\u{202e}').unwrap();
+    assert_eq!(out, "a: \"x\\u202Ey\"\nb: plain\nc: \"l1\\nl2\\u202E\"\n");
+    assert_eq!(serde_saphyr::from_str::<Value>(&out).unwrap(), v);
+    assert_eq!(
+        marshal(&v).unwrap(),
+        "a: x\u{202e}y\nb: plain\nc: |-\n  l1\n  l2\u{202e}\n"
+    );
+}
