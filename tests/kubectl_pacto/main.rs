@@ -9,6 +9,7 @@ mod common;
 mod completion;
 mod delivery;
 mod doctor;
+mod explain_gate;
 mod flux;
 mod health;
 mod hostile;

@@ -501,7 +501,9 @@ pub struct GetArgs {
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// pacto/NAME, codertemplatetest/NAME, stage/NAME or operation/NAME (with -f: pick that
-    /// object of the files).
+    /// object of the files); also application/NAME (its health from its resources) or
+    /// kustomization/NAME (its wait), with the live objects it names from the cluster or the
+    /// files.
     #[arg(
         value_name = "KIND/NAME",
         required_unless_present = "files",

@@ -128,6 +128,10 @@ pub enum Explained {
     Gated(&'static str, &'static str, &'static str),
     Stage,
     Operation,
+    /// An Argo CD Application: its health from its resources.
+    Application,
+    /// A Flux Kustomization: its wait.
+    Kustomization,
 }
 
 /// A `KIND/NAME` of `explain`.
@@ -144,6 +148,8 @@ impl Target {
             Explained::Gated(group, _, kind) => (group, kind),
             Explained::Stage => (DELIVERY_GROUP, "Stage"),
             Explained::Operation => (DELIVERY_GROUP, "Operation"),
+            Explained::Application => (kinds::APPLICATION.group, kinds::APPLICATION.kind),
+            Explained::Kustomization => (kinds::KUSTOMIZATION.group, kinds::KUSTOMIZATION.kind),
         }
     }
 
@@ -181,7 +187,14 @@ pub fn explain_target(t: &str) -> Result<Target> {
         }
         k if ResourceType::Stages.spellings().iter().any(|s| s == k) => Explained::Stage,
         k if ResourceType::Operations.spellings().iter().any(|s| s == k) => Explained::Operation,
-        _ => bail!("{t}: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME and operation/NAME"),
+        "application" | "applications" | "app" | "apps" | "application.argoproj.io"
+        | "applications.argoproj.io" => Explained::Application,
+        "kustomization"
+        | "kustomizations"
+        | "ks"
+        | "kustomization.kustomize.toolkit.fluxcd.io"
+        | "kustomizations.kustomize.toolkit.fluxcd.io" => Explained::Kustomization,
+        _ => bail!("{t}: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME, operation/NAME, application/NAME and kustomization/NAME"),
     };
     Ok(Target {
         kind,
@@ -249,6 +262,14 @@ mod tests {
             ("pacto.trianalab.io", "Pacto")
         );
         let e = explain_target("deployment/web").unwrap_err().to_string();
-        assert_eq!(e, "deployment/web: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME and operation/NAME");
+        assert_eq!(e, "deployment/web: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME, operation/NAME, application/NAME and kustomization/NAME");
+        assert_eq!(
+            explain_target("app/shop").unwrap().kind,
+            Explained::Application
+        );
+        assert_eq!(
+            explain_target("ks/apps").unwrap().group_kind(),
+            ("kustomize.toolkit.fluxcd.io", "Kustomization")
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! lookup order, following argo-cd `util/lua/lua.go`, `util/settings/settings.go` and
 //! gitops-engine `pkg/health`.
 
+pub mod app_health;
 pub mod builtin;
 pub mod gopher;
 pub mod health;

@@ -8,6 +8,7 @@ pub mod kstatus;
 pub mod kustomization;
 pub mod suite;
 pub mod wait;
+pub mod wait_set;
 
 pub mod cel;
 

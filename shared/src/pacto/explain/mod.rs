@@ -7,11 +7,14 @@
 //! This file owns the rows ([`Row`], [`Tone`]), the [`Options`], the [`explain`] entry point and
 //! the Pacto's header (target, status shape, verdict); each later section has its own file:
 //! `findings.rs` (findings, validation errors, conditions), `freshness.rs`, `gates.rs` (Argo CD,
-//! Flux, divergence, the no-gate warning), `timing.rs`, and `other.rs` for kinds other than Pacto.
+//! Flux, divergence, the no-gate warning), `timing.rs`, and `other.rs` for kinds other than Pacto. One level up, `application.rs` and
+//! `kustomization.rs` report an Argo CD Application's health and a Flux Kustomization's wait.
 
+pub mod application;
 mod findings;
 mod freshness;
 mod gates;
+pub mod kustomization;
 mod other;
 pub mod report;
 mod timing;

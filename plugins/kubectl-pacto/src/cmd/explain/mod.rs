@@ -3,6 +3,8 @@
 //! recommended gate); Stages and Operations against what they depend on. The reports print as
 //! text, or as data with `-o json|yaml` (a kubectl List when there are several).
 
+mod one_level_up;
+
 use crate::io::connect::{block_on, block_on_within, connect, namespace};
 use crate::io::delivery::{self, Objects};
 use crate::io::gates::load_gates;
@@ -108,6 +110,9 @@ fn from_cluster(o: &Options<'_>, t: &Target) -> Result<Report> {
             delivery::stage_report(&o.cluster, &t.name, &o.args.gates.argocd_namespace)
         }
         Explained::Operation => delivery::operation_report(&o.cluster, &t.name),
+        Explained::Application | Explained::Kustomization => {
+            one_level_up::from_cluster(&o.cluster, t, &o.args.gates, o.global.now)
+        }
         Explained::Gated(group, version, kind) => {
             let (obj, (argo, flux)) = block_on_within(o.cluster.connect.deadline, async {
                 let cluster = connect(&o.cluster).await?;
@@ -130,6 +135,17 @@ fn from_files(o: &Options<'_>) -> Result<Vec<Report>> {
     let all: Vec<Value> = object::read_values(&o.args.files)?;
     let namespace = o.cluster.namespace.as_deref();
     let target = o.target.as_ref();
+    if let Some(t) =
+        target.filter(|t| matches!(t.kind, Explained::Application | Explained::Kustomization))
+    {
+        return Ok(vec![one_level_up::report(
+            &all,
+            t,
+            namespace,
+            &o.args.gates,
+            o.global.now,
+        )?]);
+    }
     let chosen: Vec<Value> = all
         .iter()
         .filter(|x| in_namespace(x, namespace))

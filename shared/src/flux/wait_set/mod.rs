@@ -1,0 +1,344 @@
+//! Which objects a Kustomization's health check waits for, each judged by Flux's readers, and
+//! what the wait makes of them: kustomize-controller `internal/controller/kustomization_controller.go`
+//! (`checkHealth`: `spec.wait` waits for every applied object but the Kustomization itself, else
+//! `spec.healthChecks` only; `GetTimeout`) and fluxcd/pkg `ssa/manager_wait.go`
+//! (`WaitForSetWithContext`: a Failed object ends the wait, every object Current or Failed ends
+//! it, else the timeout; the text it prints), at the commits docs/upstream.md names.
+//!
+//! Pure logic: the applied objects stand for `status.inventory.entries` (the objects of the last
+//! apply), looked up among the live objects given.
+
+use super::health::{FluxHealth, FluxSource};
+use super::kustomization::{parse, Kustomization};
+use super::wait::{self, Checked, WaitVerdict};
+use super::KStatus;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// One `status.inventory.entries[]` entry: `id` is `<namespace>_<name>_<group>_<kind>` (fluxcd/pkg
+/// `ssa/utils` / cli-utils `ObjMetadata.String`), `v` the version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InventoryEntry {
+    pub namespace: String,
+    pub name: String,
+    pub group: String,
+    pub kind: String,
+    pub version: String,
+}
+
+/// Reads `status.inventory.entries`: None when the Kustomization has no inventory. Errors:
+/// `entries` not a list, an entry without a string `id`, an `id` not of four `_`-separated parts
+/// (named by index).
+pub fn inventory(k: &Value) -> Result<Option<Vec<InventoryEntry>>, String> {
+    let entries = match k.pointer("/status/inventory/entries") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err("status.inventory.entries: not a list".into()),
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        let id = e
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("status.inventory.entries[{i}].id: expected a string"))?;
+        let parts: Vec<&str> = id.split('_').collect();
+        let [namespace, name, group, kind] = parts.as_slice() else {
+            return Err(format!(
+                "status.inventory.entries[{i}].id: {id:?} is not <namespace>_<name>_<group>_<kind>"
+            ));
+        };
+        out.push(InventoryEntry {
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            group: group.to_string(),
+            kind: kind.to_string(),
+            version: e.get("v").and_then(Value::as_str).unwrap_or("").to_string(),
+        });
+    }
+    Ok(Some(out))
+}
+
+/// The objects whose live state [`explain_wait`] needs: the inventory's with `spec.wait`, else
+/// those `spec.healthChecks` names (group and version from their `apiVersion`). Errors: as
+/// [`parse`] and [`inventory`].
+pub fn references(k: &Value) -> Result<Vec<InventoryEntry>, String> {
+    let kz = parse(k)?;
+    if kz.wait {
+        return Ok(inventory(k)?.unwrap_or_default());
+    }
+    Ok(kz
+        .health_checks
+        .iter()
+        .map(|r| {
+            let (group, version) = r
+                .api_version
+                .split_once('/')
+                .unwrap_or(("", r.api_version.as_str()));
+            InventoryEntry {
+                namespace: r.namespace.clone(),
+                name: r.name.clone(),
+                group: group.to_string(),
+                kind: r.kind.clone(),
+                version: version.to_string(),
+            }
+        })
+        .collect())
+}
+
+/// Which objects the wait covers, as this module found them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Covered {
+    /// `spec.wait`: every object of `status.inventory`.
+    Inventory,
+    /// `spec.wait` without a `status.inventory` (never applied): the objects given stand for
+    /// what it applies.
+    ObjectsGiven,
+    /// `spec.healthChecks` only.
+    HealthChecks,
+    /// Neither: nothing is checked.
+    Nothing,
+}
+
+/// One object the wait covers, judged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Waited {
+    pub group: String,
+    pub kind: String,
+    /// Empty for cluster-scoped objects.
+    pub namespace: String,
+    pub name: String,
+    pub status: KStatus,
+    /// Which reader judged it: `healthCheckExprs[i]`, `job-reader`, `kstatus`; `none` when the
+    /// object was not found.
+    pub reader: String,
+    /// kstatus's message (empty on the CEL path).
+    pub message: String,
+    /// The reader's error (the status is then Unknown).
+    pub error: Option<String>,
+    /// Whether it is named in the text Flux prints.
+    pub deciding: bool,
+}
+
+/// What the wait comes to if the objects stay as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Overall {
+    /// Nothing is waited for: the Healthy condition is deleted.
+    NotChecked,
+    /// Every object Current: `Healthy=True`.
+    Ready,
+    /// A Failed object ends the wait at the first poll.
+    WouldFail,
+    /// Not every object Current, none Failed: the wait runs out its timeout.
+    WouldTimeOut,
+    /// `healthCheckExprs` do not compile: Stalled with `InvalidCELExpression`, nothing applied.
+    Stalled,
+}
+
+impl Overall {
+    /// `NotChecked`, `Ready`, `WouldFail`, `WouldTimeOut`, `Stalled`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Overall::NotChecked => "NotChecked",
+            Overall::Ready => "Ready",
+            Overall::WouldFail => "WouldFail",
+            Overall::WouldTimeOut => "WouldTimeOut",
+            Overall::Stalled => "Stalled",
+        }
+    }
+}
+
+/// The wait explained.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WaitExplanation {
+    pub overall: Overall,
+    pub covered: Covered,
+    /// kustomize-controller `GetTimeout`, in seconds.
+    pub timeout_seconds: u64,
+    /// The Ready message Flux would write (`health check failed after <d>: ...`), or the
+    /// terminal configuration error; empty when it passes or checks nothing.
+    pub message: String,
+    /// The objects covered, worst first (Failed, Unknown, then the other statuses not Current,
+    /// then Current); ties keep the inventory's (or `spec.healthChecks`') order.
+    pub objects: Vec<Waited>,
+}
+
+/// How bad a status is for the wait: Failed ends it, Unknown (a reader error) and the rest hold
+/// it, Current passes.
+fn badness(s: KStatus) -> u8 {
+    match s {
+        KStatus::Failed => 0,
+        KStatus::Unknown => 1,
+        KStatus::InProgress | KStatus::Terminating | KStatus::NotFound => 2,
+        KStatus::Current => 3,
+    }
+}
+
+fn s_at<'a>(v: &'a Value, p: &str) -> &'a str {
+    v.pointer(p).and_then(Value::as_str).unwrap_or("")
+}
+
+/// Explains the wait of the Kustomization `k` over the live objects `live` (the Kustomization
+/// itself may be among them), with kstatus's now at `now_unix`. Errors: `k` is not a Flux
+/// Kustomization or HelmRelease, a field of the wrong type, a malformed inventory.
+pub fn explain_wait(k: &Value, live: &[Value], now_unix: i64) -> Result<WaitExplanation, String> {
+    let kz: Kustomization = parse(k)?;
+    let timeout_seconds = wait::timeout(&kz).as_secs();
+    let engine = match FluxHealth::new(&kz.exprs, kz.job_order(), now_unix) {
+        Ok(e) => e,
+        Err(e) => {
+            return Ok(WaitExplanation {
+                overall: Overall::Stalled,
+                covered: covered(&kz, k),
+                timeout_seconds,
+                message: kz.invalid_cel_expression(&e),
+                objects: Vec::new(),
+            })
+        }
+    };
+    let mut by_id: HashMap<(String, &str, &str, &str), &Value> = HashMap::new();
+    for o in live {
+        let gvk = crate::k8s::gvk_of(o);
+        by_id
+            .entry((
+                gvk.group.to_string(),
+                s_at(o, "/kind"),
+                s_at(o, "/metadata/namespace"),
+                s_at(o, "/metadata/name"),
+            ))
+            .or_insert(o);
+    }
+    let covered = covered(&kz, k);
+    // (group, kind, namespace, name) of each object waited for, in order.
+    let wanted: Vec<(String, String, String, String)> = match covered {
+        Covered::Nothing => Vec::new(),
+        Covered::Inventory => inventory(k)?
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| (e.group, e.kind, e.namespace, e.name))
+            .collect(),
+        Covered::ObjectsGiven => live
+            .iter()
+            .map(|o| {
+                (
+                    crate::k8s::gvk_of(o).group.to_string(),
+                    s_at(o, "/kind").to_string(),
+                    s_at(o, "/metadata/namespace").to_string(),
+                    s_at(o, "/metadata/name").to_string(),
+                )
+            })
+            .collect(),
+        Covered::HealthChecks => kz
+            .health_checks
+            .iter()
+            .map(|r| {
+                let g = r.api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
+                (
+                    g.to_string(),
+                    r.kind.clone(),
+                    r.namespace.clone(),
+                    r.name.clone(),
+                )
+            })
+            .collect(),
+    };
+    let mut objects: Vec<Waited> = Vec::with_capacity(wanted.len());
+    for (group, kind, namespace, name) in wanted {
+        // checkHealth drops the Kustomization itself (by kind, name and namespace).
+        if kind == "Kustomization" && name == kz.name && namespace == kz.namespace {
+            continue;
+        }
+        let found = by_id
+            .get(&(
+                group.clone(),
+                kind.as_str(),
+                namespace.as_str(),
+                name.as_str(),
+            ))
+            .copied();
+        let w = match found {
+            None => Waited {
+                group,
+                kind,
+                namespace,
+                name,
+                status: KStatus::NotFound,
+                reader: "none".into(),
+                message: "not among the live objects given".into(),
+                error: None,
+                deciding: false,
+            },
+            Some(o) => {
+                let v = engine.evaluate(o);
+                let reader = match v.source {
+                    FluxSource::HealthCheckExprs { index } => format!("healthCheckExprs[{index}]"),
+                    other => other.name().to_string(),
+                };
+                Waited {
+                    group,
+                    kind,
+                    namespace,
+                    name,
+                    status: v.status,
+                    reader,
+                    message: v.message,
+                    error: v.error,
+                    deciding: false,
+                }
+            }
+        };
+        objects.push(w);
+    }
+    let checked: Vec<Checked> = objects
+        .iter()
+        .map(|w| Checked {
+            kind: w.kind.clone(),
+            namespace: w.namespace.clone(),
+            name: w.name.clone(),
+            status: w.status,
+            error: w.error.clone(),
+        })
+        .collect();
+    let (overall, message) = if covered == Covered::Nothing || checked.is_empty() {
+        // checkHealth deletes the Healthy condition when there is nothing to check.
+        (Overall::NotChecked, String::new())
+    } else {
+        match wait::verdict(&kz, &checked) {
+            WaitVerdict::NotChecked => (Overall::NotChecked, String::new()),
+            WaitVerdict::Passes => (Overall::Ready, String::new()),
+            WaitVerdict::FailsEarly { message } => (Overall::WouldFail, message),
+            WaitVerdict::TimesOut { message, .. } => (Overall::WouldTimeOut, message),
+        }
+    };
+    for w in objects.iter_mut() {
+        w.deciding = match overall {
+            Overall::WouldFail => w.status == KStatus::Failed,
+            Overall::WouldTimeOut => w.status != KStatus::Current,
+            _ => false,
+        };
+    }
+    objects.sort_by_key(|w| badness(w.status));
+    Ok(WaitExplanation {
+        overall,
+        covered,
+        timeout_seconds,
+        message,
+        objects,
+    })
+}
+
+fn covered(kz: &Kustomization, k: &Value) -> Covered {
+    if kz.wait {
+        match k.pointer("/status/inventory") {
+            Some(v) if !v.is_null() => Covered::Inventory,
+            _ => Covered::ObjectsGiven,
+        }
+    } else if !kz.health_checks.is_empty() {
+        Covered::HealthChecks
+    } else {
+        Covered::Nothing
+    }
+}
+
+#[cfg(test)]
+mod tests;
