@@ -722,6 +722,113 @@ mod tests {
         }
     }
 
+    /// `overall()` over each of the twelve ordered pairs of sides that disagree: the stricter
+    /// word (fail over hold over pass) decides and `none` never does. The sides' words come from
+    /// the mapping tables of "GitOps promotion gates" (an absent observedGeneration: Argo CD
+    /// Progressing, Flux skips its generation guard; an unobserved generation holds both) and
+    /// from kustomize-controller (expressions that do not compile stall the Kustomization: a
+    /// hold).
+    #[test]
+    fn overall_over_every_pair_of_disagreeing_sides() {
+        use GateWord::{Fail, Hold, None as No, Pass};
+        let empty_cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "argocd-cm"}, "data": {}});
+        let kustomization = |what: &str| {
+            let k = match what {
+                "gated" => holding("k", true, true, false),
+                "gated, warnings block" => holding("k", true, true, true),
+                "blind" => holding("k", false, true, false),
+                "idle" => holding("k", false, false, false),
+                "broken" => {
+                    let mut k = crate::pacto::recommended::kustomization_object(false);
+                    k["metadata"] = json!({"name": "k", "namespace": "flux-system"});
+                    k["spec"]["healthCheckExprs"][0]["current"] = json!("status.contractStatus ==");
+                    k["status"] = json!({"inventory": {"entries": [
+                        {"id": "shop_orders_pacto.trianalab.io_Pacto", "v": "v1alpha1"}]}});
+                    FluxKustomization::new(&k, true, 0).unwrap()
+                }
+                other => panic!("{other}"),
+            };
+            FluxGate {
+                kustomizations: vec![k],
+                complete: true,
+                ..FluxGate::recommended("test", false, 0)
+            }
+        };
+        // (contractStatus, observedGeneration: current | behind | absent, Argo CD: none |
+        // recommended | warnings block, the Kustomization) => [argo, flux, overall]
+        let rows = [
+            (
+                ("Compliant", "current", "recommended", "blind"),
+                [Pass, No, Pass],
+            ),
+            (("Compliant", "current", "none", "gated"), [No, Pass, Pass]),
+            (
+                ("Compliant", "current", "recommended", "broken"),
+                [Pass, Hold, Hold],
+            ),
+            (
+                ("Compliant", "absent", "recommended", "gated"),
+                [Hold, Pass, Hold],
+            ),
+            (
+                ("Warning", "current", "recommended", "gated, warnings block"),
+                [Pass, Fail, Fail],
+            ),
+            (
+                ("Warning", "current", "warnings block", "gated"),
+                [Fail, Pass, Fail],
+            ),
+            (
+                ("Compliant", "behind", "recommended", "idle"),
+                [Hold, No, Hold],
+            ),
+            (("Compliant", "behind", "none", "gated"), [No, Hold, Hold]),
+            (
+                ("NonCompliant", "absent", "recommended", "gated"),
+                [Hold, Fail, Fail],
+            ),
+            (
+                ("NonCompliant", "current", "recommended", "broken"),
+                [Fail, Hold, Fail],
+            ),
+            (
+                ("NonCompliant", "current", "recommended", "idle"),
+                [Fail, No, Fail],
+            ),
+            (
+                ("NonCompliant", "current", "none", "gated"),
+                [No, Fail, Fail],
+            ),
+        ];
+        let mut pairs = std::collections::BTreeSet::new();
+        for ((status, observed, argo_side, k), want) in rows {
+            let argo = match argo_side {
+                "none" => ArgoGate::from_configmap(&empty_cm, "argocd-cm argocd/argocd-cm", 0),
+                "recommended" => ArgoGate::recommended("test", false, 0),
+                _ => ArgoGate::recommended("test", true, 0),
+            };
+            let mut obj = pacto(status);
+            match observed {
+                "behind" => obj["metadata"]["generation"] = json!(2),
+                "absent" => {
+                    obj["status"]
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("observedGeneration");
+                }
+                _ => {}
+            }
+            let d = decide(&argo, &kustomization(k), &obj);
+            let got = [d.argo_outcome(), d.flux_outcome(), d.overall()];
+            assert_eq!(got, want, "{status} {observed} argo={argo_side} flux={k}");
+            pairs.insert((want[0], want[1]));
+        }
+        // Every ordered pair of two different words.
+        assert_eq!(pairs.len(), 12);
+        assert!(pairs.iter().all(|(a, f)| a != f));
+    }
+
     #[test]
     fn a_kustomization_holds_only_what_its_inventory_lists() {
         let k = json!({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
