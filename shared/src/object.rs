@@ -340,7 +340,11 @@ fn visit_stream<R: BufRead>(
 /// A stream error with the document it stopped in, when it is a size bound or a bad byte.
 fn with_document(e: std::io::Error, document: usize) -> std::io::Error {
     match e.kind() {
-        std::io::ErrorKind::FileTooLarge | std::io::ErrorKind::InvalidData => {
+        // The bound is the stream's, not the document's: say where it was reached.
+        std::io::ErrorKind::FileTooLarge => {
+            std::io::Error::new(e.kind(), format!("{e}, reached in document {document}"))
+        }
+        std::io::ErrorKind::InvalidData => {
             std::io::Error::new(e.kind(), format!("document {document}: {e}"))
         }
         _ => e,
@@ -520,7 +524,8 @@ mod tests {
     }
 
     /// A stream read as `-f` reads one: objects in order up to the bound, then the bound's error
-    /// naming the document it stopped in (the first document and its `---` are 32 bytes).
+    /// (the stream's size, not the document's) naming the document it was reached in (the first
+    /// document and its `---` are 32 bytes).
     #[test]
     fn a_stream_is_read_up_to_its_bound() {
         let text = "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata: {name: b}\n";
@@ -532,7 +537,7 @@ mod tests {
         let err = read_stream(text.as_bytes(), "s.yaml", 35).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "s.yaml: document 2: larger than 35 bytes (--max-input-bytes; give a larger bound to read it)"
+            "s.yaml: larger than 35 bytes (--max-input-bytes; give a larger bound to read it), reached in document 2"
         );
     }
 
@@ -729,7 +734,7 @@ mod tests {
         assert_eq!(n, 1);
         assert_eq!(
             err,
-            "s: document 2: larger than 12 bytes (--max-input-bytes; give a larger bound to read it)"
+            "s: larger than 12 bytes (--max-input-bytes; give a larger bound to read it), reached in document 2"
         );
         let zeros = std::io::BufReader::new(std::io::repeat(0));
         let err = visit_stream(zeros, "<stdin>", u64::MAX, &mut |_| Ok(()))
