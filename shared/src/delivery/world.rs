@@ -34,6 +34,19 @@ impl<T> Views<T> {
         }
     }
 
+    /// The objects an index lists under `key`, in the order read, or why they are not all
+    /// known ([`Views::get`]).
+    fn indexed<'v, K: std::hash::Hash + Eq>(
+        &'v self,
+        index: &HashMap<K, Vec<usize>>,
+        key: &K,
+    ) -> Result<Vec<&'v T>, &'v str> {
+        let all = self.get()?;
+        Ok(index
+            .get(key)
+            .map_or(Vec::new(), |v| v.iter().map(|&i| &all[i]).collect()))
+    }
+
     /// Every object read, or the reason they are not all known (the kind, or one of the
     /// namespaces it was read in, could not be read).
     pub fn get(&self) -> Result<&[T], &str> {
@@ -395,12 +408,8 @@ impl<'a> World<'a> {
         namespace: &str,
         name: &str,
     ) -> Result<Vec<&KustomizationView<'a>>, &str> {
-        let all = self.kustomizations.get()?;
-        Ok(self
-            .index
-            .kustomizations
-            .get(&(namespace, name))
-            .map_or(Vec::new(), |v| v.iter().map(|&i| &all[i]).collect()))
+        self.kustomizations
+            .indexed(&self.index.kustomizations, &(namespace, name))
     }
 
     /// The Applications labelled `delivery.pacto.trianalab.io/apply-ref=<stage>` whose
@@ -411,12 +420,8 @@ impl<'a> World<'a> {
         namespace: &str,
         stage: &str,
     ) -> Result<Vec<&ApplicationView<'a>>, &str> {
-        let all = self.applications.get()?;
-        Ok(self
-            .index
-            .applications
-            .get(&(namespace, stage))
-            .map_or(Vec::new(), |v| v.iter().map(|&i| &all[i]).collect()))
+        self.applications
+            .indexed(&self.index.applications, &(namespace, stage))
     }
 
     /// The [`Trust`] of the Stage at `at` in [`World::stages`], computed once per run: its

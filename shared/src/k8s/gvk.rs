@@ -49,6 +49,31 @@ pub fn gvk_of(obj: &Value) -> Gvk {
     )
 }
 
+/// The string at JSON pointer `p` (`/metadata/name`), or `""` when absent or not a string.
+pub fn str_at<'a>(v: &'a Value, p: &str) -> &'a str {
+    v.pointer(p).and_then(Value::as_str).unwrap_or("")
+}
+
+/// An object's identity as Argo CD's `status.resources` and Flux's inventory name it: (API
+/// group, kind, namespace, name); the version does not count.
+pub type Identity<'a> = (String, &'a str, &'a str, &'a str);
+
+/// `live` indexed by [`Identity`]; the first of two objects with one identity is kept.
+pub fn index_by_identity(live: &[Value]) -> std::collections::HashMap<Identity<'_>, &Value> {
+    let mut index = std::collections::HashMap::with_capacity(live.len());
+    for o in live {
+        index
+            .entry((
+                gvk_of(o).group,
+                str_at(o, "/kind"),
+                str_at(o, "/metadata/namespace"),
+                str_at(o, "/metadata/name"),
+            ))
+            .or_insert(o);
+    }
+    index
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@
 
 use super::health::{ArgoHealth, Decider};
 use super::HealthStatus;
+use crate::k8s::gvk::{index_by_identity, str_at};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -235,10 +236,6 @@ fn csv(v: &str) -> Vec<&str> {
         .collect()
 }
 
-fn str_at<'a>(v: &'a Value, p: &str) -> &'a str {
-    v.pointer(p).and_then(Value::as_str).unwrap_or("")
-}
-
 /// The Application's `status.resources`, each joined with the live object of the same group,
 /// kind, namespace and name among `live`. Errors: `status.resources` is not a list, or an entry
 /// is not an object.
@@ -249,19 +246,7 @@ pub fn resources<'a>(app: &Value, live: &'a [Value]) -> Result<Vec<AppResource<'
         Some(_) => return Err("status.resources: not a list".into()),
     };
     let mut out = Vec::with_capacity(list.len());
-    let mut index: std::collections::HashMap<(String, &str, &str, &str), &'a Value> =
-        std::collections::HashMap::with_capacity(live.len());
-    for o in live {
-        let gvk = crate::k8s::gvk_of(o);
-        index
-            .entry((
-                gvk.group.to_string(),
-                str_at(o, "/kind"),
-                str_at(o, "/metadata/namespace"),
-                str_at(o, "/metadata/name"),
-            ))
-            .or_insert(o);
-    }
+    let index = index_by_identity(live);
     for (i, e) in list.iter().enumerate() {
         if !e.is_object() {
             return Err(format!("status.resources[{i}]: not an object"));

@@ -12,9 +12,9 @@ use super::health::{FluxHealth, FluxSource};
 use super::kustomization::{parse, Kustomization};
 use super::wait::{self, Checked, WaitVerdict};
 use super::KStatus;
+use crate::k8s::gvk::{index_by_identity, str_at};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// One `status.inventory.entries[]` entry: `id` is `<namespace>_<name>_<group>_<kind>` (fluxcd/pkg
 /// `ssa/utils` / cli-utils `ObjMetadata.String`), `v` the version.
@@ -174,10 +174,6 @@ fn badness(s: KStatus) -> u8 {
     }
 }
 
-fn s_at<'a>(v: &'a Value, p: &str) -> &'a str {
-    v.pointer(p).and_then(Value::as_str).unwrap_or("")
-}
-
 /// Explains the wait of the Kustomization `k` over the live objects `live` (the Kustomization
 /// itself may be among them), with kstatus's now at `now_unix`. Errors: `k` is not a Flux
 /// Kustomization or HelmRelease, a field of the wrong type, a malformed inventory.
@@ -196,18 +192,7 @@ pub fn explain_wait(k: &Value, live: &[Value], now_unix: i64) -> Result<WaitExpl
             })
         }
     };
-    let mut by_id: HashMap<(String, &str, &str, &str), &Value> = HashMap::new();
-    for o in live {
-        let gvk = crate::k8s::gvk_of(o);
-        by_id
-            .entry((
-                gvk.group.to_string(),
-                s_at(o, "/kind"),
-                s_at(o, "/metadata/namespace"),
-                s_at(o, "/metadata/name"),
-            ))
-            .or_insert(o);
-    }
+    let by_id = index_by_identity(live);
     let covered = covered(&kz, k);
     // (group, kind, namespace, name) of each object waited for, in order.
     let wanted: Vec<(String, String, String, String)> = match covered {
@@ -222,9 +207,9 @@ pub fn explain_wait(k: &Value, live: &[Value], now_unix: i64) -> Result<WaitExpl
             .map(|o| {
                 (
                     crate::k8s::gvk_of(o).group.to_string(),
-                    s_at(o, "/kind").to_string(),
-                    s_at(o, "/metadata/namespace").to_string(),
-                    s_at(o, "/metadata/name").to_string(),
+                    str_at(o, "/kind").to_string(),
+                    str_at(o, "/metadata/namespace").to_string(),
+                    str_at(o, "/metadata/name").to_string(),
                 )
             })
             .collect(),

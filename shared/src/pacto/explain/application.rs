@@ -183,11 +183,7 @@ mod tests {
         let app = json!({"kind": "Application", "metadata": {"name": "shop", "namespace": "argocd"}, "status": {"resources": entries}});
         let h = app_health(&app, &resources(&app, &live).unwrap(), &engine);
         let r = application_report(&app, &h, "argocd-cm test");
-        let text: Vec<(usize, &str, &str)> = r
-            .rows
-            .iter()
-            .map(|x| (x.indent, x.key.as_str(), x.value.as_str()))
-            .collect();
+        let text = super::super::testing::triples(&r.rows);
         assert_eq!(
             text,
             vec![

@@ -155,11 +155,7 @@ mod tests {
         let live = vec![pacto("orders", "Compliant"), pacto("billing", "Pending")];
         let w = explain_wait(&k, &live, 0).unwrap();
         let r = kustomization_report(&k, &w);
-        let rows: Vec<(usize, &str, &str)> = r
-            .rows
-            .iter()
-            .map(|x| (x.indent, x.key.as_str(), x.value.as_str()))
-            .collect();
+        let rows = super::super::testing::triples(&r.rows);
         assert_eq!(
             rows,
             vec![

@@ -202,6 +202,13 @@ mod testing {
         )
     }
 
+    /// Each row as (indent, key, value), for comparing a report's layout.
+    pub(super) fn triples(rows: &[Row]) -> Vec<(usize, &str, &str)> {
+        rows.iter()
+            .map(|x| (x.indent, x.key.as_str(), x.value.as_str()))
+            .collect()
+    }
+
     pub(super) fn value<'a>(rows: &'a [Row], key: &str) -> &'a str {
         &rows
             .iter()
