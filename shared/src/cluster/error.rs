@@ -78,6 +78,26 @@ pub enum ClusterError {
         scope: String,
         limit: u64,
     },
+    /// Answers read at the same time (the kinds `doctor --cluster` lists at once) that hold
+    /// more than `--max-response-bytes` between them.
+    #[error("cannot {verb} {resource}{scope}: the answers the API server is sending at once are larger than {} together (--max-response-bytes bounds them; give a larger bound to read them)", crate::k8s::read::size_words(*limit))]
+    TooLargeTogether {
+        verb: String,
+        resource: String,
+        scope: String,
+        limit: u64,
+    },
+    /// A watch that reported more objects alive at once than a list may bring
+    /// (`--max-list-items`) or than one answer may hold (`--max-response-bytes`): listing them
+    /// again would fail, so the follow ends instead of keeping them all.
+    #[error("cannot watch {resource}{scope}: the watch reported more than {} alive at once ({flag}; give a larger bound to follow them)", if *flag == "--max-list-items" { format!("{limit} objects") } else { format!("{} of objects", crate::k8s::read::size_words(*limit)) })]
+    WatchedTooMuch {
+        resource: String,
+        scope: String,
+        limit: u64,
+        /// `--max-list-items` or `--max-response-bytes`.
+        flag: &'static str,
+    },
     /// A list that brought more objects than `--max-list-items`.
     #[error("cannot list {resource}{scope}: the API server sent more than {limit} objects (--max-list-items; give a larger bound to read them)")]
     TooManyItems {

@@ -410,6 +410,7 @@ impl Cluster {
                 .max_list_items
                 .filter(|n| *n > 0)
                 .unwrap_or(super::DEFAULT_MAX_LIST_ITEMS),
+            reading: Default::default(),
             deadline: o.deadline,
         })
     }

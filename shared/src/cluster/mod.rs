@@ -63,6 +63,10 @@ pub struct Cluster {
     max_response_bytes: u64,
     /// The most objects one list may bring (`--max-list-items`).
     max_list_items: u64,
+    /// Bytes of the answers being read at this moment, across the requests in flight: their
+    /// sum is bounded by `max_response_bytes` too, so that reads made at once cannot hold
+    /// that bound many times over.
+    reading: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// The command's one deadline, when it has one: every request ends by it.
     deadline: Option<Deadline>,
 }

@@ -378,7 +378,10 @@ impl Cluster {
     }
 
     /// An answer's body, frame by frame, refused once it exceeds `--max-response-bytes`
-    /// (kube's own `collect` would read an endless body until memory runs out).
+    /// (kube's own `collect` would read an endless body until memory runs out), or once the
+    /// answers read at the same time hold more than that between them
+    /// ([`ClusterError::TooLargeTogether`]). The buffer grows to the bound and no further, so
+    /// that a body just under it does not hold twice its size.
     async fn read_body(
         &self,
         op: &Op<'_>,
@@ -386,16 +389,34 @@ impl Cluster {
     ) -> Result<Vec<u8>, ClusterError> {
         let limit = self.max_response_bytes;
         let mut out = Vec::new();
+        let mut held = Held {
+            reading: &self.reading,
+            bytes: 0,
+        };
         while let Some(frame) = body.frame().await {
             let frame = frame.map_err(|e| self.classify(op, e))?;
             if let Ok(data) = frame.into_data() {
-                if out.len() as u64 + data.len() as u64 > limit {
+                let need = out.len() as u64 + data.len() as u64;
+                if need > limit {
                     return Err(ClusterError::TooLarge {
                         verb: op.verb.into(),
                         resource: op.resource.clone(),
                         scope: op.scope.clone(),
                         limit,
                     });
+                }
+                if need > out.capacity() as u64 {
+                    let grown = grown_capacity(out.capacity() as u64, need, limit);
+                    if !held.grow(grown - out.capacity() as u64, limit) {
+                        return Err(ClusterError::TooLargeTogether {
+                            verb: op.verb.into(),
+                            resource: op.resource.clone(),
+                            scope: op.scope.clone(),
+                            limit,
+                        });
+                    }
+                    // `grown` is at most `limit`, which came from a usize-sized flag.
+                    out.reserve_exact(usize::try_from(grown).unwrap_or(usize::MAX) - out.len());
                 }
                 out.extend_from_slice(&data);
             }
@@ -458,6 +479,48 @@ impl Cluster {
                 }
             }
         }
+    }
+}
+
+/// The capacity a body buffer of `capacity` bytes grows to when it must hold `need`: twice
+/// what it was (so that a body of many frames is copied O(1) times per byte), at least `need`,
+/// at most `limit` (`need <= limit`). Pure.
+pub(super) fn grown_capacity(capacity: u64, need: u64, limit: u64) -> u64 {
+    capacity
+        .saturating_mul(2)
+        .max(need)
+        .max(4096)
+        .min(limit)
+        .max(need)
+}
+
+/// The bytes one read holds of a [`Cluster`]'s shared count of answers being read, given back
+/// when the read ends (its buffer is then the caller's to parse and drop).
+struct Held<'a> {
+    reading: &'a std::sync::atomic::AtomicU64,
+    bytes: u64,
+}
+
+impl Held<'_> {
+    /// Takes `more` bytes of the count; false (taking none) when the count would pass `limit`.
+    fn grow(&mut self, more: u64, limit: u64) -> bool {
+        use std::sync::atomic::Ordering;
+        let taken = self
+            .reading
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
+                now.checked_add(more).filter(|n| *n <= limit)
+            });
+        if taken.is_ok() {
+            self.bytes += more;
+        }
+        taken.is_ok()
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.reading
+            .fetch_sub(self.bytes, std::sync::atomic::Ordering::AcqRel);
     }
 }
 
@@ -940,5 +1003,49 @@ mod tests {
                 .to_string(),
             "cannot list pactos.pacto.trianalab.io: the API server's answer is malformed: items[0]: metadata.name is empty"
         );
+    }
+
+    /// A body buffer doubles, reaches what it must hold, and never passes the bound: a body
+    /// just under 256 MiB is held in 256 MiB, not 512.
+    #[test]
+    fn a_body_buffer_grows_to_the_bound_and_no_further() {
+        let mib = 1u64 << 20;
+        assert_eq!(grown_capacity(0, 10, 256 * mib), 4096);
+        assert_eq!(grown_capacity(4096, 5000, 256 * mib), 8192);
+        assert_eq!(grown_capacity(4096, 100_000, 256 * mib), 100_000);
+        assert_eq!(
+            grown_capacity(200 * mib, 200 * mib + 1, 256 * mib),
+            256 * mib
+        );
+        assert_eq!(grown_capacity(0, 10, 8), 10);
+        assert_eq!(
+            grown_capacity(u64::MAX / 2 + 1, u64::MAX / 2 + 2, u64::MAX),
+            u64::MAX
+        );
+    }
+
+    /// Reads in flight share one count: a read takes what fits under the bound and gives it
+    /// back when it ends.
+    #[test]
+    fn reads_at_once_share_one_bound() {
+        let reading = std::sync::atomic::AtomicU64::new(0);
+        let mut a = Held {
+            reading: &reading,
+            bytes: 0,
+        };
+        let mut b = Held {
+            reading: &reading,
+            bytes: 0,
+        };
+        assert!(a.grow(60, 100));
+        assert!(b.grow(40, 100));
+        assert!(!b.grow(1, 100));
+        assert_eq!(b.bytes, 40);
+        drop(a);
+        assert_eq!(reading.load(std::sync::atomic::Ordering::Acquire), 40);
+        assert!(b.grow(60, 100));
+        assert!(!b.grow(u64::MAX, u64::MAX));
+        drop(b);
+        assert_eq!(reading.load(std::sync::atomic::Ordering::Acquire), 0);
     }
 }

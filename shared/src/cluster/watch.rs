@@ -319,6 +319,25 @@ fn is_transient(e: &ClusterError) -> bool {
     }
 }
 
+/// The bytes `o` takes as compact JSON (what the API server would send of it), counted without
+/// keeping them.
+pub(super) fn encoded_len(o: &Value) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    // Writing a Value into a writer that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut c, o);
+    c.0
+}
+
 /// Where an object is kept: its namespace and name (client-go `MetaNamespaceKeyFunc`).
 fn key_of(o: &Value) -> (String, String) {
     let text = |p: &str| {
@@ -373,6 +392,9 @@ pub struct Follow<'a> {
     /// The objects as last seen, by namespace and name (the reflector's store): what a relist
     /// is compared with.
     known: BTreeMap<(String, String), Value>,
+    /// What `known` comes to as JSON, bytes ([`encoded_len`]): bounded, with its count, as a
+    /// list is (see [`Follow::keep`]).
+    known_bytes: u64,
     /// Where the next watch starts; None: list first.
     resource_version: Option<String>,
     until: Option<Instant>,
@@ -408,11 +430,13 @@ impl Cluster {
         resource_version: Option<&str>,
         until: Option<Instant>,
     ) -> Follow<'a> {
+        let known_bytes = known.iter().map(encoded_len).sum();
         Follow {
             cluster: self,
             kind: kind.clone(),
             selection,
             known: known.into_iter().map(|o| (key_of(&o), o)).collect(),
+            known_bytes,
             resource_version: resource_version
                 .filter(|v| !v.is_empty())
                 .map(str::to_string),
@@ -637,7 +661,9 @@ impl Follow<'_> {
                 match event.kind.as_str() {
                     "BOOKMARK" => Step::Again,
                     "DELETED" => {
-                        self.known.remove(&key);
+                        if let Some(old) = self.known.remove(&key) {
+                            self.known_bytes = self.known_bytes.saturating_sub(encoded_len(&old));
+                        }
                         Step::Event(event)
                     }
                     // The state already seen (a watch from "0" first sends every object as
@@ -649,10 +675,13 @@ impl Follow<'_> {
                     {
                         Step::Again
                     }
-                    _ => {
-                        self.known.insert(key, event.object.clone());
-                        Step::Event(event)
-                    }
+                    _ => match self.keep(key, event.object.clone()) {
+                        Ok(()) => Step::Event(event),
+                        Err(e) => {
+                            self.stream = None;
+                            Step::Fail(*e)
+                        }
+                    },
                 }
             }
             Some(Err(e)) => {
@@ -668,6 +697,33 @@ impl Follow<'_> {
                 Step::Again
             }
         }
+    }
+
+    /// Keeps an object a watch reported in the store. Errors: the store would hold more
+    /// objects than `--max-list-items` or more bytes than `--max-response-bytes`: a server
+    /// reporting ever-new objects (and never their deletion) would otherwise grow it until
+    /// memory runs out, and a relist of that many would be refused by the same bounds.
+    fn keep(&mut self, key: (String, String), object: Value) -> Result<(), Box<ClusterError>> {
+        let bytes = encoded_len(&object);
+        let present = self.known.get(&key);
+        let old = present.map_or(0, encoded_len);
+        let count = self.known.len() as u64 + u64::from(present.is_none());
+        let total = self.known_bytes.saturating_sub(old).saturating_add(bytes);
+        let (limit, flag) = if count > self.cluster.max_list_items {
+            (self.cluster.max_list_items, "--max-list-items")
+        } else if total > self.cluster.max_response_bytes {
+            (self.cluster.max_response_bytes, "--max-response-bytes")
+        } else {
+            self.known.insert(key, object);
+            self.known_bytes = total;
+            return Ok(());
+        };
+        Err(Box::new(ClusterError::WatchedTooMuch {
+            resource: self.kind.resource(),
+            scope: self.selection.words(&self.kind),
+            limit,
+            flag,
+        }))
     }
 
     /// A list or watch failed: 410 lists again, a transient failure is retried, both after the
@@ -688,6 +744,7 @@ impl Follow<'_> {
     fn replace(&mut self, list: List) {
         let listed = list.items;
         self.pending.extend(relist_events(&self.known, &listed));
+        self.known_bytes = listed.iter().map(encoded_len).sum();
         self.known = listed.into_iter().map(|o| (key_of(&o), o)).collect();
         self.resource_version = Some(list.resource_version).filter(|v| !v.is_empty());
         if self.resource_version.is_none() {
@@ -950,5 +1007,21 @@ mod tests {
             detail: "Connection refused (os error 111)".into(),
         };
         assert!(is_transient(&refused));
+    }
+
+    /// The size a watch's store counts is the object's compact JSON, escapes included.
+    #[test]
+    fn an_object_is_counted_as_its_compact_json() {
+        for o in [
+            json!({}),
+            json!({"metadata": {"name": "a\"b", "labels": {"x": "é"}}, "n": [1, 2.5, null, true]}),
+            json!("\u{0}\n"),
+        ] {
+            assert_eq!(
+                encoded_len(&o),
+                serde_json::to_vec(&o).unwrap().len() as u64
+            );
+        }
+        assert_eq!(encoded_len(&json!({"a": 1})), 7);
     }
 }

@@ -70,6 +70,11 @@ pub enum FaultAction {
     /// fast as the client reads, until the client goes away: a watch that is always readable
     /// and never ends.
     FloodWatch(Vec<u8>),
+    /// Answer 200 and send `ADDED` events of `item` without end, as fast as the client
+    /// reads, each a new object (named `{name}-{i}` after the item's own `metadata.name`, with
+    /// resourceVersion `i`, from 1) and never its deletion: a watch whose objects keep growing
+    /// in number.
+    FloodNewObjects(Value),
 }
 
 impl Fault {
@@ -132,6 +137,20 @@ pub(crate) fn endless_page(item: &Value, per_page: usize, page: u64) -> Value {
         "metadata": {"resourceVersion": "1", "continue": format!("page-{}", page + 1)},
         "items": items,
     })
+}
+
+/// The `i`th event line of [`FaultAction::FloodNewObjects`], newline included.
+pub(crate) fn new_object_event(item: &Value, i: u64) -> Vec<u8> {
+    let name = item
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or("item");
+    let mut o = item.clone();
+    o["metadata"]["name"] = json!(format!("{name}-{i}"));
+    o["metadata"]["resourceVersion"] = json!(i.to_string());
+    let mut line = serde_json::to_vec(&json!({"type": "ADDED", "object": o})).unwrap_or_default();
+    line.push(b'\n');
+    line
 }
 
 /// Fires the first matching rule, if any, and returns its action.

@@ -120,6 +120,24 @@ fn serve(shared: &Shared, stream: TcpStream) {
                 let _ = writer.shutdown(Shutdown::Both);
                 return;
             }
+            Some(FaultAction::FloodNewObjects(item)) => {
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+                if writer.write_all(head.as_bytes()).is_ok() {
+                    let mut i = 0u64;
+                    loop {
+                        let mut chunk = Vec::with_capacity(1 << 16);
+                        while chunk.len() < 1 << 16 {
+                            i += 1;
+                            chunk.extend(fault::new_object_event(&item, i));
+                        }
+                        if writer.write_all(&chunk).is_err() {
+                            break;
+                        }
+                    }
+                }
+                let _ = writer.shutdown(Shutdown::Both);
+                return;
+            }
             Some(FaultAction::EndlessPages { item, per_page }) => {
                 let page = Query::parse(&req.query)
                     .get("continue")

@@ -314,6 +314,35 @@ fn a_flooding_watch_is_always_readable() {
     }
 }
 
+/// A watch of ever-new objects: each event ADDED, each object named anew, resourceVersions 1, 2, ...
+#[test]
+fn a_watch_of_new_objects_never_repeats_a_name() {
+    let server = server_with_widgets();
+    let item = serde_json::json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w", "namespace": "shop"}});
+    server.fault(Fault::always(
+        "/widgets",
+        FaultAction::FloodNewObjects(item),
+    ));
+    let mut conn = Conn::open(&server);
+    conn.send_raw(format!("GET {WIDGETS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes());
+    let mut got = vec![0u8; 1 << 20];
+    conn.read_exact(&mut got).unwrap();
+    let text = String::from_utf8_lossy(&got);
+    let body = &text[text.find("\r\n\r\n").unwrap() + 4..];
+    let lines: Vec<&str> = body.split_inclusive('\n').collect();
+    assert!(lines.len() > 1000, "{} lines", lines.len());
+    for (i, l) in lines[..lines.len() - 1].iter().enumerate() {
+        let e: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert_eq!(e["type"], "ADDED");
+        assert_eq!(e["object"]["metadata"]["name"], format!("w-{}", i + 1));
+        assert_eq!(
+            e["object"]["metadata"]["resourceVersion"],
+            (i + 1).to_string()
+        );
+        assert_eq!(e["object"]["kind"], "Widget");
+    }
+}
+
 /// Stall: the headers of a 200 come, then no byte of the body while the connection stays open.
 #[test]
 fn stall_sends_the_headers_and_nothing_more() {

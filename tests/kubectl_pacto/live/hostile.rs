@@ -223,3 +223,134 @@ fn an_answer_nested_without_end_is_refused_before_it_is_parsed() {
         "error: cannot list pactos.pacto.trianalab.io in namespace \"shop\": the API server's answer is malformed: nested deeper than 10000 levels (Go's JSON decoder refuses it too)\n"
     );
 }
+
+/// `args` run with the address space bounded to 4 GiB (`ulimit -v 4194304`), where nothing may
+/// abort.
+fn run_bounded(c: &Cluster, args: &[&str]) -> Run {
+    let mut cmd = Command::new("bash");
+    cmd.args(["-c", "ulimit -v 4194304 && exec \"$0\" \"$@\"", PACTO])
+        .args(args)
+        .args(["--kubeconfig", s(&c.kubeconfig)])
+        .env("HOME", c.dir.path())
+        .env("KUBECTL_PACTO_NOW", NOW)
+        .env_remove("KUBECONFIG");
+    run_with(&mut cmd, None, DEADLINE)
+}
+
+/// A Pacto of the fixture, as the watch of ever-new objects repeats it.
+fn flood_item(c: &Cluster) -> Value {
+    c.server
+        .get(
+            "pacto.trianalab.io/v1alpha1",
+            "Pacto",
+            Some("shop"),
+            "inventory",
+        )
+        .unwrap()
+}
+
+/// A watch that reports new objects without end (and never their deletion) ends once the
+/// objects it reported alive are more than a list may bring (`--max-list-items`, 100,000 by
+/// default) or hold (`--max-response-bytes`), naming the bound: `get -w` kept them all and grew
+/// past 2 GB in 20 s. Under `ulimit -v 4194304`.
+#[test]
+fn a_watch_of_ever_new_objects_stops_at_the_list_bounds() {
+    let c = shop();
+    let listed = c.run(&["get", "-o", "name"]).stdout.lines().count();
+    assert!(listed > 0);
+    c.server
+        .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
+    c.server.fault(Fault::always(
+        "/pactos",
+        FaultAction::FloodNewObjects(flood_item(&c)),
+    ));
+    let r = run_bounded(&c, &["get", "-w", "-o", "name"]);
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        "error: cannot watch pactos.pacto.trianalab.io in namespace \"shop\": the watch reported more than 100000 objects alive at once (--max-list-items; give a larger bound to follow them)\n"
+    );
+    // The listing, then each new object until the store held 100,000.
+    assert_eq!(r.stdout.lines().count(), 100_000);
+    assert_eq!(
+        r.stdout.lines().last(),
+        Some(format!("pacto.pacto.trianalab.io/inventory-{}", 100_000 - listed).as_str())
+    );
+
+    let c = shop();
+    c.server
+        .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
+    c.server.fault(Fault::always(
+        "/pactos",
+        FaultAction::FloodNewObjects(flood_item(&c)),
+    ));
+    let r = run_bounded(
+        &c,
+        &["get", "-w", "-o", "name", "--max-response-bytes", "1Mi"],
+    );
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        "error: cannot watch pactos.pacto.trianalab.io in namespace \"shop\": the watch reported more than 1 MiB of objects alive at once (--max-response-bytes; give a larger bound to follow them)\n"
+    );
+
+    let c = shop();
+    c.server
+        .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
+    c.server.fault(Fault::always(
+        "/pactos",
+        FaultAction::FloodNewObjects(flood_item(&c)),
+    ));
+    let r = run_bounded(
+        &c,
+        &[
+            "wait",
+            "pacto/inventory",
+            "--for",
+            "verdict=Compliant",
+            "--max-list-items",
+            "500",
+        ],
+    );
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        "error: cannot watch pactos.pacto.trianalab.io in namespace \"shop\": the watch reported more than 500 objects alive at once (--max-list-items; give a larger bound to follow them)\n"
+    );
+}
+
+/// `doctor --cluster` reads its kinds at once; against answers that never end, what they hold
+/// between them is bounded by `--max-response-bytes` too (each alone held up to the bound, and
+/// the run aborted under `ulimit -v 4194304`). Each kind is then not checked, naming the bound,
+/// and the exit is 2.
+#[test]
+fn doctor_reading_endless_answers_at_once_stays_within_one_bound() {
+    let c = shop();
+    for plural in [
+        "/kustomizations",
+        "/helmreleases",
+        "/pactos",
+        "/codertemplatetests",
+        "/stages",
+        "/ocirepositories",
+        "/applications",
+        "/pods",
+        "/configmaps",
+    ] {
+        c.server
+            .fault(Fault::always(plural, FaultAction::EndlessBody));
+    }
+    let r = run_bounded(&c, &["doctor", "--cluster"]);
+    r.assert_code(2).assert_no_panic();
+    assert_eq!(r.stdout, "");
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines[0], "error: nothing could be read from the cluster:");
+    assert!(lines.len() > 3, "{}", r.stderr);
+    for l in &lines[1..] {
+        assert!(
+            l.ends_with("the API server's answer is larger than 256 MiB (--max-response-bytes; give a larger bound, or a smaller --chunk-size, to read it)")
+                || l.ends_with("the answers the API server is sending at once are larger than 256 MiB together (--max-response-bytes bounds them; give a larger bound to read them)"),
+            "{l}"
+        );
+    }
+}
