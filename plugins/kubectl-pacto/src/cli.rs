@@ -409,13 +409,14 @@ pub struct ClusterArgs {
     /// A group to impersonate (repeatable; needs --as).
     #[arg(long = "as-group", value_name = "GROUP")]
     pub impersonate_groups: Vec<String>,
-    /// The most bytes read from one answer of the API server (e.g. 256Mi, 1Gi). A larger
-    /// answer is refused with an error.
+    /// The most bytes read from one answer of the API server (e.g. 256Mi, 1Gi), and from the
+    /// answers read at once together; what a watch keeps of the objects it reported is bounded
+    /// by it too. A larger answer is refused with an error.
     #[arg(long, value_name = "SIZE", default_value = "256Mi")]
     pub max_response_bytes: String,
     /// The most objects one list may bring, all its pages together; past it (or past the
     /// pages that many objects fill in pages of --chunk-size, and one more) the list is refused
-    /// with an error.
+    /// with an error, and a watch ends once it reported more objects alive at once.
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     pub max_list_items: u64,
 }
