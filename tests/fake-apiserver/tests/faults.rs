@@ -5,7 +5,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{call, get, merge_patch, server_with_widgets, Conn, WIDGETS};
-use fake_apiserver::{Fault, FaultAction};
+use fake_apiserver::{FakeApiServer, Fault, FaultAction};
 use serde_json::json;
 
 #[test]
@@ -292,6 +292,21 @@ fn endless_pages_never_end() {
     }
 }
 
+/// The whole lines of the first MiB a watch of the widgets answers (its headers cut off, the
+/// last, partial line left out); more than a thousand of them.
+fn first_watch_lines(server: &FakeApiServer) -> Vec<String> {
+    let mut conn = Conn::open(server);
+    conn.send_raw(format!("GET {WIDGETS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes());
+    let mut got = vec![0u8; 1 << 20];
+    conn.read_exact(&mut got).unwrap();
+    let text = String::from_utf8_lossy(&got);
+    let body = &text[text.find("\r\n\r\n").unwrap() + 4..];
+    let mut lines: Vec<String> = body.split_inclusive('\n').map(str::to_string).collect();
+    lines.pop();
+    assert!(lines.len() > 1000, "{} lines", lines.len());
+    lines
+}
+
 /// A flooding watch: the line comes again and again, as fast as it is read.
 #[test]
 fn a_flooding_watch_is_always_readable() {
@@ -301,15 +316,8 @@ fn a_flooding_watch_is_always_readable() {
         "/widgets",
         FaultAction::FloodWatch(line.to_vec()),
     ));
-    let mut conn = Conn::open(&server);
-    conn.send_raw(format!("GET {WIDGETS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes());
-    let mut got = vec![0u8; 1 << 20];
-    conn.read_exact(&mut got).unwrap();
-    let text = String::from_utf8_lossy(&got);
-    let body = &text[text.find("\r\n\r\n").unwrap() + 4..];
-    let lines: Vec<&str> = body.split_inclusive('\n').collect();
-    assert!(lines.len() > 1000, "{} lines", lines.len());
-    for l in &lines[..lines.len() - 1] {
+    let lines = first_watch_lines(&server);
+    for l in &lines {
         assert_eq!(l.as_bytes(), line);
     }
 }
@@ -323,15 +331,8 @@ fn a_watch_of_new_objects_never_repeats_a_name() {
         "/widgets",
         FaultAction::FloodNewObjects(item),
     ));
-    let mut conn = Conn::open(&server);
-    conn.send_raw(format!("GET {WIDGETS}?watch=true HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes());
-    let mut got = vec![0u8; 1 << 20];
-    conn.read_exact(&mut got).unwrap();
-    let text = String::from_utf8_lossy(&got);
-    let body = &text[text.find("\r\n\r\n").unwrap() + 4..];
-    let lines: Vec<&str> = body.split_inclusive('\n').collect();
-    assert!(lines.len() > 1000, "{} lines", lines.len());
-    for (i, l) in lines[..lines.len() - 1].iter().enumerate() {
+    let lines = first_watch_lines(&server);
+    for (i, l) in lines.iter().enumerate() {
         let e: serde_json::Value = serde_json::from_str(l).unwrap();
         assert_eq!(e["type"], "ADDED");
         assert_eq!(e["object"]["metadata"]["name"], format!("w-{}", i + 1));

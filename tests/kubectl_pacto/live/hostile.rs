@@ -237,16 +237,24 @@ fn run_bounded(c: &Cluster, args: &[&str]) -> Run {
     run_with(&mut cmd, None, DEADLINE)
 }
 
-/// A Pacto of the fixture, as the watch of ever-new objects repeats it.
-fn flood_item(c: &Cluster) -> Value {
-    c.server
+/// The fixture cluster whose Pactos are listed once, then watched as a flood of ever-new
+/// objects (each a copy of `shop/inventory` named anew).
+fn flooding_new_objects() -> Cluster {
+    let c = shop();
+    let item = c
+        .server
         .get(
             "pacto.trianalab.io/v1alpha1",
             "Pacto",
             Some("shop"),
             "inventory",
         )
-        .unwrap()
+        .unwrap();
+    c.server
+        .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
+    c.server
+        .fault(Fault::always("/pactos", FaultAction::FloodNewObjects(item)));
+    c
 }
 
 /// A watch that reports new objects without end (and never their deletion) ends once the
@@ -255,15 +263,9 @@ fn flood_item(c: &Cluster) -> Value {
 /// past 2 GB in 20 s. Under `ulimit -v 4194304`.
 #[test]
 fn a_watch_of_ever_new_objects_stops_at_the_list_bounds() {
-    let c = shop();
-    let listed = c.run(&["get", "-o", "name"]).stdout.lines().count();
+    let listed = shop().run(&["get", "-o", "name"]).stdout.lines().count();
     assert!(listed > 0);
-    c.server
-        .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
-    c.server.fault(Fault::always(
-        "/pactos",
-        FaultAction::FloodNewObjects(flood_item(&c)),
-    ));
+    let c = flooding_new_objects();
     let r = run_bounded(&c, &["get", "-w", "-o", "name"]);
     r.assert_code(1).assert_no_panic();
     assert_eq!(
@@ -277,13 +279,7 @@ fn a_watch_of_ever_new_objects_stops_at_the_list_bounds() {
         Some(format!("pacto.pacto.trianalab.io/inventory-{}", 100_000 - listed).as_str())
     );
 
-    let c = shop();
-    c.server
-        .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
-    c.server.fault(Fault::always(
-        "/pactos",
-        FaultAction::FloodNewObjects(flood_item(&c)),
-    ));
+    let c = flooding_new_objects();
     let r = run_bounded(
         &c,
         &["get", "-w", "-o", "name", "--max-response-bytes", "1Mi"],
@@ -294,13 +290,7 @@ fn a_watch_of_ever_new_objects_stops_at_the_list_bounds() {
         "error: cannot watch pactos.pacto.trianalab.io in namespace \"shop\": the watch reported more than 1 MiB of objects alive at once (--max-response-bytes; give a larger bound to follow them)\n"
     );
 
-    let c = shop();
-    c.server
-        .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
-    c.server.fault(Fault::always(
-        "/pactos",
-        FaultAction::FloodNewObjects(flood_item(&c)),
-    ));
+    let c = flooding_new_objects();
     let r = run_bounded(
         &c,
         &[
