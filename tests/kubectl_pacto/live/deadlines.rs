@@ -138,15 +138,7 @@ fn cmd_help(home: &Path, sub: &str) -> Command {
 
 /// A page of Pactos as the fake hands them out for ever.
 fn endless(c: &Cluster, per_page: usize) {
-    let item = c
-        .server
-        .get(
-            "pacto.trianalab.io/v1alpha1",
-            "Pacto",
-            Some("shop"),
-            "orders",
-        )
-        .unwrap();
+    let item = shop_pacto(c, "orders");
     c.server.fault(Fault::always(
         "/pactos",
         FaultAction::EndlessPages { item, per_page },
@@ -222,15 +214,7 @@ fn event_line(kind: &str, obj: &Value) -> Vec<u8> {
 #[test]
 fn a_flooding_watch_ends_at_the_deadline() {
     let c = shop();
-    let mut o = c
-        .server
-        .get(
-            "pacto.trianalab.io/v1alpha1",
-            "Pacto",
-            Some("shop"),
-            "inventory",
-        )
-        .unwrap();
+    let mut o = shop_pacto(&c, "inventory");
     o["metadata"]["resourceVersion"] = serde_json::json!("999999");
     // The list is answered; every watch after it floods.
     c.server

@@ -241,15 +241,7 @@ fn run_bounded(c: &Cluster, args: &[&str]) -> Run {
 /// objects (each a copy of `shop/inventory` named anew).
 fn flooding_new_objects() -> Cluster {
     let c = shop();
-    let item = c
-        .server
-        .get(
-            "pacto.trianalab.io/v1alpha1",
-            "Pacto",
-            Some("shop"),
-            "inventory",
-        )
-        .unwrap();
+    let item = shop_pacto(&c, "inventory");
     c.server
         .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
     c.server

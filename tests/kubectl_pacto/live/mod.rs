@@ -194,6 +194,13 @@ pub(crate) fn readme_example(args: &[&str]) -> String {
     r.stdout
 }
 
+/// The Pacto `shop/NAME` of [`shop`]'s fixture, as the fake stores it.
+fn shop_pacto(c: &Cluster, name: &str) -> Value {
+    c.server
+        .get("pacto.trianalab.io/v1alpha1", "Pacto", Some("shop"), name)
+        .unwrap_or_else(|| panic!("the fixture has no Pacto shop/{name}"))
+}
+
 fn shop() -> Cluster {
     let c = Cluster::new("shop");
     let files: Vec<PathBuf> = fixture_files(&pacto_dir())
