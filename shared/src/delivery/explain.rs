@@ -4,7 +4,7 @@
 
 use super::condition::Computed;
 use super::mediated::{appliers, Applier};
-use super::operation::{approvals, gate_meaning, place};
+use super::operation::{approvals, approved, gate_meaning, place};
 use super::view::{ApprovalView, OperationView, StageView, WrittenCondition};
 use super::world::World;
 use crate::pacto::explain::{Report, Row, Rows, Tone};
@@ -266,9 +266,7 @@ fn operation_rows(
     all_approvals: &[ApprovalView],
 ) -> Vec<Row> {
     let mut r = Rows(Vec::new());
-    let approved = approvals(op, all_approvals)
-        .iter()
-        .any(|(_, counts)| *counts);
+    let approved = approved(op, all_approvals);
     let p = place(op, stage.map(|s| s.approval_always), approved);
     r.add(
         0,
@@ -395,9 +393,7 @@ fn operation_json(
     stage: Option<&StageView>,
     all_approvals: &[ApprovalView],
 ) -> Value {
-    let approved = approvals(op, all_approvals)
-        .iter()
-        .any(|(_, counts)| *counts);
+    let approved = approved(op, all_approvals);
     let p = place(op, stage.map(|s| s.approval_always), approved);
     let verdicts: Vec<Value> = op
         .verdicts

@@ -76,6 +76,43 @@ pub fn waiting_on(op: &OperationView) -> Vec<String> {
         .collect()
 }
 
+/// Whether an Approval of `all` counts for `op` (see [`approvals`]).
+pub fn approved(op: &OperationView, all: &[ApprovalView<'_>]) -> bool {
+    approvals(op, all).iter().any(|(_, counts)| *counts)
+}
+
+/// What an operation waits on, as the `get operations` WAITING-ON column says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Waiting {
+    /// Not Held: nobody is asked.
+    Nothing,
+    /// Held, and an Approval counts: the promoter takes it at its next reconcile.
+    Promoter,
+    /// Held, no Approval counts and no gate named: a person decides (the Stage's
+    /// `spec.approval.always`, say).
+    Person,
+    /// Held, no Approval counts: a person decides on these gates (the before-verdicts that are
+    /// not Pass, [`waiting_on`]).
+    Gates(Vec<String>),
+}
+
+/// What `op` waits on ([`Waiting`]), as [`place`] tells it: `approved` says an Approval that
+/// counts exists.
+pub fn waiting(op: &OperationView, approved: bool) -> Waiting {
+    if op.phase != "Held" {
+        return Waiting::Nothing;
+    }
+    if approved {
+        return Waiting::Promoter;
+    }
+    let gates = waiting_on(op);
+    if gates.is_empty() {
+        Waiting::Person
+    } else {
+        Waiting::Gates(gates)
+    }
+}
+
 /// The place of `op` on the state machine. `approval_always` is the Stage's
 /// `spec.approval.always` (None when the Stage is not known); `approved` says an Approval that
 /// counts exists (a Held operation then waits for the promoter, not for a person).
@@ -208,6 +245,45 @@ pub fn approvals<'w, 'a>(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A Held operation waits on the promoter once an Approval counts (the state machine:
+    /// Held, then an approval, then the promoter locks and runs it), else on a person and the
+    /// gates not passed; any other phase waits on nobody.
+    #[test]
+    fn what_an_operation_waits_on() {
+        let verdicts = json!([{"gate": "pacto.suites", "phase": "before", "result": "Unknown"},
+                              {"gate": "pacto.impact", "phase": "before", "result": "Fail"},
+                              {"gate": "pacto.verify", "phase": "after", "result": "Fail"}]);
+        let held = op("promote", "Held", verdicts.clone());
+        assert_eq!(
+            waiting(&held, false),
+            Waiting::Gates(vec!["pacto.suites".into(), "pacto.impact".into()])
+        );
+        assert_eq!(waiting(&held, true), Waiting::Promoter);
+        assert_eq!(
+            waiting(&op("promote", "Held", json!([])), false),
+            Waiting::Person
+        );
+        assert_eq!(
+            waiting(&op("promote", "Pending", verdicts), true),
+            Waiting::Nothing
+        );
+        let approval = |decision: &str, accept: serde_json::Value| {
+            crate::testutil::kept(json!({
+                "apiVersion": "delivery.pacto.trianalab.io/v1alpha1", "kind": "Approval",
+                "metadata": {"name": "a", "namespace": "prod"},
+                "spec": {"operationRef": {"name": "payments-1-4-0"}, "decision": decision, "acceptUnknown": accept}
+            }))
+        };
+        let yes = [ApprovalView::new(approval(
+            "approve",
+            json!(["pacto.suites"]),
+        ))];
+        let no = [ApprovalView::new(approval("approve", json!([])))];
+        assert!(approved(&held, &yes));
+        assert!(!approved(&held, &no));
+        assert!(!approved(&held, &[]));
+    }
 
     fn op(type_: &str, phase: &str, verdicts: serde_json::Value) -> OperationView<'static> {
         OperationView::new(crate::testutil::kept(json!({

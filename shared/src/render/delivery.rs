@@ -5,7 +5,7 @@
 use super::one_line;
 use super::pacto::{clip, paint, TableOptions, NONE};
 use crate::delivery::explain::same;
-use crate::delivery::operation::waiting_on;
+use crate::delivery::operation::{waiting, Waiting};
 use crate::delivery::view::{OperationView, StageView};
 use crate::delivery::{Computed, Condition};
 use crate::pacto::explain::Tone;
@@ -125,17 +125,15 @@ pub fn stage_table(rows: &[StageRow], o: TableOptions<'_>) -> String {
     super::get_table(headers, body, &o)
 }
 
-/// WAITING-ON: for a Held operation the gates a person decides on, joined by commas (`a person`
-/// when none is named); `-` in every other phase.
-fn waiting(op: &OperationView) -> String {
-    if op.phase != "Held" {
-        return "-".to_string();
-    }
-    let gates = waiting_on(op);
-    if gates.is_empty() {
-        "a person".to_string()
-    } else {
-        clip(&one_line(&gates.join(",")))
+/// WAITING-ON ([`waiting`]): `the promoter` for a Held operation an Approval counts for, else
+/// the gates a person decides on, joined by commas (`a person` when none is named); `-` in
+/// every other phase.
+fn waiting_cell(op: &OperationView, approved: bool) -> String {
+    match waiting(op, approved) {
+        Waiting::Nothing => "-".to_string(),
+        Waiting::Promoter => "the promoter".to_string(),
+        Waiting::Person => "a person".to_string(),
+        Waiting::Gates(gates) => clip(&one_line(&gates.join(","))),
     }
 }
 
@@ -149,8 +147,9 @@ fn phase_tone(phase: &str) -> Tone {
 }
 
 /// The `kubectl pacto get operations` table: [NAMESPACE] NAME TYPE STAGE PHASE WAITING-ON AGE,
-/// then with `-o wide` VERSION DIGEST ACTOR.
-pub fn operation_table(ops: &[OperationView], o: TableOptions<'_>) -> String {
+/// then with `-o wide` VERSION DIGEST ACTOR. `approved[i]` says an Approval counts for `ops[i]`
+/// (missing: none does).
+pub fn operation_table(ops: &[OperationView], approved: &[bool], o: TableOptions<'_>) -> String {
     let mut headers: Vec<&str> = Vec::new();
     if o.all_namespaces {
         headers.push("NAMESPACE");
@@ -161,7 +160,8 @@ pub fn operation_table(ops: &[OperationView], o: TableOptions<'_>) -> String {
     }
     let body = ops
         .iter()
-        .map(|op| {
+        .enumerate()
+        .map(|(i, op)| {
             let mut cells = Vec::new();
             if o.all_namespaces {
                 cells.push(or_none(op.this.namespace));
@@ -170,7 +170,7 @@ pub fn operation_table(ops: &[OperationView], o: TableOptions<'_>) -> String {
             cells.push(or_none(op.type_));
             cells.push(or_none(op.stage));
             cells.push(paint(&or_none(op.phase), phase_tone(op.phase), o.colour));
-            cells.push(waiting(op));
+            cells.push(waiting_cell(op, approved.get(i).copied().unwrap_or(false)));
             cells.push(age(op.creation_timestamp, o.now));
             if o.wide {
                 cells.push(or_none(op.version));
@@ -211,10 +211,14 @@ mod tests {
         let unknown = json!([{"gate": "pacto.suites", "phase": "before", "result": "Unknown"},
                              {"gate": "pacto.impact", "phase": "before", "result": "Fail"}]);
         assert_eq!(
-            waiting(&op("Held", unknown.clone())),
+            waiting_cell(&op("Held", unknown.clone()), false),
             "pacto.suites,pacto.impact"
         );
-        assert_eq!(waiting(&op("Held", json!([]))), "a person");
-        assert_eq!(waiting(&op("Pending", unknown)), "-");
+        assert_eq!(
+            waiting_cell(&op("Held", unknown.clone()), true),
+            "the promoter"
+        );
+        assert_eq!(waiting_cell(&op("Held", json!([])), false), "a person");
+        assert_eq!(waiting_cell(&op("Pending", unknown), true), "-");
     }
 }

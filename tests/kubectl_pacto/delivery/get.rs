@@ -176,19 +176,49 @@ fn get_operations_shows_what_a_held_one_waits_on() {
                 "promote",
                 "payments",
                 "Held",
-                "pacto.suites",
+                "the promoter",
                 "60m"
             ],
         ])
     );
-    // One discovery, one list in the context's namespace.
+    // One discovery, one list in the context's namespace; an operation is Held, so the
+    // Approvals of the namespace are listed too: `payments-1-4-0-by-ana` approves it and
+    // accepts its one Unknown gate, so it counts and the promoter takes it (the seeds' state
+    // machine: Held, an Approval, then the promoter locks the Stage and runs it).
+    let requests = c.requests();
     assert_eq!(
-        c.requests(),
+        requests[..2],
         [
             "GET /apis/delivery.pacto.trianalab.io/v1alpha1",
             "GET /apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/test/operations",
         ]
     );
+    assert_eq!(
+        requests.last().map(String::as_str),
+        Some("GET /apis/delivery.pacto.trianalab.io/v1alpha1/namespaces/test/approvals")
+    );
+    // Without the Approval (the Operations of the files alone), the Held one waits on a person
+    // deciding on its Unknown gate.
+    let only_ops = tempfile::tempdir().unwrap();
+    let ops: Vec<Value> = cluster_objects()
+        .into_iter()
+        .filter(|o| o["kind"] == "Operation")
+        .collect();
+    let file = only_ops.path().join("ops.yaml");
+    let docs: Vec<String> = ops
+        .iter()
+        .map(|o| serde_json::to_string(o).unwrap())
+        .collect();
+    std::fs::write(&file, docs.join("\n---\n")).unwrap();
+    let f = offline(&["get", "operations", "-A", "-f", s(&file)]);
+    f.assert_code(0).assert_no_panic();
+    assert_eq!(cell(&f.stdout, 0, "NAME"), "payments-1-4-0");
+    assert_eq!(cell(&f.stdout, 0, "WAITING-ON"), "pacto.suites");
+    // With the fixture's files, Approval included: the promoter, as from the cluster.
+    let f = offline(&["get", "operations", "-A", "-f", &arg("cluster")]);
+    f.assert_code(0).assert_no_panic();
+    assert_eq!(cell(&f.stdout, 0, "NAME"), "payments-1-4-0");
+    assert_eq!(cell(&f.stdout, 0, "WAITING-ON"), "the promoter");
     let wide = c.run(&["get", "operation/payments-1-4-0", "-o", "wide"]);
     wide.assert_code(0);
     golden("get/operation-wide.txt", &wide.stdout);
