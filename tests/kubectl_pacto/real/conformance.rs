@@ -106,6 +106,18 @@ fn facts(a: &Answer, fields: &[&str]) -> Value {
             for e in entries.iter_mut().filter(|e| e.get("manager").is_some()) {
                 e.as_object_mut().unwrap().remove("time");
             }
+            // apimachinery sorts managedFields by operation (Apply first), then by the second
+            // of each entry's time, then by manager: entries of one operation come in an order
+            // that depends on whether the writes landed in the same second, which differs
+            // between two servers on a loaded machine. Compared in the order of operation,
+            // manager and subresource.
+            if entries.iter().all(|e| e.get("manager").is_some()) {
+                let key = |e: &Value| {
+                    ["operation", "manager", "subresource"]
+                        .map(|k| e[k].as_str().unwrap_or_default().to_string())
+                };
+                entries.sort_by_key(key);
+            }
         }
         out.insert((*f).into(), v);
     }
