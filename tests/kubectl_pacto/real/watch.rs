@@ -407,15 +407,20 @@ fn the_fake_sends_bookmarks_as_the_real_server_does() {
     // loaded machine it can miss a 4 s watch. Ask again (three times at most) until a watch
     // carries its timed bookmark.
     let bookmarks = |v: &[Value]| v.iter().filter(|e| e["type"] == "BOOKMARK").count();
-    let watched = |rv: &str, want: usize| {
+    let until_bookmarks = |want: usize, fetch: &dyn Fn() -> String| {
         let mut got = Vec::new();
         for _ in 0..3 {
-            got = events(&kube.kubectl_ok(&["get", "--raw", &query(rv)], None));
+            got = events(&fetch());
             if bookmarks(&got) >= want {
                 break;
             }
         }
         got
+    };
+    let watched = |rv: &str, want: usize| {
+        until_bookmarks(want, &|| {
+            kube.kubectl_ok(&["get", "--raw", &query(rv)], None)
+        })
     };
     let real = watched(&from, 1);
     // From 0: the initial-events-end bookmark, then the timed one.
@@ -430,16 +435,8 @@ fn the_fake_sends_bookmarks_as_the_real_server_does() {
     fake.insert(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "later", "namespace": ns}}));
     // The fake's timed bookmark can miss a 4 s watch on a loaded machine too: asked as often.
-    let faked_watch = |rv: &str, want: usize| {
-        let mut got = Vec::new();
-        for _ in 0..3 {
-            got = events(&raw_get(fake.addr(), &query(rv)));
-            if bookmarks(&got) >= want {
-                break;
-            }
-        }
-        got
-    };
+    let faked_watch =
+        |rv: &str, want: usize| until_bookmarks(want, &|| raw_get(fake.addr(), &query(rv)));
     let faked = faked_watch(&fake_from.to_string(), 1);
     let faked_from_zero = faked_watch("0", 2);
 
