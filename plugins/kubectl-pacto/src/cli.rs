@@ -410,8 +410,10 @@ pub struct ClusterArgs {
     #[arg(long = "as-group", value_name = "GROUP")]
     pub impersonate_groups: Vec<String>,
     /// The most bytes read from one answer of the API server (e.g. 256Mi, 1Gi), and from the
-    /// answers read at once together; what a watch keeps of the objects it reported is bounded
-    /// by it too. A larger answer is refused with an error.
+    /// answers read at once together. Once parsed, what the command holds of the answers (its
+    /// lists, and the objects a watch reported) may take 4 times this in memory, counted as it
+    /// sits there (Kubernetes objects take 3 to 10 times their bytes; an answer of tiny values
+    /// such as [0,0,...] about 40 times). Past either bound the read is refused with an error.
     #[arg(long, value_name = "SIZE", default_value = "256Mi")]
     pub max_response_bytes: String,
     /// The most objects one list may bring, all its pages together; past it (or past the

@@ -61,6 +61,16 @@ pub enum ClusterError {
         /// Which limit: `--request-timeout`, or the discovery default.
         limit: String,
     },
+    /// A watch event begun and not finished within `--timeout` (a server trickling bytes
+    /// that never make an event, while a follow has no deadline of its own).
+    #[error("cannot watch {resource}{scope}: the API server at {server} sent {bytes} bytes of an event and not its end within {} (--timeout)", crate::k8s::duration::go_duration(*after))]
+    Stalled {
+        resource: String,
+        scope: String,
+        server: String,
+        after: Duration,
+        bytes: u64,
+    },
     /// The connection failed or was dropped.
     #[error("cannot {verb} {resource}{scope}: the connection to the API server at {server} failed: {detail}")]
     Connection {
@@ -87,10 +97,22 @@ pub enum ClusterError {
         scope: String,
         limit: u64,
     },
+    /// Parsed answers that would take more memory than the command may hold of them, all
+    /// together ([`super::parsed_size::PARSED_FACTOR`] times `--max-response-bytes`): an
+    /// answer of a few bytes per value (`[0,0,…]`) takes 40 times its size once parsed, and
+    /// the lists of many kinds add up.
+    #[error("cannot {verb} {resource}{scope}: the API server's answers would take more than {} in memory once parsed ({} times --max-response-bytes; give a larger bound to read them)", crate::k8s::read::size_words(*limit), super::parsed_size::PARSED_FACTOR)]
+    TooMuchHeld {
+        verb: String,
+        resource: String,
+        scope: String,
+        limit: u64,
+    },
     /// A watch that reported more objects alive at once than a list may bring
-    /// (`--max-list-items`) or than one answer may hold (`--max-response-bytes`): listing them
+    /// (`--max-list-items`), or than the command may hold in memory with its other answers
+    /// ([`super::parsed_size::PARSED_FACTOR`] times `--max-response-bytes`): listing them
     /// again would fail, so the follow ends instead of keeping them all.
-    #[error("cannot watch {resource}{scope}: the watch reported more than {} alive at once ({flag}; give a larger bound to follow them)", if *flag == "--max-list-items" { format!("{limit} objects") } else { format!("{} of objects", crate::k8s::read::size_words(*limit)) })]
+    #[error("cannot watch {resource}{scope}: the watch reported more than {} alive at once ({}; give a larger bound to follow them)", if *flag == "--max-list-items" { format!("{limit} objects") } else { format!("{} of objects in memory", crate::k8s::read::size_words(*limit)) }, if *flag == "--max-list-items" { flag.to_string() } else { format!("{} times {flag}", super::parsed_size::PARSED_FACTOR) })]
     WatchedTooMuch {
         resource: String,
         scope: String,
@@ -132,6 +154,24 @@ pub enum ClusterError {
         scope: String,
         detail: String,
     },
+}
+
+impl ClusterError {
+    /// Whether the server refused the credentials (403, 401), as opposed to a read that failed:
+    /// waiting or a larger bound does not change it, and a tool with less access than the whole
+    /// cluster meets it by design.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            ClusterError::Forbidden { .. } | ClusterError::Api { code: 401, .. }
+        )
+    }
+
+    /// Whether the read failed only because other answers were being read at the same time
+    /// ([`ClusterError::TooLargeTogether`]): read alone, it may succeed.
+    pub fn is_crowded(&self) -> bool {
+        matches!(self, ClusterError::TooLargeTogether { .. })
+    }
 }
 
 /// The reason phrase of an HTTP status (`Too Many Requests`), `Error` for a code without one.

@@ -411,6 +411,7 @@ impl Cluster {
                 .filter(|n| *n > 0)
                 .unwrap_or(super::DEFAULT_MAX_LIST_ITEMS),
             reading: Default::default(),
+            held: Default::default(),
             deadline: o.deadline,
         })
     }

@@ -22,6 +22,8 @@ mod error;
 mod exec;
 mod kubeconfig;
 mod overrides;
+#[doc(hidden)]
+pub mod parsed_size;
 mod path;
 pub mod proxy;
 mod query;
@@ -67,6 +69,11 @@ pub struct Cluster {
     /// sum is bounded by `max_response_bytes` too, so that reads made at once cannot hold
     /// that bound many times over.
     reading: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// What the command holds of parsed answers, estimated in memory
+    /// ([`parsed_size`]): bounded by [`parsed_size::PARSED_FACTOR`] times
+    /// `max_response_bytes`, so that the lists of many kinds, or a watch's store, cannot hold
+    /// that many times over.
+    held: std::sync::Arc<parsed_size::Held>,
     /// The command's one deadline, when it has one: every request ends by it.
     deadline: Option<Deadline>,
 }
@@ -104,8 +111,8 @@ impl Deadline {
 }
 
 /// The default bound on the objects of one list (`--max-list-items`): 100,000, more than the
-/// Stages, Pactos and Flux or Argo CD objects of any cluster we know of, and about 0.5 GB of
-/// parsed objects of a kilobyte each.
+/// Stages, Pactos and Flux or Argo CD objects of any cluster we know of. Objects of a kilobyte
+/// or more reach the bound on memory held ([`parsed_size`], 1 GiB by default) first.
 pub const DEFAULT_MAX_LIST_ITEMS: u64 = 100_000;
 
 /// The default bound on one answer of the API server: 256 MiB, more than a page of 500 of the

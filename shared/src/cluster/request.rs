@@ -86,6 +86,9 @@ pub(super) fn time_limit(
 pub struct List {
     pub items: Vec<Value>,
     pub resource_version: String,
+    /// What its pages took of the command's bound on parsed answers, bytes
+    /// ([`super::parsed_size`]): a watch's store gives it back when it lists again.
+    pub held: u64,
 }
 
 /// Which objects of a kind a list or a watch covers: the namespaces, a label selector and a
@@ -179,6 +182,7 @@ impl Cluster {
         let mut resource_version: Option<String> = None;
         let mut token: Option<String> = None;
         let mut pager = Pager::new(self.chunk_size, self.max_list_items);
+        let mut held = 0u64;
         loop {
             let mut query = base.clone();
             if self.chunk_size > 0 {
@@ -186,8 +190,8 @@ impl Cluster {
             }
             let query = query.add_some("continue", token.as_deref());
             let url = query.url(&path);
-            let list = self
-                .call(&op, || {
+            let (mut list, page_held) = self
+                .call_held(&op, || {
                     http::Request::get(url.clone())
                         .body(Vec::new())
                         .map_err(|e| e.to_string())
@@ -210,7 +214,8 @@ impl Cluster {
                     },
                     e => e,
                 })?;
-            all.extend(page_items(&list, &op).map_err(|e| *e)?);
+            held = held.saturating_add(page_held);
+            all.extend(page_items(&mut list, &op).map_err(|e| *e)?);
             if resource_version.is_none() {
                 resource_version = Some(list_resource_version(&list));
             }
@@ -222,6 +227,7 @@ impl Cluster {
         Ok(List {
             items: keep_items(all, kind, &op).map_err(|e| *e)?,
             resource_version: resource_version.unwrap_or_default(),
+            held,
         })
     }
 
@@ -273,8 +279,21 @@ impl Cluster {
         Ok(obj)
     }
 
-    /// One request with retries and the timeout; the answer parsed as JSON.
+    /// One request with retries and the timeout; the answer parsed as JSON, its memory held
+    /// of the command's bound ([`Cluster::hold`]).
     pub(super) async fn call<F>(&self, op: &Op<'_>, build: F) -> Result<Value, ClusterError>
+    where
+        F: Fn() -> Result<http::Request<Vec<u8>>, String>,
+    {
+        self.call_held(op, build).await.map(|(v, _)| v)
+    }
+
+    /// [`Cluster::call`], with the bytes the answer holds of the command's bound.
+    pub(super) async fn call_held<F>(
+        &self,
+        op: &Op<'_>,
+        build: F,
+    ) -> Result<(Value, u64), ClusterError>
     where
         F: Fn() -> Result<http::Request<Vec<u8>>, String>,
     {
@@ -305,7 +324,7 @@ impl Cluster {
         op: &Op<'_>,
         build: F,
         limit: Option<(Duration, Duration, String)>,
-    ) -> Result<Value, ClusterError>
+    ) -> Result<(Value, u64), ClusterError>
     where
         F: Fn() -> Result<http::Request<Vec<u8>>, String>,
     {
@@ -332,12 +351,17 @@ impl Cluster {
                 let location = header("Location");
                 let body = self.read_body(op, res.into_body()).await?;
                 if (200..300).contains(&code) {
-                    return parse_json(&body).map_err(|detail| ClusterError::Malformed {
+                    let malformed = |detail| ClusterError::Malformed {
                         verb: op.verb.into(),
                         resource: op.resource.clone(),
                         scope: op.scope.clone(),
                         detail,
-                    });
+                    };
+                    let estimate = scan_answer(&body).map_err(malformed)?;
+                    self.hold(op, estimate).map_err(|e| *e)?;
+                    return parse_scanned(&body)
+                        .map(|v| (v, estimate))
+                        .map_err(malformed);
                 }
                 let (reason, message) = status_text(code, &body, location.as_deref());
                 if matches!(code, 429 | 503 | 504) {
@@ -422,6 +446,30 @@ impl Cluster {
             }
         }
         Ok(out)
+    }
+
+    /// The bound on what the command holds of parsed answers, all together: [`PARSED_FACTOR`]
+    /// times `--max-response-bytes`.
+    ///
+    /// [`PARSED_FACTOR`]: super::parsed_size::PARSED_FACTOR
+    pub(super) fn max_parsed(&self) -> u64 {
+        self.max_response_bytes
+            .saturating_mul(super::parsed_size::PARSED_FACTOR)
+    }
+
+    /// Holds `bytes` of the command's bound on parsed answers for an answer about to be
+    /// parsed (they stay held: a command keeps what it read). Errors:
+    /// [`ClusterError::TooMuchHeld`] when they do not fit.
+    pub(super) fn hold(&self, op: &Op<'_>, bytes: u64) -> Result<(), Box<ClusterError>> {
+        if self.held.take(bytes, self.max_parsed()) {
+            return Ok(());
+        }
+        Err(Box::new(ClusterError::TooMuchHeld {
+            verb: op.verb.into(),
+            resource: op.resource.clone(),
+            scope: op.scope.clone(),
+            limit: self.max_parsed(),
+        }))
     }
 
     pub(super) fn classify(&self, op: &Op<'_>, e: kube::Error) -> ClusterError {
@@ -698,8 +746,8 @@ pub fn decode_list_pages(
     let mut pager = Pager::new(chunk_size, max_items);
     let mut all = Vec::new();
     for body in pages {
-        let list = parse_json(body).map_err(|e| Box::new(op.malformed(e)))?;
-        all.extend(page_items(&list, &op)?);
+        let mut list = parse_json(body).map_err(|e| Box::new(op.malformed(e)))?;
+        all.extend(page_items(&mut list, &op)?);
         if pager
             .page(all.len(), &list)
             .map_err(|b| Box::new(b.error(&op)))?
@@ -715,49 +763,32 @@ pub fn decode_list_pages(
 /// as kubectl refuses them.
 const MAX_DEPTH: usize = 10_000;
 
-/// Whether the JSON text `body` opens more than `max` arrays and objects inside one another,
-/// counted on the bytes before anything is built (brackets inside strings do not count), so a
-/// deep answer is refused in one linear pass, without recursion and without memory.
-fn nested_deeper_than(body: &[u8], max: usize) -> bool {
-    let (mut level, mut in_string, mut escaped) = (0usize, false, false);
-    for &b in body {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                level += 1;
-                if level > max {
-                    return true;
-                }
-            }
-            b']' | b'}' => level = level.saturating_sub(1),
-            _ => {}
-        }
-    }
-    false
-}
-
-/// Parses an answer: JSON up to Go's depth limit of 10,000 (serde_json's own limit of 128 is
-/// lower than what the API server accepts; the depth is checked on the bytes first, so a deeper
-/// answer is refused before it is parsed), numbers typed as Kubernetes types them. Errors: not
-/// UTF-8, nested too deep, not JSON.
-pub(super) fn parse_json(body: &[u8]) -> Result<Value, String> {
+/// Checks an answer before it is parsed, on its bytes in one linear pass that builds nothing
+/// ([`super::parsed_size::scan`]): UTF-8, nested no deeper than Go's limit of 10,000
+/// (serde_json's own limit of 128 is lower than what the API server accepts), and what its
+/// parsed form will take in memory, bytes (the caller holds that much of the command's bound
+/// before parsing). Errors: not UTF-8, nested too deep.
+pub(super) fn scan_answer(body: &[u8]) -> Result<u64, String> {
     if std::str::from_utf8(body).is_err() {
         return Err("the answer is not UTF-8".to_string());
     }
-    if nested_deeper_than(body, MAX_DEPTH) {
-        return Err(format!(
+    match super::parsed_size::scan(body, MAX_DEPTH) {
+        Some(s) => Ok(s.bytes),
+        None => Err(format!(
             "nested deeper than {MAX_DEPTH} levels (Go's JSON decoder refuses it too)"
-        ));
+        )),
     }
+}
+
+/// Parses an answer: [`scan_answer`]'s checks, then JSON with numbers typed as Kubernetes
+/// types them. Errors: not UTF-8, nested too deep, not JSON.
+pub(super) fn parse_json(body: &[u8]) -> Result<Value, String> {
+    scan_answer(body)?;
+    parse_scanned(body)
+}
+
+/// Parses an answer [`scan_answer`] passed (it holds no recursion limit of its own).
+pub(super) fn parse_scanned(body: &[u8]) -> Result<Value, String> {
     let mut de = serde_json::Deserializer::from_slice(body);
     de.disable_recursion_limit();
     let v =
@@ -774,12 +805,12 @@ fn list_resource_version(list: &Value) -> String {
         .to_string()
 }
 
-/// The `items` of one list answer (Go encodes an empty slice as null: no objects). Errors: no
-/// `items` list.
-fn page_items(list: &Value, op: &Op<'_>) -> Result<Vec<Value>, Box<ClusterError>> {
-    match list.get("items") {
+/// The `items` of one list answer, moved out of it (Go encodes an empty slice as null: no
+/// objects). Errors: no `items` list.
+fn page_items(list: &mut Value, op: &Op<'_>) -> Result<Vec<Value>, Box<ClusterError>> {
+    match list.get_mut("items") {
         Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(a)) => Ok(a.clone()),
+        Some(Value::Array(a)) => Ok(std::mem::take(a)),
         _ => Err(Box::new(
             op.malformed("the answer has no items list".into()),
         )),
@@ -819,8 +850,8 @@ pub fn decode_list_answer(body: &[u8], kind: &ServedKind) -> Result<Vec<Value>, 
         resource: kind.resource(),
         scope: String::new(),
     };
-    let list = parse_json(body).map_err(|e| Box::new(op.malformed(e)))?;
-    keep_items(page_items(&list, &op)?, kind, &op)
+    let mut list = parse_json(body).map_err(|e| Box::new(op.malformed(e)))?;
+    keep_items(page_items(&mut list, &op)?, kind, &op)
 }
 
 /// An object from the server must name itself: `metadata` a mapping with a non-empty string
@@ -878,6 +909,8 @@ mod tests {
     /// quotes included) not counting.
     #[test]
     fn the_nesting_bound_is_counted_on_the_bytes() {
+        let nested_deeper_than =
+            |body: &[u8], max: usize| super::super::parsed_size::scan(body, max).is_none();
         let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
         assert!(!nested_deeper_than(deep(10_000).as_bytes(), MAX_DEPTH));
         assert!(nested_deeper_than(deep(10_001).as_bytes(), MAX_DEPTH));

@@ -36,8 +36,11 @@
 //! a relist what changed while the watch was down, one row per object, as kubectl's `get -w`
 //! prints each event of an unbroken watch (`kubectl/pkg/cmd/get/get.go` `watch`).
 
+use super::parsed_size::held_size;
 use super::query::Query;
-use super::request::{api_error, parse_json, status_text, with_type, List, Op, Selection};
+use super::request::{
+    api_error, parse_scanned, scan_answer, status_text, with_type, List, Op, Selection,
+};
 use super::{Cluster, ClusterError, ServedKind};
 use http_body_util::BodyExt;
 use serde_json::Value;
@@ -125,6 +128,12 @@ pub struct WatchStream {
     kind: ServedKind,
     op: Op<'static>,
     ended: bool,
+    /// The command's count of parsed answers, and its bound ([`super::parsed_size`]).
+    held: std::sync::Arc<super::parsed_size::Held>,
+    max_parsed: u64,
+    /// Since when the bytes after the last whole event have been waiting for their newline
+    /// (None: none are).
+    partial_since: Option<Instant>,
 }
 
 impl Cluster {
@@ -192,6 +201,9 @@ impl Cluster {
             kind: kind.clone(),
             op,
             ended: false,
+            held: self.held.clone(),
+            max_parsed: self.max_parsed(),
+            partial_since: None,
         })
     }
 }
@@ -203,6 +215,8 @@ impl WatchStream {
     pub async fn next(&mut self) -> Option<Result<Event, ClusterError>> {
         loop {
             while let Some(line) = self.lines.next_line() {
+                // What follows a whole event arrived with it.
+                self.partial_since = (!self.lines.pending().is_empty()).then(Instant::now);
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
@@ -230,10 +244,22 @@ impl WatchStream {
                 Some(Ok(frame)) => {
                     if let Some(d) = frame.data_ref() {
                         self.lines.push(d);
+                        if self.partial_since.is_none() && !d.is_empty() {
+                            self.partial_since = Some(Instant::now());
+                        }
                     }
                 }
             }
         }
+    }
+
+    /// Since when bytes of an event have been waiting for the rest of it, and how many
+    /// (None: no event is begun).
+    pub fn partial(&self) -> Option<(Instant, u64)> {
+        let pending = self.lines.pending();
+        self.partial_since
+            .filter(|_| !pending.iter().all(u8::is_ascii_whitespace))
+            .map(|t| (t, pending.len() as u64))
     }
 
     fn malformed(&self, detail: String) -> ClusterError {
@@ -242,8 +268,21 @@ impl WatchStream {
 
     /// One line: an event (a bookmark too), or the error it carries.
     fn event(&self, line: &[u8]) -> Result<Event, Box<ClusterError>> {
-        event(line, &self.kind, &self.op)
+        let room = Room {
+            left: self.max_parsed.saturating_sub(self.held.now()),
+            limit: self.max_parsed,
+        };
+        event(line, &self.kind, &self.op, room)
     }
+}
+
+/// What an event may take once parsed: what is left of the command's bound on parsed answers
+/// (an event is parsed, handed out and dropped; what a follow keeps of it takes its share
+/// then), and the bound, for the error.
+#[derive(Debug, Clone, Copy)]
+struct Room {
+    left: u64,
+    limit: u64,
 }
 
 /// The longest a watch request asks the server to keep it open (`timeoutSeconds`): under the
@@ -319,25 +358,6 @@ fn is_transient(e: &ClusterError) -> bool {
     }
 }
 
-/// The bytes `o` takes as compact JSON (what the API server would send of it), counted without
-/// keeping them.
-pub(super) fn encoded_len(o: &Value) -> u64 {
-    struct Count(u64);
-    impl std::io::Write for Count {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len() as u64;
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut c = Count(0);
-    // Writing a Value into a writer that never fails cannot fail.
-    let _ = serde_json::to_writer(&mut c, o);
-    c.0
-}
-
 /// Where an object is kept: its namespace and name (client-go `MetaNamespaceKeyFunc`).
 fn key_of(o: &Value) -> (String, String) {
     let text = |p: &str| {
@@ -392,8 +412,10 @@ pub struct Follow<'a> {
     /// The objects as last seen, by namespace and name (the reflector's store): what a relist
     /// is compared with.
     known: BTreeMap<(String, String), Value>,
-    /// What `known` comes to as JSON, bytes ([`encoded_len`]): bounded, with its count, as a
-    /// list is (see [`Follow::keep`]).
+    /// What this follow holds of the command's bound on parsed answers for `known`, bytes
+    /// ([`super::parsed_size`]): the last relist's share and each object kept since (the
+    /// objects the caller handed over are the caller's share). Given back as objects go, on a
+    /// relist, and when the follow ends.
     known_bytes: u64,
     /// Where the next watch starts; None: list first.
     resource_version: Option<String>,
@@ -430,13 +452,12 @@ impl Cluster {
         resource_version: Option<&str>,
         until: Option<Instant>,
     ) -> Follow<'a> {
-        let known_bytes = known.iter().map(encoded_len).sum();
         Follow {
             cluster: self,
             kind: kind.clone(),
             selection,
             known: known.into_iter().map(|o| (key_of(&o), o)).collect(),
-            known_bytes,
+            known_bytes: 0,
             resource_version: resource_version
                 .filter(|v| !v.is_empty())
                 .map(str::to_string),
@@ -634,20 +655,46 @@ impl Follow<'_> {
             (Some(a), None) | (None, Some(a)) => Some(a),
             (Some(a), Some(b)) => Some(a.min(b)),
         };
+        let quiet_at = bound.map(|b| Instant::now() + b);
         let Some(stream) = self.stream.as_mut() else {
             return Step::Again;
         };
-        let next = match bound {
-            None => stream.next().await,
-            Some(l) => match tokio::time::timeout(l, stream.next()).await {
-                Ok(n) => n,
-                Err(_) if self.left().is_some_and(|l| l.is_zero()) => return Step::Deadline,
-                Err(_) => {
+        // An event begun must end within the idle bound (bytes that never make an event are
+        // no answer): looked at every half of it while waiting.
+        let look = self.idle.map(|i| (i / 2).max(Duration::from_millis(100)));
+        let next = loop {
+            let at = [quiet_at, look.map(|l| Instant::now() + l)]
+                .into_iter()
+                .flatten()
+                .min();
+            let Some(at) = at else {
+                break stream.next().await;
+            };
+            match tokio::time::timeout_at(at.into(), stream.next()).await {
+                Ok(n) => break n,
+                Err(_) if self.until.is_some_and(|u| Instant::now() >= u) => return Step::Deadline,
+                Err(_) if quiet_at.is_some_and(|q| Instant::now() >= q) => {
                     self.stream = None;
                     self.failing = Some(self.idle_error("watch"));
                     return Step::Again;
                 }
-            },
+                Err(_) => {
+                    let stalled = self
+                        .idle
+                        .zip(stream.partial())
+                        .filter(|(i, (since, _))| since.elapsed() >= *i);
+                    if let Some((after, (_, bytes))) = stalled {
+                        self.stream = None;
+                        return Step::Fail(ClusterError::Stalled {
+                            resource: self.kind.resource(),
+                            scope: self.selection.words(&self.kind),
+                            server: self.cluster.server.clone(),
+                            after,
+                            bytes,
+                        });
+                    }
+                }
+            }
         };
         match next {
             Some(Ok(event)) => {
@@ -662,7 +709,7 @@ impl Follow<'_> {
                     "BOOKMARK" => Step::Again,
                     "DELETED" => {
                         if let Some(old) = self.known.remove(&key) {
-                            self.known_bytes = self.known_bytes.saturating_sub(encoded_len(&old));
+                            self.give_back(held_size(&old));
                         }
                         Step::Event(event)
                     }
@@ -684,6 +731,16 @@ impl Follow<'_> {
                     },
                 }
             }
+            Some(Err(ClusterError::TooMuchHeld { limit, .. })) if self.known_bytes > 0 => {
+                // The event does not fit beside what the store holds: the store is full.
+                self.stream = None;
+                Step::Fail(ClusterError::WatchedTooMuch {
+                    resource: self.kind.resource(),
+                    scope: self.selection.words(&self.kind),
+                    limit,
+                    flag: "--max-response-bytes",
+                })
+            }
             Some(Err(e)) => {
                 self.stream = None;
                 self.failed(e)
@@ -704,18 +761,18 @@ impl Follow<'_> {
     /// reporting ever-new objects (and never their deletion) would otherwise grow it until
     /// memory runs out, and a relist of that many would be refused by the same bounds.
     fn keep(&mut self, key: (String, String), object: Value) -> Result<(), Box<ClusterError>> {
-        let bytes = encoded_len(&object);
+        let bytes = held_size(&object);
         let present = self.known.get(&key);
-        let old = present.map_or(0, encoded_len);
         let count = self.known.len() as u64 + u64::from(present.is_none());
-        let total = self.known_bytes.saturating_sub(old).saturating_add(bytes);
         let (limit, flag) = if count > self.cluster.max_list_items {
             (self.cluster.max_list_items, "--max-list-items")
-        } else if total > self.cluster.max_response_bytes {
-            (self.cluster.max_response_bytes, "--max-response-bytes")
+        } else if !self.cluster.held.take(bytes, self.cluster.max_parsed()) {
+            (self.cluster.max_parsed(), "--max-response-bytes")
         } else {
-            self.known.insert(key, object);
-            self.known_bytes = total;
+            self.known_bytes = self.known_bytes.saturating_add(bytes);
+            if let Some(old) = self.known.insert(key, object) {
+                self.give_back(held_size(&old));
+            }
             return Ok(());
         };
         Err(Box::new(ClusterError::WatchedTooMuch {
@@ -741,10 +798,19 @@ impl Follow<'_> {
 
     /// A list read: what differs from what was seen is queued, the store is the list, and the
     /// next watch starts from the list's resourceVersion.
+    /// Gives back up to `bytes` of what this follow holds (never more than it took).
+    fn give_back(&mut self, bytes: u64) {
+        let back = bytes.min(self.known_bytes);
+        self.known_bytes -= back;
+        self.cluster.held.give_back(back);
+    }
+
     fn replace(&mut self, list: List) {
         let listed = list.items;
         self.pending.extend(relist_events(&self.known, &listed));
-        self.known_bytes = listed.iter().map(encoded_len).sum();
+        // The list took its share as it was read: the store's share from now on.
+        self.give_back(self.known_bytes);
+        self.known_bytes = list.held;
         self.known = listed.into_iter().map(|o| (key_of(&o), o)).collect();
         self.resource_version = Some(list.resource_version).filter(|v| !v.is_empty());
         if self.resource_version.is_none() {
@@ -756,13 +822,33 @@ impl Follow<'_> {
     }
 }
 
+impl Drop for Follow<'_> {
+    fn drop(&mut self) {
+        self.give_back(self.known_bytes);
+    }
+}
+
 /// One line of a watch answer: an event (a bookmark too), or the error it carries (an `ERROR`
 /// event's `Status` as the API error it words; a line that is not JSON, or an event of another
 /// type, as [`ClusterError::Malformed`]).
-fn event(line: &[u8], kind: &ServedKind, op: &Op<'_>) -> Result<Event, Box<ClusterError>> {
-    let v = parse_json(line).map_err(|e| Box::new(op.malformed(e)))?;
+fn event(
+    line: &[u8],
+    kind: &ServedKind,
+    op: &Op<'_>,
+    room: Room,
+) -> Result<Event, Box<ClusterError>> {
+    let estimate = scan_answer(line).map_err(|e| Box::new(op.malformed(e)))?;
+    if estimate > room.left {
+        return Err(Box::new(ClusterError::TooMuchHeld {
+            verb: op.verb.into(),
+            resource: op.resource.clone(),
+            scope: op.scope.clone(),
+            limit: room.limit,
+        }));
+    }
+    let mut v = parse_scanned(line).map_err(|e| Box::new(op.malformed(e)))?;
+    let object = v.get_mut("object").map(Value::take).unwrap_or(Value::Null);
     let kind_of = v.get("type").and_then(Value::as_str).unwrap_or("");
-    let object = v.get("object").cloned().unwrap_or(Value::Null);
     match kind_of {
         "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" if object.is_object() => Ok(Event {
             kind: kind_of.to_string(),
@@ -778,7 +864,7 @@ fn event(line: &[u8], kind: &ServedKind, op: &Op<'_>) -> Result<Event, Box<Clust
             "a watch event {kind_of} whose object is {}, not a mapping",
             match v.get("object") {
                 None => "missing",
-                Some(o) => crate::object::json_type(o),
+                Some(_) => crate::object::json_type(&object),
             }
         )))),
         other => Err(Box::new(
@@ -812,7 +898,11 @@ pub fn decode_watch_line(line: &[u8], kind: &ServedKind) -> Result<Event, Box<Cl
         resource: kind.resource(),
         scope: String::new(),
     };
-    event(line, kind, &op)
+    let room = Room {
+        left: u64::MAX,
+        limit: u64::MAX,
+    };
+    event(line, kind, &op, room)
 }
 
 #[cfg(test)]
@@ -1007,21 +1097,5 @@ mod tests {
             detail: "Connection refused (os error 111)".into(),
         };
         assert!(is_transient(&refused));
-    }
-
-    /// The size a watch's store counts is the object's compact JSON, escapes included.
-    #[test]
-    fn an_object_is_counted_as_its_compact_json() {
-        for o in [
-            json!({}),
-            json!({"metadata": {"name": "a\"b", "labels": {"x": "é"}}, "n": [1, 2.5, null, true]}),
-            json!("\u{0}\n"),
-        ] {
-            assert_eq!(
-                encoded_len(&o),
-                serde_json::to_vec(&o).unwrap().len() as u64
-            );
-        }
-        assert_eq!(encoded_len(&json!({"a": 1})), 7);
     }
 }

@@ -38,8 +38,12 @@ pub enum ReadOutcome {
     Read,
     /// Nothing of it exists: the kind is not installed, the ConfigMap is not there.
     Absent,
-    /// It could not be read (forbidden, unauthorized, failed): not checked.
+    /// The server refused it (forbidden, unauthorized): not checked, as the credentials
+    /// allow.
     Unreadable,
+    /// Reading it failed (an answer too large, malformed, timed out, a server error): not
+    /// checked, and the check is incomplete.
+    Failed,
 }
 
 /// Whether `doctor --cluster` could not run (exit 2, as kubectl's checks exit when they could
@@ -47,7 +51,22 @@ pub enum ReadOutcome {
 /// simply absent was checked (nothing there to judge: exit 0 with notes); one where some kinds
 /// could not be read but others were is checked in part (those are named as not checked).
 pub fn could_not_run(outcomes: &[ReadOutcome]) -> bool {
-    outcomes.contains(&ReadOutcome::Unreadable) && !outcomes.contains(&ReadOutcome::Read)
+    outcomes
+        .iter()
+        .any(|o| matches!(o, ReadOutcome::Unreadable | ReadOutcome::Failed))
+        && !outcomes.contains(&ReadOutcome::Read)
+}
+
+/// The exit code of a `doctor --cluster` run whose report alone would exit `report`: 2 when a
+/// read failed (the report is printed, but a kind it should have judged was lost, so a CI job
+/// must not go green on it), else the report's. A kind the credentials may not read is checked
+/// in part, as the notes say.
+pub fn exit_code(outcomes: &[ReadOutcome], report: u8) -> u8 {
+    if outcomes.contains(&ReadOutcome::Failed) {
+        2
+    } else {
+        report
+    }
 }
 
 #[cfg(test)]
@@ -70,6 +89,24 @@ mod tests {
         ];
         for (outcomes, want) in cases {
             assert_eq!(could_not_run(outcomes), *want, "{outcomes:?}");
+        }
+        assert!(could_not_run(&[Failed, Absent]));
+    }
+
+    /// A read that failed makes the run exit 2 whatever the report found; a refused one leaves
+    /// the report's code.
+    #[test]
+    fn doctor_exits_2_when_a_read_failed() {
+        use ReadOutcome::*;
+        let cases: &[(&[ReadOutcome], u8, u8)] = &[
+            (&[Read, Failed], 0, 2),
+            (&[Read, Failed], 1, 2),
+            (&[Read, Unreadable], 0, 0),
+            (&[Read, Unreadable], 1, 1),
+            (&[Read, Absent], 0, 0),
+        ];
+        for (outcomes, report, want) in cases {
+            assert_eq!(exit_code(outcomes, *report), *want, "{outcomes:?} {report}");
         }
     }
 

@@ -70,6 +70,10 @@ pub enum FaultAction {
     /// fast as the client reads, until the client goes away: a watch that is always readable
     /// and never ends.
     FloodWatch(Vec<u8>),
+    /// Answer 200 and send the start of a watch event, then one more byte (a space) every
+    /// this long, never a newline, until the client goes away: a watch that is always about
+    /// to send an event and never does.
+    Trickle(Duration),
     /// Answer 200 and send `ADDED` events of `item` without end, as fast as the client
     /// reads, each a new object (named `{name}-{i}` after the item's own `metadata.name`, with
     /// resourceVersion `i`, from 1) and never its deletion: a watch whose objects keep growing

@@ -120,6 +120,16 @@ fn serve(shared: &Shared, stream: TcpStream) {
                 let _ = writer.shutdown(Shutdown::Both);
                 return;
             }
+            Some(FaultAction::Trickle(every)) => {
+                let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{\"type\": \"ADDED\", \"object\": ";
+                if writer.write_all(head.as_bytes()).is_ok() {
+                    while writer.write_all(b" ").and_then(|_| writer.flush()).is_ok() {
+                        thread::sleep(every);
+                    }
+                }
+                let _ = writer.shutdown(Shutdown::Both);
+                return;
+            }
             Some(FaultAction::FloodNewObjects(item)) => {
                 let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
                 if writer.write_all(head.as_bytes()).is_ok() {

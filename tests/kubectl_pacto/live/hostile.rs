@@ -258,7 +258,13 @@ fn a_watch_of_ever_new_objects_stops_at_the_list_bounds() {
     let listed = shop().run(&["get", "-o", "name"]).stdout.lines().count();
     assert!(listed > 0);
     let c = flooding_new_objects();
-    let r = run_bounded(&c, &["get", "-w", "-o", "name"]);
+    // The bound on objects is the point: these Pactos count about 19 kB each in memory (1.6 kB of text), so
+    // 100,000 of them pass the default 1 GiB held before they pass 100,000 (the test below
+    // reaches that bound).
+    let r = run_bounded(
+        &c,
+        &["get", "-w", "-o", "name", "--max-response-bytes", "1Gi"],
+    );
     r.assert_code(1).assert_no_panic();
     assert_eq!(
         r.stderr,
@@ -279,7 +285,7 @@ fn a_watch_of_ever_new_objects_stops_at_the_list_bounds() {
     r.assert_code(1).assert_no_panic();
     assert_eq!(
         r.stderr,
-        "error: cannot watch pactos.pacto.trianalab.io in namespace \"shop\": the watch reported more than 1 MiB of objects alive at once (--max-response-bytes; give a larger bound to follow them)\n"
+        "error: cannot watch pactos.pacto.trianalab.io in namespace \"shop\": the watch reported more than 4 MiB of objects in memory alive at once (4 times --max-response-bytes; give a larger bound to follow them)\n"
     );
 
     let c = flooding_new_objects();
@@ -328,11 +334,135 @@ fn doctor_reading_endless_answers_at_once_stays_within_one_bound() {
     let lines: Vec<&str> = r.stderr.lines().collect();
     assert_eq!(lines[0], "error: nothing could be read from the cluster:");
     assert!(lines.len() > 3, "{}", r.stderr);
+    // A kind refused only because the others were being read at the same time is read again
+    // alone: each ends at its own bound, whatever the timing.
     for l in &lines[1..] {
         assert!(
-            l.ends_with("the API server's answer is larger than 256 MiB (--max-response-bytes; give a larger bound, or a smaller --chunk-size, to read it)")
-                || l.ends_with("the answers the API server is sending at once are larger than 256 MiB together (--max-response-bytes bounds them; give a larger bound to read them)"),
+            l.ends_with("the API server's answer is larger than 256 MiB (--max-response-bytes; give a larger bound, or a smaller --chunk-size, to read it)"),
             "{l}"
         );
     }
+}
+
+/// `n` zeros as JSON text: `0,0,…,0`, two bytes a value.
+fn zeros(n: usize) -> String {
+    let mut out = "0,".repeat(n);
+    out.pop();
+    out
+}
+
+/// A list answer of 15 million zeros (30 MB, well within the 256 MiB one answer may be)
+/// takes 1.2 GB once parsed (72 bytes a value, in a vector grown by doubling); 250 MB of it
+/// aborted every read command under `ulimit -v 4194304`. It is refused before it is parsed,
+/// at 4 times `--max-response-bytes` (1 GiB), naming the request; a smaller bound refuses
+/// less.
+#[test]
+fn a_list_of_tiny_values_is_refused_before_it_is_parsed() {
+    let c = shop();
+    let body = format!(
+        "{{\"apiVersion\":\"pacto.trianalab.io/v1alpha1\",\"kind\":\"PactoList\",\"metadata\":{{}},\"items\":[{}]}}",
+        zeros(15_000_000)
+    );
+    c.server.fault(Fault::always(
+        "/pactos",
+        FaultAction::Body(body.into_bytes()),
+    ));
+    let r = run_bounded(&c, &["get", "pactos"]);
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        "error: cannot list pactos.pacto.trianalab.io in namespace \"shop\": the API server's answers would take more than 1 GiB in memory once parsed (4 times --max-response-bytes; give a larger bound to read them)\n"
+    );
+    let r = run_bounded(&c, &["doctor", "--cluster", "--max-response-bytes", "64Mi"]);
+    r.assert_code(2).assert_no_panic();
+    assert!(
+        r.stderr.contains("Pacto (pacto.trianalab.io) not checked: cannot list pactos.pacto.trianalab.io in all namespaces: the API server's answers would take more than 256 MiB in memory once parsed (4 times --max-response-bytes; give a larger bound to read them)"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// One watch event of 10 million zeros (20 MB, within the 64 MiB an event may be) would take
+/// 1.2 GB once parsed: it is refused before it is parsed, and the watch ends naming the bound
+/// (the same event sent without end kept `get -w` parsing it for ever).
+#[test]
+fn a_watch_event_of_tiny_values_is_refused_before_it_is_parsed() {
+    let c = shop();
+    let mut item = shop_pacto(&c, "inventory");
+    item["metadata"]["resourceVersion"] = Value::from("999");
+    let line = format!(
+        "{{\"type\":\"MODIFIED\",\"object\":{}}}\n",
+        serde_json::to_string(&item).unwrap().replacen(
+            '{',
+            &format!("{{\"pad\":[{}],", zeros(10_000_000)),
+            1
+        )
+    );
+    c.server
+        .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
+    c.server.fault(Fault::always(
+        "/pactos",
+        FaultAction::FloodWatch(line.into_bytes()),
+    ));
+    let r = run_bounded(&c, &["get", "-w", "-o", "name"]);
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        "error: cannot watch pactos.pacto.trianalab.io in namespace \"shop\": the API server's answers would take more than 1 GiB in memory once parsed (4 times --max-response-bytes; give a larger bound to read them)\n"
+    );
+}
+
+/// A watch of ever-new objects each padded with 50,000 zeros (100 kB of text, 4.7 MB in
+/// memory): what the store holds is counted in memory, so the watch ends at 1 GiB of them
+/// (about 220 objects), not at 256 MiB of their text (2,600, 9 GB: it aborted under
+/// `ulimit -v 4194304`).
+#[test]
+fn a_watch_of_ever_new_padded_objects_stops_at_the_memory_bound() {
+    let c = shop();
+    let mut item = shop_pacto(&c, "inventory");
+    item["pad"] = serde_json::from_str(&format!("[{}]", zeros(50_000))).unwrap();
+    c.server
+        .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
+    c.server
+        .fault(Fault::always("/pactos", FaultAction::FloodNewObjects(item)));
+    let r = run_bounded(&c, &["get", "-w", "-o", "name"]);
+    r.assert_code(1).assert_no_panic();
+    assert_eq!(
+        r.stderr,
+        "error: cannot watch pactos.pacto.trianalab.io in namespace \"shop\": the watch reported more than 1 GiB of objects in memory alive at once (4 times --max-response-bytes; give a larger bound to follow them)\n"
+    );
+    let shown = r.stdout.lines().count();
+    assert!((100..400).contains(&shown), "{shown} objects shown");
+}
+
+/// A watch that sends the start of an event and then a byte every 200 ms, never its end: `get
+/// -w --timeout 2s` ends once the event has been begun and unfinished for 2 s (the bytes are
+/// no answer), naming the bound; it waited for the watch's own timeoutSeconds (290 s) first.
+#[test]
+fn a_watch_event_that_never_ends_ends_get_w_at_its_timeout() {
+    let c = shop();
+    c.server
+        .fault(Fault::once("/pactos", FaultAction::Delay(Duration::ZERO)));
+    c.server.fault(Fault::always(
+        "/pactos",
+        FaultAction::Trickle(Duration::from_millis(200)),
+    ));
+    let r = run_bounded(&c, &["get", "-w", "-o", "name", "--timeout", "2s"]);
+    r.assert_code(1).assert_no_panic();
+    let (head, tail) = r
+        .stderr
+        .split_once(" sent ")
+        .unwrap_or_else(|| panic!("{}", r.stderr));
+    assert_eq!(
+        head,
+        format!(
+            "error: cannot watch pactos.pacto.trianalab.io in namespace \"shop\": the API server at {}",
+            c.server.url()
+        )
+    );
+    assert!(
+        tail.ends_with(" bytes of an event and not its end within 2s (--timeout)\n"),
+        "{tail}"
+    );
 }

@@ -38,7 +38,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
     };
     let gvks = doctor::cluster::KINDS.map(|k| k.gvk());
     let cm_kind = ServedKind::configmap();
-    let (configmaps, kinds) = tokio::join!(
+    let (mut configmaps, mut kinds) = tokio::join!(
         join_all(
             doctor::cluster::ARGOCD_CONFIGMAPS
                 .iter()
@@ -46,6 +46,22 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         ),
         cluster.discover_each(&gvks),
     );
+    // A read refused only because the others were being read at the same time is made again
+    // alone, once they are done (here and for the lists below): which kinds are checked must
+    // not depend on timing.
+    for (name, got) in doctor::cluster::ARGOCD_CONFIGMAPS
+        .iter()
+        .zip(&mut configmaps)
+    {
+        if got.as_ref().is_err_and(|e| e.is_crowded()) {
+            *got = cluster.get(&cm_kind, argocd_ns, name).await;
+        }
+    }
+    for ((group, version, kind), found) in gvks.iter().zip(&mut kinds) {
+        if found.as_ref().is_err_and(|e| e.is_crowded()) {
+            *found = cluster.discover(group, version, kind).await;
+        }
+    }
     let mut argocd_cm = None;
     for (name, got) in doctor::cluster::ARGOCD_CONFIGMAPS.iter().zip(configmaps) {
         match got {
@@ -63,7 +79,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
                 }
             }
             Err(e) => {
-                read.outcomes.push(ReadOutcome::Unreadable);
+                read.outcomes.push(outcome_of(&e));
                 read.not_checked
                     .push((format!("ConfigMap {argocd_ns}/{name}"), e.to_string()))
             }
@@ -73,19 +89,26 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
         .iter()
         .zip(&kinds)
         .any(|(k, found)| *k == STAGE && found.is_ok());
-    let lists = join_all(doctor::cluster::KINDS.iter().zip(kinds).map(
+    let list = |wanted: &'static pacto_gates::kinds::ApiKind, k: ServedKind| async move {
+        if *wanted == POD {
+            cluster
+                .list(
+                    &k,
+                    Scope::Namespace(argocd_ns),
+                    Some(doctor::cluster::CONTROLLER_POD_SELECTOR),
+                )
+                .await
+                .map(|l| l.items)
+        } else {
+            cluster.list(&k, Scope::All, None).await.map(|l| l.items)
+        }
+    };
+    let found: Vec<_> = kinds.into_iter().collect();
+    let lists = join_all(doctor::cluster::KINDS.iter().zip(&found).map(
         |(wanted, found)| async move {
             match found {
-                Ok(k) if *wanted == POD => cluster
-                    .list(
-                        &k,
-                        Scope::Namespace(argocd_ns),
-                        Some(doctor::cluster::CONTROLLER_POD_SELECTOR),
-                    )
-                    .await
-                    .map(|l| l.items),
-                Ok(k) => cluster.list(&k, Scope::All, None).await.map(|l| l.items),
-                Err(e) => Err(e),
+                Ok(k) => list(wanted, k.clone()).await,
+                Err(e) => Err(e.clone()),
             }
         },
     ));
@@ -97,7 +120,20 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
             None
         }
     };
-    let (lists, schema) = tokio::join!(lists, schema);
+    let (mut lists, mut schema) = tokio::join!(lists, schema);
+    if schema
+        .as_ref()
+        .is_some_and(|s| s.as_ref().is_err_and(|e| e.is_crowded()))
+    {
+        schema = Some(cluster.openapi_v3(STAGE.group, STAGE.version).await);
+    }
+    for ((wanted, found), listed) in doctor::cluster::KINDS.iter().zip(&found).zip(&mut lists) {
+        if let (Ok(k), Err(e)) = (found, &listed) {
+            if e.is_crowded() {
+                *listed = list(wanted, k.clone()).await;
+            }
+        }
+    }
     let mut pods = Vec::new();
     for (wanted, listed) in doctor::cluster::KINDS.iter().zip(lists) {
         let what = wanted.describe();
@@ -116,7 +152,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
                     .push(format!("{what}: not installed in this cluster"));
             }
             Err(e) => {
-                read.outcomes.push(ReadOutcome::Unreadable);
+                read.outcomes.push(outcome_of(&e));
                 read.not_checked.push((what, e.to_string()))
             }
         }
@@ -124,13 +160,25 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
     read.facts = doctor::cluster_facts(argocd_cm.as_ref(), &pods);
     match schema {
         Some(Ok(doc)) => read.facts.stage_schema = Some(doc),
-        Some(Err(e)) => read.not_checked.push((
-            format!("the Stage schema ({}/{})", STAGE.group, STAGE.version),
-            e.to_string(),
-        )),
+        Some(Err(e)) => {
+            read.outcomes.push(outcome_of(&e));
+            read.not_checked.push((
+                format!("the Stage schema ({}/{})", STAGE.group, STAGE.version),
+                e.to_string(),
+            ))
+        }
         None => {}
     }
     read
+}
+
+/// What a read that erred came to: refused by the credentials, or failed.
+fn outcome_of(e: &pacto_gates::cluster::ClusterError) -> ReadOutcome {
+    if e.is_refusal() {
+        ReadOutcome::Unreadable
+    } else {
+        ReadOutcome::Failed
+    }
 }
 
 /// `kubectl pacto doctor`: the report, and the exit code (2 when it could not run).
@@ -165,6 +213,7 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
         ..Input::default()
     };
     let mut notes = Vec::new();
+    let mut outcomes = Vec::new();
     if args.cluster {
         let mut opts = ClusterOptions::new(&args.cluster_args)?;
         kubectl_pacto::options::argocd_namespace(&args.argocd_namespace)?;
@@ -186,6 +235,7 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
             );
         }
         objects.extend(read.objects);
+        outcomes = read.outcomes;
         input.cluster = read.facts;
         input.unreadable = read.not_checked;
         notes = read.notes;
@@ -216,7 +266,10 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
         }
     };
     write_stdout(&out)?;
-    Ok(ExitCode::from(report.exit_code()))
+    Ok(ExitCode::from(doctor::cluster::exit_code(
+        &outcomes,
+        report.exit_code(),
+    )))
 }
 
 #[cfg(test)]
