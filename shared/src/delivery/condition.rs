@@ -68,9 +68,15 @@ pub struct Rule {
     pub verdict: &'static str,
 }
 
+/// How many failures a condition's message gives after its reason's (`; also ...`); past it,
+/// a count: the message is written to the Stage's status and shown in tables, so it stays short
+/// whatever the failures number (the explanation lists them all).
+pub const MESSAGE_FAILURES: usize = 5;
+
 /// A condition from its rules: True with `true_reason` when no rule failed; else False with the
-/// reason of the first failure in `order` (the document's order) and a message naming every
-/// failure; Unknown when a rule could not be decided and none failed.
+/// reason of the first failure in `order` (the document's order) and a message naming that
+/// failure and up to [`MESSAGE_FAILURES`] others, then how many more; Unknown when a rule could
+/// not be decided and none failed.
 pub fn from_failures(
     type_: &'static str,
     true_reason: &str,
@@ -104,10 +110,18 @@ pub fn from_failures(
     let others: Vec<String> = mine
         .iter()
         .filter(|f| !std::ptr::eq(**f, *first))
+        .take(MESSAGE_FAILURES)
         .map(|f| format!("{}: {}", f.reason, f.message))
         .collect();
     if !others.is_empty() {
         message.push_str(&format!("; also {}", others.join("; ")));
+    }
+    let more = mine.len() - 1 - others.len();
+    if more > 0 {
+        message.push_str(&format!(
+            "; and {more} more failure{} (explain lists them)",
+            if more == 1 { "" } else { "s" }
+        ));
     }
     Condition {
         type_,

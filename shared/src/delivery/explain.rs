@@ -3,7 +3,11 @@
 //! renderer escapes it), and the same facts as data for `-o json|yaml`.
 
 use super::condition::Computed;
-use super::mediated::{appliers, Applier};
+use super::mediated::{appliers, Applier, EXAMINED_APPLIERS};
+
+/// How many appliers the explanation lists (the rules of as many are checked); past it, a
+/// count.
+const LISTED_APPLIERS: usize = EXAMINED_APPLIERS;
 use super::operation::{approvals, approved, gate_meaning, place};
 use super::view::{ApprovalView, OperationView, StageView, WrittenCondition};
 use super::world::World;
@@ -124,12 +128,23 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
         Err(why) => r.add(0, "Appliers", format!("unknown: {why}"), Tone::Pending),
         Ok((found, kindless)) => {
             r.add(0, "Appliers", found.len().to_string(), Tone::Plain);
-            for a in &found {
+            for a in found.iter().take(LISTED_APPLIERS) {
                 let via = match a {
                     Applier::Flux(_) => "spec.sourceRef names the apply OCIRepository",
                     Applier::Argo(_) => "labelled for this Stage, deploys to its namespace",
                 };
                 r.add(1, "", format!("{} ({via})", a.describe()), Tone::Plain);
+            }
+            if found.len() > LISTED_APPLIERS {
+                r.add(
+                    1,
+                    "",
+                    format!(
+                        "and {} more (-o json lists them all)",
+                        found.len() - LISTED_APPLIERS
+                    ),
+                    Tone::Plain,
+                );
             }
             for k in kindless {
                 r.add(

@@ -26,6 +26,25 @@ pub const ORDER: [&str; 7] = [
     "SeveralSources",
 ];
 
+/// How many appliers a `SeveralAppliers` message names; past it, a count of the others.
+pub const NAMED_APPLIERS: usize = 3;
+
+/// How many of a Stage's appliers have their own rules checked when several apply its pointer
+/// (`SeveralAppliers` already fails, and comes first): the first so many, in the order read, so
+/// that N Stages sharing one apply OCIRepository with N appliers cost N, not N², failures.
+pub const EXAMINED_APPLIERS: usize = 10;
+
+/// `a, b, c and 7 more`: the first `cap` of `names`, and a count of the rest (`total` in all).
+pub fn named_capped<I: IntoIterator<Item = String>>(names: I, total: usize, cap: usize) -> String {
+    let shown: Vec<String> = names.into_iter().take(cap).collect();
+    let more = total.saturating_sub(shown.len());
+    if more == 0 {
+        shown.join(", ")
+    } else {
+        format!("{} and {more} more", shown.join(", "))
+    }
+}
+
 /// The label field, as a path.
 pub fn label_field() -> String {
     format!("metadata.labels[\"{APPLY_REF_LABEL}\"]")
@@ -187,26 +206,42 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
                 }
                 1 => verdicts.push(("NoApplier", count_rule, "pass")),
                 _ => {
-                    let names: Vec<String> = found.iter().map(Applier::describe).collect();
+                    let names = named_capped(
+                        found.iter().map(Applier::describe),
+                        found.len(),
+                        NAMED_APPLIERS,
+                    );
+                    let examined = if found.len() > EXAMINED_APPLIERS {
+                        format!(" (the rules of the first {EXAMINED_APPLIERS} are checked below)")
+                    } else {
+                        String::new()
+                    };
                     failures.push(Failure::new("Mediated", 
                         "SeveralAppliers",
                         stage_ref.clone(),
                         "spec.applyRef.name",
-                        format!("{} appliers apply the pointer ({}): each can apply it differently", found.len(), names.join(", ")),
+                        format!("{} appliers apply the pointer ({names}): each can apply it differently{examined}", found.len()),
                         "keep one applier; remove the apply-ref label from the others or point them elsewhere".to_string(),
                     ));
                     verdicts.push(("SeveralAppliers", count_rule, "fail"));
                 }
             }
             let before = failures.len();
-            for a in &found {
+            for a in found.iter().take(EXAMINED_APPLIERS) {
                 applier_rules(a, stage, &mut failures);
             }
             let ok = failures.len() == before;
+            let unexamined = found.len() > EXAMINED_APPLIERS;
             verdicts.push((
                 "ApplierUnguarded",
                 format!("every applier carries {APPLY_REF_LABEL}={name}, is scoped to a service account, overrides nothing and has one source"),
-                if found.is_empty() { "unknown" } else if ok { "pass" } else { "fail" },
+                if found.is_empty() || (ok && unexamined) {
+                    "unknown"
+                } else if ok {
+                    "pass"
+                } else {
+                    "fail"
+                },
             ));
         }
     }

@@ -468,3 +468,124 @@ fn an_undecided_upstream_leaves_the_chain_undecided() {
         ["OCIRepositories (source.toolkit.fluxcd.io) in namespace \"vendor\" could not be read: forbidden"]
     );
 }
+
+/// `n` Stages sharing base-flux's apply OCIRepository `test/payments` (copies of
+/// `test/payments` named `payments-1`, ...), and `n` Kustomizations applying it (copies of the
+/// Kustomization `test/payments`, `payments-1`, ..., each labelled for its namesake Stage).
+fn shared_apply_ref(n: usize) -> Snapshot {
+    let (mut snap, _) = snapshot(&json!({"base": "flux"}));
+    let first = snap.stages[0].clone();
+    let Some(Ok(ks)) = &mut snap.kustomizations else {
+        panic!("base-flux has Kustomizations")
+    };
+    let k0 = ks[0].clone();
+    for i in 1..=n {
+        let mut s = first.clone();
+        s["metadata"]["name"] = json!(format!("payments-{i}"));
+        snap.stages.push(s);
+        let mut k = k0.clone();
+        k["metadata"]["name"] = json!(format!("payments-{i}"));
+        k["metadata"]["labels"]["delivery.pacto.trianalab.io/apply-ref"] =
+            json!(format!("payments-{i}"));
+        ks.push(k);
+    }
+    snap
+}
+
+/// Stages sharing one apply OCIRepository with many appliers ("Delivery reference: setup and
+/// gates": one applier applies the pointer, else SeveralAppliers, which comes before the
+/// appliers' own rules): the reason stays SeveralAppliers, its message names three appliers and
+/// counts the rest, only the first ten appliers' rules are checked (the verdict of those not
+/// checked is unknown, not pass), and the condition's message gives five more failures and a
+/// count. So each Stage costs the same whatever the fleet: N Stages and N appliers give N
+/// failures of each Stage, not N².
+#[test]
+fn stages_sharing_one_applier_set_cost_the_same_each() {
+    let n = 200;
+    let snap = shared_apply_ref(n);
+    let world = World::new(&snap);
+    // The apply OCIRepository is labelled for test/payments: the copies fail ApplyRefUnguarded
+    // first; test/payments itself shows the appliers' rules.
+    let copy = compute(world.stage("test", "payments-7").unwrap(), &world);
+    assert_eq!(copy.mediated.reason, "ApplyRefUnguarded");
+    let c = compute(world.stage("test", "payments").unwrap(), &world);
+    assert_eq!(c.mediated.status, "False");
+    assert_eq!(c.mediated.reason, "SeveralAppliers");
+    let several = c
+        .failures
+        .iter()
+        .find(|f| f.reason == "SeveralAppliers")
+        .unwrap();
+    assert_eq!(
+        several.message,
+        format!("{} appliers apply the pointer (Kustomization test/payments, Kustomization test/payments-1, Kustomization test/payments-2 and {} more): each can apply it differently (the rules of the first 10 are checked below)", n + 1, n - 2)
+    );
+    // Of the first ten appliers, the nine labelled for the copies fail ApplierUnguarded;
+    // test/payments's own Kustomization, the first, passes.
+    let unguarded: Vec<&str> = c
+        .failures
+        .iter()
+        .filter(|f| f.reason == "ApplierUnguarded")
+        .map(|f| f.object.as_str())
+        .collect();
+    assert_eq!(unguarded.len(), 9, "{unguarded:?}");
+    assert!(!unguarded.contains(&"Kustomization test/payments"));
+    assert_eq!(unguarded[8], "Kustomization test/payments-9");
+    let mediated_failures = c
+        .failures
+        .iter()
+        .filter(|f| f.condition == "Mediated")
+        .count();
+    assert_eq!(mediated_failures, 10);
+    assert!(
+        c.mediated
+            .message
+            .ends_with("; and 4 more failures (explain lists them)"),
+        "{}",
+        c.mediated.message
+    );
+    assert_eq!(c.mediated.message.matches("; ").count(), 6);
+    let rule = c
+        .rules
+        .iter()
+        .find(|r| r.reason == "ApplierUnguarded")
+        .unwrap();
+    assert_eq!(rule.verdict, "fail");
+
+    // Every applier well labelled but more than ten: those not checked leave the verdict
+    // unknown.
+    let mut snap = shared_apply_ref(11);
+    let Some(Ok(ks)) = &mut snap.kustomizations else {
+        panic!()
+    };
+    for k in ks.iter_mut() {
+        k["metadata"]["labels"]["delivery.pacto.trianalab.io/apply-ref"] = json!("payments");
+    }
+    let world = World::new(&snap);
+    let c = compute(world.stage("test", "payments").unwrap(), &world);
+    assert_eq!(c.mediated.reason, "SeveralAppliers");
+    let rule = c
+        .rules
+        .iter()
+        .find(|r| r.reason == "ApplierUnguarded")
+        .unwrap();
+    assert_eq!(rule.verdict, "unknown");
+
+    // The explanation lists ten appliers and counts the rest.
+    let snap = shared_apply_ref(n);
+    let world = World::new(&snap);
+    let stage = world.stage("test", "payments").unwrap();
+    let rows = stage_rows(stage, &compute(stage, &world), &world);
+    let listed = rows
+        .iter()
+        .skip_while(|r| r.key != "Appliers")
+        .skip(1)
+        .take_while(|r| r.indent == 1)
+        .map(|r| r.value.as_str())
+        .collect::<Vec<_>>();
+    assert_eq!(listed.len(), 11, "{listed:?}");
+    assert_eq!(
+        listed[10],
+        format!("and {} more (-o json lists them all)", n + 1 - 10)
+    );
+}

@@ -11,25 +11,36 @@ use crate::k8s::listtype::{field_schema, kind_schema, ListType};
 use crate::kinds::STAGE;
 use serde_json::Value;
 
+/// How many Stages a finding shared by several names; past it, a count.
+pub const STAGES_NAMED: usize = 3;
+
 /// The IDs of delivery findings: S01 Ready, S02 Mediated, S03 a label near miss, S04 verify
 /// differences, S06 a Stage with both candidate sources ([`conditions_ownership`] is S05). (The S checks are this tool's own;
 /// docs/doctor.md lists them.)
+///
+/// A failure of one object (an applier, an OCIRepository) that several Stages share is one
+/// finding naming the Stages ([`STAGES_NAMED`] of them, then a count), with the first Stage's
+/// words: N Stages sharing one applier give N findings, not N².
 pub fn checks(world: &World, labelled: &[Value]) -> Vec<Finding> {
     let mut out = Vec::new();
+    // Per (id, object, field, reason): the finding's place in `out`, and the Stages it is for.
+    let mut shared: std::collections::HashMap<(&str, String, String, &str), (usize, Vec<String>)> =
+        std::collections::HashMap::new();
     for stage in &world.stages {
         let c = compute(stage, world);
         for f in &c.failures {
+            let id = if f.condition == "Ready" { "S01" } else { "S02" };
+            let key = (id, f.object.clone(), f.field.clone(), f.reason);
+            if let Some((_, stages)) = shared.get_mut(&key) {
+                stages.push(stage.this.describe());
+                continue;
+            }
+            shared.insert(key, (out.len(), vec![stage.this.describe()]));
             out.push(Finding {
-                id: if f.condition == "Ready" { "S01" } else { "S02" },
+                id,
                 severity: Severity::Error,
                 object: f.object.clone(),
-                evidence: format!(
-                    "{} of {} (for {}): {}",
-                    f.field,
-                    f.object,
-                    stage.this.describe(),
-                    f.reason
-                ),
+                evidence: f.reason.to_string(),
                 finding: format!("{}={} {}: {}", f.condition, "False", f.reason, f.message),
                 fix: f.fix.clone(),
             });
@@ -40,6 +51,14 @@ pub fn checks(world: &World, labelled: &[Value]) -> Vec<Finding> {
         if let Some(f) = both_candidate_sources(stage) {
             out.push(f);
         }
+    }
+    for ((_, object, field, reason), (at, stages)) in shared {
+        let named = crate::delivery::mediated::named_capped(
+            stages.iter().cloned(),
+            stages.len(),
+            STAGES_NAMED,
+        );
+        out[at].evidence = format!("{field} of {object} (for {named}): {reason}");
     }
     for o in labelled {
         let kind = o.get("kind").and_then(Value::as_str).unwrap_or("");
@@ -266,5 +285,81 @@ mod tests {
             ["status"]["properties"]["conditions"]
             .clone();
         assert_eq!(conditions_ownership(&document(Some(schema))), None);
+    }
+}
+
+#[cfg(test)]
+mod fleet_tests {
+    use super::*;
+    use crate::delivery::Snapshot;
+    use serde_json::json;
+
+    /// The Flux base of the delivery tests with `n` more Stages sharing its apply
+    /// OCIRepository and `n` more Kustomizations applying it, each labelled for its namesake
+    /// Stage.
+    fn fleet(n: usize) -> Vec<Value> {
+        let mut objects =
+            crate::testutil::docs(include_str!("../delivery/testdata/base-flux.yaml"));
+        let stage = objects
+            .iter()
+            .find(|o| o["kind"] == "Stage")
+            .unwrap()
+            .clone();
+        let k = objects
+            .iter()
+            .find(|o| o["kind"] == "Kustomization")
+            .unwrap()
+            .clone();
+        for i in 1..=n {
+            let mut s = stage.clone();
+            s["metadata"]["name"] = json!(format!("payments-{i}"));
+            objects.push(s);
+            let mut k = k.clone();
+            k["metadata"]["name"] = json!(format!("payments-{i}"));
+            k["metadata"]["labels"]["delivery.pacto.trianalab.io/apply-ref"] =
+                json!(format!("payments-{i}"));
+            objects.push(k);
+        }
+        objects
+    }
+
+    /// A failure of one object that many Stages share is one finding naming three Stages and
+    /// counting the rest: N Stages sharing one apply OCIRepository give findings in
+    /// proportion to N (each Stage's own, and one per shared object and reason), not N².
+    #[test]
+    fn a_failure_shared_by_stages_is_one_finding() {
+        let findings = |n: usize| {
+            let snapshot = Snapshot::from_objects(&fleet(n));
+            let world = World::new(&snapshot);
+            checks(&world, &[])
+        };
+        let small = findings(20);
+        let large = findings(40);
+        // Each Stage adds its own findings (SeveralAppliers, ApplyRefUnguarded, ...); none
+        // grows with the fleet.
+        let per_stage = (large.len() - small.len()) / 20;
+        assert!(per_stage <= 4, "{per_stage} findings per Stage");
+        assert_eq!((large.len() - small.len()) % 20, 0);
+        // The apply OCIRepository's label names test/payments: one finding for the 40 copies.
+        let repo: Vec<&Finding> = large
+            .iter()
+            .filter(|f| f.object == "OCIRepository test/payments" && f.id == "S02")
+            .collect();
+        assert_eq!(repo.len(), 1, "{repo:?}");
+        assert_eq!(
+            repo[0].evidence,
+            "metadata.labels[\"delivery.pacto.trianalab.io/apply-ref\"] of OCIRepository test/payments (for Stage test/payments-1, Stage test/payments-2, Stage test/payments-3 and 37 more): ApplyRefUnguarded"
+        );
+        // Kustomization test/payments-1, labelled for its namesake, is unguarded for the 40
+        // other Stages it applies for: one finding.
+        let k1: Vec<&Finding> = large
+            .iter()
+            .filter(|f| f.object == "Kustomization test/payments-1")
+            .collect();
+        assert_eq!(k1.len(), 1, "{k1:?}");
+        assert_eq!(
+            k1[0].evidence,
+            "metadata.labels[\"delivery.pacto.trianalab.io/apply-ref\"] of Kustomization test/payments-1 (for Stage test/payments, Stage test/payments-2, Stage test/payments-3 and 37 more): ApplierUnguarded"
+        );
     }
 }

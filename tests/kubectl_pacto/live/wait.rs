@@ -472,7 +472,9 @@ fn wait_on_a_failing_server_ends_at_its_timeout_with_the_error() {
 fn get_watch_prints_what_changed_while_the_watch_was_down() {
     let c = shop();
     let before = c.run(&["get"]);
-    let child = start(&c, &["get", "-w", "--request-timeout", "30s"]);
+    // The follow ends at --request-timeout: long enough for the steps below on a machine
+    // busy with other builds (at 30 s it once ended while the server was still down).
+    let child = start(&c, &["get", "-w", "--request-timeout", "60s"]);
     until_watching(&c);
     c.server.fault(Fault::always("/pactos", FaultAction::Drop));
     c.server
