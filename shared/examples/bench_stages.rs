@@ -9,7 +9,8 @@
 //! ```
 //!
 //! `fleet CHAINS DEPTH`: CHAINS services through DEPTH environments (CHAINS × DEPTH Stages and
-//! Kustomizations, CHAINS identity patterns); `chain N`: one chain of N Stages. A last argument
+//! Kustomizations, CHAINS identity patterns); `chain N`: one chain of N Stages; `shared N`: N
+//! Stages sharing one apply OCIRepository, each with a Kustomization applying it. A last argument
 //! `--json` writes one JSON `List` instead (for `fake-apiserver`'s `serve` example).
 
 #[path = "../benches/fleet/mod.rs"]
@@ -61,9 +62,10 @@ fn main() -> std::io::Result<()> {
             fleet::fleet(chains, depth)
         }
         Some("chain") => fleet::chain(number(args.next(), "N")?),
+        Some("shared") => fleet::shared(number(args.next(), "N")?),
         _ => {
             return Err(std::io::Error::other(
-                "usage: bench_stages fleet CHAINS DEPTH | chain N",
+                "usage: bench_stages fleet CHAINS DEPTH | chain N | shared N",
             ))
         }
     };

@@ -53,6 +53,33 @@ pub fn chain(n: usize) -> Vec<Value> {
     out
 }
 
+/// `n` Stages in one namespace sharing one apply OCIRepository (`shared`, labelled for
+/// `svc-0`), each with its own Kustomization applying it (labelled for its namesake Stage):
+/// a misconfigured world where every Stage has `n` appliers (`Mediated` False
+/// `SeveralAppliers`), whose cost must stay linear in `n`.
+#[allow(dead_code)]
+pub fn shared(n: usize) -> Vec<Value> {
+    let ns = "shared";
+    let mut out = Vec::with_capacity(2 * n + 2);
+    out.push(candidates("svc-0", ns, 0));
+    for i in 0..n {
+        let name = format!("svc-{i}");
+        let mut objects = stage(&name, ns, None);
+        objects[0]["spec"]["applyRef"]["name"] = json!("shared");
+        objects[0]["spec"]["candidates"] =
+            json!({"ociRepositoryRef": {"name": "svc-0-candidates"}});
+        objects[2]["spec"]["sourceRef"]["name"] = json!("shared");
+        if i == 0 {
+            objects[1]["metadata"]["name"] = json!("shared");
+            out.extend(objects);
+        } else {
+            out.push(objects.swap_remove(0));
+            out.push(objects.pop().unwrap_or_default());
+        }
+    }
+    out
+}
+
 /// The candidate OCIRepository `<service>-candidates`, verified keyless with the issuer of
 /// GitHub Actions and a subject naming the service's own publish workflow on a version tag.
 fn candidates(service: &str, namespace: &str, c: usize) -> Value {

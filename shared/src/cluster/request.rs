@@ -123,6 +123,23 @@ impl<'a> Selection<'a> {
         self
     }
 
+    /// Whether `o` (of `kind`) is one the selection asks for, as far as the client can tell
+    /// without evaluating selectors: in the namespace asked for (a namespaced kind), and named
+    /// as a `metadata.name=NAME` field selector names it. The label selector and other field
+    /// selectors are the server's to apply.
+    pub fn covers(&self, kind: &ServedKind, o: &Value) -> bool {
+        let text = |p: &str| o.pointer(p).and_then(Value::as_str).unwrap_or_default();
+        if let Scope::Namespace(ns) = self.scope {
+            if kind.namespaced && text("/metadata/namespace") != ns {
+                return false;
+            }
+        }
+        match self.fields.and_then(|f| f.strip_prefix("metadata.name=")) {
+            Some(name) if !name.contains(',') => text("/metadata/name") == name,
+            _ => true,
+        }
+    }
+
     /// The collection's path for `kind` (a namespace only for a namespaced kind). Errors: a
     /// namespace or resource that cannot be a path segment ([`ClusterError::InvalidName`]).
     pub(super) fn path(&self, kind: &ServedKind) -> Result<String, Box<ClusterError>> {
@@ -907,6 +924,25 @@ mod tests {
     /// Go's `encoding/json` refuses a value nested deeper than 10,000 (`maxNestingDepth` in
     /// `scanner.go`); the same bound is counted on the bytes, brackets inside strings (escaped
     /// quotes included) not counting.
+    /// What a selection covers on the client's side: the namespace of a namespaced kind, and
+    /// the name of a `metadata.name=` field selector; anything else is the server's.
+    #[test]
+    fn a_selection_covers_its_namespace_and_name() {
+        let kind = pactos();
+        let o = |ns: &str, name: &str| json!({"metadata": {"namespace": ns, "name": name}});
+        let shop = Selection::new(Scope::Namespace("shop"));
+        assert!(shop.covers(&kind, &o("shop", "a")));
+        assert!(!shop.covers(&kind, &o("other", "a")));
+        assert!(Selection::new(Scope::All).covers(&kind, &o("other", "a")));
+        let one = shop.fields(Some("metadata.name=a"));
+        assert!(one.covers(&kind, &o("shop", "a")));
+        assert!(!one.covers(&kind, &o("shop", "b")));
+        let two_terms = shop.fields(Some("metadata.name=a,status.phase=x"));
+        assert!(two_terms.covers(&kind, &o("shop", "b")));
+        let labelled = shop.labels(Some("app=x"));
+        assert!(labelled.covers(&kind, &o("shop", "b")));
+    }
+
     #[test]
     fn the_nesting_bound_is_counted_on_the_bytes() {
         let nested_deeper_than =

@@ -707,6 +707,9 @@ impl Follow<'_> {
                 let key = key_of(&event.object);
                 match event.kind.as_str() {
                     "BOOKMARK" => Step::Again,
+                    // Not what was asked for (another namespace, another name): not shown,
+                    // not kept.
+                    _ if !self.selection.covers(&self.kind, &event.object) => Step::Again,
                     "DELETED" => {
                         if let Some(old) = self.known.remove(&key) {
                             self.give_back(held_size(&old));
