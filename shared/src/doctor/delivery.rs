@@ -11,6 +11,9 @@ use crate::k8s::listtype::{field_schema, kind_schema, ListType};
 use crate::kinds::STAGE;
 use serde_json::Value;
 
+/// A finding's id, object, field and reason: what makes findings of several Stages one.
+type Shared = (&'static str, String, String, &'static str);
+
 /// How many Stages a finding shared by several names; past it, a count.
 pub const STAGES_NAMED: usize = 3;
 
@@ -24,7 +27,7 @@ pub const STAGES_NAMED: usize = 3;
 pub fn checks(world: &World, labelled: &[Value]) -> Vec<Finding> {
     let mut out = Vec::new();
     // Per (id, object, field, reason): the finding's place in `out`, and the Stages it is for.
-    let mut shared: std::collections::HashMap<(&str, String, String, &str), (usize, Vec<String>)> =
+    let mut shared: std::collections::HashMap<Shared, (usize, Vec<String>)> =
         std::collections::HashMap::new();
     for stage in &world.stages {
         let c = compute(stage, world);
