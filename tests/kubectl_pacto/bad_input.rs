@@ -160,3 +160,24 @@ fn stdin_given_twice_is_refused() {
         r.stderr
     );
 }
+
+/// A command line that does not parse exits as its command exits when it could not run: 2
+/// for `doctor` and `reconcile` (whose 1 means findings, or Stages not ready), 1 for the
+/// others; a global flag's value before the command is not taken for it.
+#[test]
+fn a_bad_flag_exits_as_its_command_could_not_run() {
+    let cases: &[(&[&str], i32)] = &[
+        (&["doctor", "--no-such-flag"], 2),
+        (&["--max-input-bytes", "1Gi", "doctor", "--no-such-flag"], 2),
+        (&["reconcile", "--once", "--no-such-flag"], 2),
+        (&["get", "--no-such-flag"], 1),
+        (&["health", "--no-such-flag"], 1),
+        (&["no-such-command"], 1),
+    ];
+    for (args, code) in cases {
+        let r = run(&mut pacto(args));
+        r.assert_code(*code).assert_no_panic();
+        assert!(r.stderr.starts_with("error: "), "{args:?}: {}", r.stderr);
+        assert_eq!(r.stdout, "", "{args:?}");
+    }
+}

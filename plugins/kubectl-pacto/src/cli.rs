@@ -28,6 +28,25 @@ impl Cli {
     }
 }
 
+/// The exit code of a command line clap refuses: the code the command gives when it could not
+/// run (2 for `doctor` and `reconcile`, whose 1 means findings or Stages not ready), else 1.
+/// The command is found as clap finds it, its errors ignored, so a global flag's value before
+/// it is not taken for it.
+pub fn usage_error_code<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::CommandFactory;
+    let matched = Cli::command()
+        .ignore_errors(true)
+        .try_get_matches_from(args);
+    match matched.as_ref().ok().and_then(|m| m.subcommand_name()) {
+        Some("doctor" | "reconcile") => 2,
+        _ => 1,
+    }
+}
+
 /// The command line without its internal commands (`__complete`, `__man`), for the static
 /// completion scripts: what a user can type, and nothing else.
 pub fn public_command() -> clap::Command {

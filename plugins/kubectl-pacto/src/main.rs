@@ -48,7 +48,7 @@ fn main() -> ExitCode {
                     names.join(", ")
                 );
             }
-            return ExitCode::from(1);
+            return ExitCode::from(kubectl_pacto::cli::usage_error_code(std::env::args_os()));
         }
     };
     // Deeply nested objects are read and converted recursively: give the work a large stack
