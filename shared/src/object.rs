@@ -214,8 +214,10 @@ pub fn read_documents(path: &Path) -> Result<Vec<Option<Value>>, ObjectError> {
 pub const SUITE_FILES: [&str; 2] = ["health_test.yaml", "flux_health_test.yaml"];
 
 /// Files under `dir` ending in `.yaml`, `.yml` or `.json`, recursively, sorted by path, less the
-/// test suites of [`SUITE_FILES`] ([`crate::k8s::walk`]). Errors: the first directory or entry
-/// that cannot be read.
+/// test suites of [`SUITE_FILES`] and their inputs: the `testdata` directory beside a suite
+/// (argo-cd `resource_customizations/<group>/<Kind>/testdata`, which the suite's `inputPath`
+/// entries name) holds test objects, not the configuration ([`crate::k8s::walk`]). Errors: the
+/// first directory or entry that cannot be read.
 pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, ObjectError> {
     let w = crate::k8s::walk::walk(dir);
     if let Some((d, error)) = w.errors.into_iter().next() {
@@ -224,16 +226,25 @@ pub fn walk(dir: &Path) -> Result<Vec<PathBuf>, ObjectError> {
             error,
         });
     }
+    let is_suite = |p: &Path| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| SUITE_FILES.contains(&n))
+    };
+    let inputs: Vec<PathBuf> = w
+        .files
+        .iter()
+        .filter(|p| is_suite(p))
+        .filter_map(|p| p.parent().map(|d| d.join("testdata")))
+        .collect();
     Ok(w.files
         .into_iter()
         .filter(|p| {
             matches!(
                 p.extension().and_then(|x| x.to_str()),
                 Some("yaml" | "yml" | "json")
-            ) && !p
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| SUITE_FILES.contains(&n))
+            ) && !is_suite(p)
+                && !inputs.iter().any(|d| p.starts_with(d))
         })
         .collect())
 }
@@ -508,6 +519,41 @@ fn retype_numbers(v: &mut Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A directory's objects leave out the test suites and the `testdata` beside each (the
+    /// suite's inputs); a `testdata` directory with no suite beside it is objects.
+    #[test]
+    fn a_walk_leaves_out_suites_and_their_inputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            "argocd-cm.yaml",
+            "gates/pacto.trianalab.io/Pacto/health_test.yaml",
+            "gates/pacto.trianalab.io/Pacto/health.lua",
+            "gates/pacto.trianalab.io/Pacto/testdata/compliant.yaml",
+            "flux/flux_health_test.yaml",
+            "flux/testdata/deep/ready.yaml",
+            "flux/kustomization.yaml",
+            "other/testdata/object.yaml",
+        ];
+        for f in files {
+            let p = dir.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "{}").unwrap();
+        }
+        let found: Vec<String> = walk(dir.path())
+            .unwrap()
+            .iter()
+            .map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "argocd-cm.yaml",
+                "flux/kustomization.yaml",
+                "other/testdata/object.yaml"
+            ]
+        );
+    }
 
     #[test]
     fn multi_document_stream_with_list_and_empty_documents() {
