@@ -73,8 +73,10 @@ pub fn shared(n: usize) -> Vec<Value> {
             objects[1]["metadata"]["name"] = json!("shared");
             out.extend(objects);
         } else {
+            // The Stage and its Kustomization; its own apply OCIRepository is left out.
+            let k = objects.pop().unwrap_or_default();
             out.push(objects.swap_remove(0));
-            out.push(objects.pop().unwrap_or_default());
+            out.push(k);
         }
     }
     out

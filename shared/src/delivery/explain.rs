@@ -187,16 +187,23 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
 }
 
 /// `explain stage/NAME -o json|yaml`: the explanation as data. `conditions` is shaped like the
-/// `status.conditions` a reconcile would write (`type`, `status`, `reason`, `message`).
+/// `status.conditions` a reconcile would write (`type`, `status`, `reason`, `message`);
+/// `appliers` names the first ten appliers (the ones whose rules are checked) and
+/// `applierCount` counts them all (null both when the appliers cannot be known).
 pub fn stage_json(stage: &StageView, computed: &Computed, world: &World) -> Value {
     let written: Vec<Value> = stage
         .conditions
         .iter()
         .map(|c| json!({"type": c.type_, "status": c.status, "reason": c.reason, "message": c.message}))
         .collect();
-    let applier_names = appliers(stage, world)
-        .map(|(found, _)| found.iter().map(Applier::describe).collect::<Vec<_>>())
-        .ok();
+    let found = appliers(stage, world).ok().map(|(found, _)| found);
+    let applier_names = found.as_ref().map(|found| {
+        found
+            .iter()
+            .take(LISTED_APPLIERS)
+            .map(Applier::describe)
+            .collect::<Vec<_>>()
+    });
     json!({
         "apiVersion": "pacto.trianalab.io/v1alpha1",
         "kind": "StageExplanation",
@@ -206,6 +213,7 @@ pub fn stage_json(stage: &StageView, computed: &Computed, world: &World) -> Valu
         "failures": computed.failures,
         "rules": computed.rules,
         "appliers": applier_names,
+        "applierCount": found.as_ref().map(Vec::len),
         "pointer": stage.pointer,
         "published": stage.published,
         "offered": stage.offered,
