@@ -16,6 +16,11 @@ pub struct Cli {
     /// (e.g. 1Gi, 512Mi, 1000000). A larger input is refused with an error.
     #[arg(long, global = true, value_name = "SIZE", default_value = "1Gi")]
     pub max_input_bytes: String,
+    /// How many upstream Stages a Stage's chain of spec.candidates.upstreamStage is followed
+    /// through (live, each is one more read); the Stages further down are UpstreamUntrusted.
+    #[arg(long, global = true, value_name = "N", default_value_t = 256,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_upstream_depth: u32,
 }
 
 impl Cli {

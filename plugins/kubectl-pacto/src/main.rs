@@ -71,6 +71,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         "--max-input-bytes",
         &cli.max_input_bytes,
     )?);
+    io::delivery::set_max_upstream_depth(cli.max_upstream_depth as usize);
     let global = || Global::new(|k| std::env::var(k).ok(), std::io::stdout().is_terminal());
     match cli.command {
         Command::Health(args) => match args.sub {

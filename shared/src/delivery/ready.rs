@@ -28,8 +28,10 @@ pub const ORDER: [&str; 5] = [
     "ApplierUnlabelled",
 ];
 
-/// How deep an upstream chain is followed before it counts as a loop.
-pub(crate) const MAX_UPSTREAM_DEPTH: usize = 256;
+/// How many upstream references a chain is followed through by default (`--max-upstream-depth`):
+/// the Stages further down are `UpstreamUntrusted`, the one where the chain passes the bound
+/// says so.
+pub const DEFAULT_MAX_UPSTREAM_DEPTH: usize = 256;
 
 /// What the candidate rules of a Stage know of its upstream Stage.
 #[derive(Debug, Clone, Copy)]
@@ -241,14 +243,15 @@ fn upstream_rules(
         return "fail";
     }
     if let Upstream::Judged(t) = upstream {
-        if t.depth == MAX_UPSTREAM_DEPTH {
+        let max = world.max_upstream_depth;
+        if t.depth == max {
             failures.push(Failure::new(
                 "Ready",
                 "UpstreamUntrusted",
                 me.clone(),
                 "spec.candidates.upstreamStage",
-                format!("the upstream chain from {me} is longer than {MAX_UPSTREAM_DEPTH} Stages: not followed further"),
-                "shorten the chain of upstream Stages".to_string(),
+                format!("the upstream chain from {me} is longer than {max} Stage{}: not followed further", if max == 1 { "" } else { "s" }),
+                "shorten the chain of upstream Stages (or give a larger --max-upstream-depth)".to_string(),
             ));
             return "fail";
         }

@@ -93,8 +93,14 @@ fn by_name<'k, 'a>(known: &'k [StageView<'a>]) -> HashMap<(&'a str, &'a str), &'
 }
 
 /// What the rules of `shown` read ([`Reads`]): their upstream chains are followed through
-/// `known` (the Stages read so far), as [`super::ready`] follows them, as far as they are known.
-pub fn reads(shown: &[StageView], known: &[StageView], argocd_namespace: &str) -> Reads {
+/// `known` (the Stages read so far), as [`super::ready`] follows them (through `max_depth`
+/// references), as far as they are known.
+pub fn reads(
+    shown: &[StageView],
+    known: &[StageView],
+    argocd_namespace: &str,
+    max_depth: usize,
+) -> Reads {
     let mut r = Reads::default();
     let known = by_name(known);
     for s in shown {
@@ -104,7 +110,7 @@ pub fn reads(shown: &[StageView], known: &[StageView], argocd_namespace: &str) -
         r.applications.insert(ns.to_string());
         // A Stage with an upstream takes its candidates from there; the first of the chain
         // from its candidate OCIRepository.
-        for up in chain(s, &known) {
+        for up in chain(s, &known, max_depth) {
             if let (None, Some(repo)) = (&up.upstream_stage, &up.candidate_repository) {
                 r.oci_repositories.insert(repo.namespace.to_string());
             }
@@ -119,11 +125,12 @@ pub fn reads(shown: &[StageView], known: &[StageView], argocd_namespace: &str) -
 fn chain<'k, 'a>(
     stage: &'k StageView<'a>,
     known: &HashMap<(&'a str, &'a str), &'k StageView<'a>>,
+    max_depth: usize,
 ) -> Vec<&'k StageView<'a>> {
     let mut out = vec![stage];
     let mut seen = HashSet::from([(stage.this.namespace, stage.this.name)]);
     let mut cur = stage;
-    while out.len() <= super::ready::MAX_UPSTREAM_DEPTH {
+    while out.len() <= max_depth {
         let Some(up) = &cur.upstream_stage else { break };
         if !seen.insert((up.namespace, up.name)) {
             break;
@@ -138,19 +145,20 @@ fn chain<'k, 'a>(
 }
 
 /// The upstream Stages the rules of `shown` need that are not read yet: named by a Stage of a
-/// chain, not in `known`, not in a namespace whose Stages were all `listed`, and not `tried`
+/// chain (followed through `max_depth` references), not in `known`, not in a namespace whose Stages were all `listed`, and not `tried`
 /// already. Each is read on its own (one GET); the next call goes one Stage further.
 pub fn missing_upstreams<'a>(
     shown: &[StageView<'a>],
     known: &[StageView<'a>],
     listed: &BTreeSet<String>,
     tried: &BTreeSet<(String, String)>,
+    max_depth: usize,
 ) -> Vec<NamespacedName<'a>> {
     let mut out: Vec<NamespacedName<'a>> = Vec::new();
     let mut wanted: HashSet<NamespacedName<'a>> = HashSet::new();
     let known = by_name(known);
     for s in shown {
-        let last = *chain(s, &known).last().unwrap_or(&s);
+        let last = *chain(s, &known, max_depth).last().unwrap_or(&s);
         let Some(up) = last.upstream_stage else {
             continue;
         };
@@ -183,6 +191,7 @@ pub struct Partial {
 #[cfg(test)]
 mod tests {
     use super::*;
+    const DEPTH: usize = crate::delivery::ready::DEFAULT_MAX_UPSTREAM_DEPTH;
     use crate::delivery::{compute, StageView, World};
     use crate::testutil::docs;
     use serde_json::json;
@@ -284,7 +293,7 @@ mod tests {
         let shown = std::slice::from_ref(&second);
         let prod = BTreeSet::from(["prod".to_string()]);
         let none = BTreeSet::new();
-        let wanted = missing_upstreams(shown, shown, &prod, &none);
+        let wanted = missing_upstreams(shown, shown, &prod, &none, DEPTH);
         assert_eq!(
             wanted,
             [NamespacedName {
@@ -294,20 +303,20 @@ mod tests {
         );
         // Until it is read, the chain stops at the shown Stage.
         let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
-        let r = reads(shown, shown, "argocd");
+        let r = reads(shown, shown, "argocd", DEPTH);
         assert_eq!(r.oci_repositories, set(&["prod"]));
         assert_eq!(r.kustomizations, set(&["prod"]));
         assert_eq!(r.applications, set(&["argocd", "prod"]));
         let known = [second.clone(), first.clone()];
-        assert!(missing_upstreams(shown, &known, &prod, &none).is_empty());
-        let r = reads(shown, &known, "argocd");
+        assert!(missing_upstreams(shown, &known, &prod, &none, DEPTH).is_empty());
+        let r = reads(shown, &known, "argocd", DEPTH);
         assert_eq!(r.oci_repositories, set(&["prod", "vendor"]));
         assert_eq!(r.kustomizations, set(&["prod"]));
         // An upstream in a namespace listed whole is known not to exist; one tried is not
         // asked for again.
-        assert!(missing_upstreams(shown, shown, &set(&["prod", "test"]), &none).is_empty());
+        assert!(missing_upstreams(shown, shown, &set(&["prod", "test"]), &none, DEPTH).is_empty());
         let tried = BTreeSet::from([("test".to_string(), "payments".to_string())]);
-        assert!(missing_upstreams(shown, shown, &prod, &tried).is_empty());
+        assert!(missing_upstreams(shown, shown, &prod, &tried, DEPTH).is_empty());
     }
 
     /// Read in some namespaces: a namespace whose list failed makes undecided the rules that

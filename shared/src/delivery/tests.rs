@@ -406,6 +406,19 @@ fn a_chain_longer_than_the_bound_is_untrusted_below_it() {
         candidate_failure(&world, "test", "payments-258").map(|f| f.1),
         Some("the upstream Stage test/payments-257 cannot verify its own candidates: its Ready reason is UpstreamUntrusted".into())
     );
+    // Another bound (`--max-upstream-depth`): followed through 300, the whole chain is
+    // trusted; through 3, the fourth Stage down is where it stops.
+    let world = World::new(&world_snap).with_max_upstream_depth(300);
+    assert_eq!(candidate_failure(&world, "test", "payments-260"), None);
+    let world = World::new(&world_snap).with_max_upstream_depth(3);
+    assert_eq!(candidate_failure(&world, "test", "payments-3"), None);
+    assert_eq!(
+        candidate_failure(&world, "test", "payments-4"),
+        Some((
+            "UpstreamUntrusted".into(),
+            "the upstream chain from Stage test/payments-4 is longer than 3 Stages: not followed further".into()
+        ))
+    );
 }
 
 /// A loop of upstream references is named on each Stage of it, and not followed again; a Stage

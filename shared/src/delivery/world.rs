@@ -95,6 +95,10 @@ pub struct World<'a> {
     pub identities: Identities,
     index: Index<'a>,
     /// The upstream verdict of each Stage of `stages`, by position, once computed.
+    /// How many upstream references a chain is followed through
+    /// ([`super::ready::DEFAULT_MAX_UPSTREAM_DEPTH`] unless [`World::with_max_upstream_depth`]
+    /// sets another).
+    pub max_upstream_depth: usize,
     trust: Mutex<Vec<Option<Trust>>>,
 }
 
@@ -364,7 +368,15 @@ impl<'a> World<'a> {
             identities: Identities::default(),
             index,
             trust,
+            max_upstream_depth: super::ready::DEFAULT_MAX_UPSTREAM_DEPTH,
         }
+    }
+
+    /// The same world, following upstream chains through `depth` references (at least 1;
+    /// `--max-upstream-depth`). Before any Stage is judged.
+    pub fn with_max_upstream_depth(mut self, depth: usize) -> World<'a> {
+        self.max_upstream_depth = depth.max(1);
+        self
     }
 
     /// Why the Stage `namespace/name` could not be read, if it could not.

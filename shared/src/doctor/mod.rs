@@ -148,6 +148,9 @@ pub struct Input {
     pub now_unix: i64,
     /// The objects were read from a cluster (not files): their state is live.
     pub live: bool,
+    /// How many upstream references a Stage's chain is followed through (None: the default,
+    /// [`crate::delivery::ready::DEFAULT_MAX_UPSTREAM_DEPTH`]; `--max-upstream-depth`).
+    pub max_upstream_depth: Option<usize>,
 }
 
 /// The findings, grouped by object (objects in the order met, findings by severity then ID), and
@@ -305,7 +308,10 @@ pub fn run(input: &Input) -> Report {
         // group and kind (a HelmRelease, checked above with the Kustomizations, applies no
         // OCIRepository for a Stage).
         let snapshot = crate::delivery::Snapshot::from_objects(objs);
-        let world = crate::delivery::World::new(&snapshot);
+        let mut world = crate::delivery::World::new(&snapshot);
+        if let Some(depth) = input.max_upstream_depth {
+            world = world.with_max_upstream_depth(depth);
+        }
         let labelled: Vec<Value> = repos
             .iter()
             .chain(&kustomizations)

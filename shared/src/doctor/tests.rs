@@ -40,6 +40,7 @@ fn input(objects: Vec<Value>, cluster: ClusterFacts) -> Input {
         stabilization_window: 120,
         now_unix: unix(NOW),
         live: true,
+        max_upstream_depth: None,
     }
 }
 

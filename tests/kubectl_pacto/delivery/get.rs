@@ -300,3 +300,63 @@ fn completion_offers_stages_and_operations() {
     let r = run(&mut pacto(&["__complete", "explain", "op"]));
     assert_eq!(r.stdout, "operation/\toperation/NAME\n:6\n");
 }
+
+/// `--max-upstream-depth` bounds how far a chain of upstream Stages is followed: the example
+/// Stage and two more after it (payments-2 from payments, payments-3 from payments-2) are
+/// followed whole by default; through one reference, payments-3 is UpstreamUntrusted, named
+/// where the chain passes the bound.
+#[test]
+fn max_upstream_depth_bounds_the_chain_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let example =
+        std::fs::read_to_string(repo().join("examples/delivery/flux-payments.yaml")).unwrap();
+    let mut text = example.clone();
+    for (name, up) in [("payments-2", "payments"), ("payments-3", "payments-2")] {
+        text.push_str(&format!(
+            "---\napiVersion: delivery.pacto.trianalab.io/v1alpha1\nkind: Stage\nmetadata: {{name: {name}, namespace: payments-test}}\nspec:\n  service: {{name: payments}}\n  environment: test\n  applyRef: {{name: payments}}\n  candidates: {{upstreamStage: {{name: {up}}}}}\n"
+        ));
+    }
+    let file = dir.path().join("chain.yaml");
+    std::fs::write(&file, text).unwrap();
+    let reason = |extra: &[&str]| {
+        let mut args = vec!["get", "stages", "-A", "-f", s(&file)];
+        args.extend_from_slice(extra);
+        let r = run(&mut pacto(&args));
+        r.assert_code(0).assert_no_panic();
+        let row = r
+            .stdout
+            .lines()
+            .skip(1)
+            .position(|l| l.contains(" payments-3 "))
+            .unwrap_or_else(|| panic!("{}", r.stdout));
+        cell(&r.stdout, row, "REASON")
+    };
+    assert_ne!(reason(&[]), "UpstreamUntrusted");
+    assert_eq!(reason(&["--max-upstream-depth", "1"]), "UpstreamUntrusted");
+    let r = run(&mut pacto(&[
+        "explain",
+        "-f",
+        s(&file),
+        "stage/payments-3",
+        "-n",
+        "payments-test",
+        "--max-upstream-depth",
+        "1",
+    ]));
+    assert!(
+        r.stdout
+            .contains("the upstream chain from Stage payments-test/payments-3 is longer than 1 Stage: not followed further"),
+        "{}",
+        r.stdout
+    );
+    let r = run(&mut pacto(&[
+        "get",
+        "stages",
+        "-f",
+        s(&file),
+        "--max-upstream-depth",
+        "0",
+    ]));
+    r.assert_code(1);
+    assert!(r.stderr.contains("--max-upstream-depth"), "{}", r.stderr);
+}

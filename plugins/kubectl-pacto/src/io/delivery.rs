@@ -25,6 +25,21 @@ use pacto_gates::pacto::explain::Report;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// How many upstream references a chain is followed through (`--max-upstream-depth`, a global
+/// flag): set once by the command line, read by every world this process builds.
+static MAX_UPSTREAM_DEPTH: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(pacto_gates::delivery::ready::DEFAULT_MAX_UPSTREAM_DEPTH);
+
+/// Sets `--max-upstream-depth` for the worlds built after (at least 1).
+pub(crate) fn set_max_upstream_depth(depth: usize) {
+    MAX_UPSTREAM_DEPTH.store(depth.max(1), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// `--max-upstream-depth`.
+pub(crate) fn max_upstream_depth() -> usize {
+    MAX_UPSTREAM_DEPTH.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Which Stages a command reads from a cluster.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum StageScope<'a> {
@@ -96,6 +111,7 @@ impl Objects {
             None => World::new(&self.snapshot),
             Some(p) => World::read_in(&self.snapshot, p),
         }
+        .with_max_upstream_depth(max_upstream_depth())
     }
 
     /// Reads from the cluster what the Stages `shown` are judged on, into the snapshot: with
@@ -115,7 +131,7 @@ impl Objects {
             let missing: Vec<(String, String)> = {
                 let known: Vec<StageView> =
                     self.snapshot.stages.iter().map(StageView::new).collect();
-                snapshot::missing_upstreams(&shown, &known, &listed, &tried)
+                snapshot::missing_upstreams(&shown, &known, &listed, &tried, max_upstream_depth())
                     .into_iter()
                     .map(|up| (up.namespace.to_string(), up.name.to_string()))
                     .collect()
@@ -133,7 +149,7 @@ impl Objects {
             }
         }
         let known: Vec<StageView> = self.snapshot.stages.iter().map(StageView::new).collect();
-        let reads = snapshot::reads(&shown, &known, argocd_namespace);
+        let reads = snapshot::reads(&shown, &known, argocd_namespace, max_upstream_depth());
         let wanted: Vec<(ApiKind, Vec<String>)> = vec![
             (
                 kinds::OCI_REPOSITORY,

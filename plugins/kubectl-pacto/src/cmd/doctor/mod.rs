@@ -210,6 +210,7 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
         stabilization_window: window.as_secs() as i64,
         now_unix: global.now_unix(),
         live: args.cluster,
+        max_upstream_depth: Some(crate::io::delivery::max_upstream_depth()),
         ..Input::default()
     };
     let mut notes = Vec::new();

@@ -286,7 +286,8 @@ fn reconcile_once(args: &ReconcileArgs, global: &Global) -> Result<ExitCode> {
             );
         };
         let (cluster, read) = reading?;
-        let world = World::new(&read.snapshot);
+        let world = World::new(&read.snapshot)
+            .with_max_upstream_depth(crate::io::delivery::max_upstream_depth());
         let changes = reconcile::plan(
             &read.snapshot.stages[..read.listed],
             &world,
