@@ -126,7 +126,7 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
 
     match appliers(stage, world) {
         Err(why) => r.add(0, "Appliers", format!("unknown: {why}"), Tone::Pending),
-        Ok((found, kindless)) => {
+        Ok(found) => {
             r.add(0, "Appliers", found.len().to_string(), Tone::Plain);
             for a in found.iter().take(LISTED_APPLIERS) {
                 let via = match a {
@@ -146,7 +146,7 @@ pub fn stage_rows(stage: &StageView, computed: &Computed, world: &World) -> Vec<
                     Tone::Plain,
                 );
             }
-            for k in kindless {
+            for k in found.kindless() {
                 r.add(
                     1,
                     "Not counted",
@@ -196,12 +196,12 @@ pub fn stage_json(stage: &StageView, computed: &Computed, world: &World) -> Valu
         .iter()
         .map(|c| json!({"type": c.type_, "status": c.status, "reason": c.reason, "message": c.message}))
         .collect();
-    let found = appliers(stage, world).ok().map(|(found, _)| found);
+    let found = appliers(stage, world).ok();
     let applier_names = found.as_ref().map(|found| {
         found
             .iter()
             .take(LISTED_APPLIERS)
-            .map(Applier::describe)
+            .map(|a| a.describe())
             .collect::<Vec<_>>()
     });
     json!({
@@ -213,7 +213,7 @@ pub fn stage_json(stage: &StageView, computed: &Computed, world: &World) -> Valu
         "failures": computed.failures,
         "rules": computed.rules,
         "appliers": applier_names,
-        "applierCount": found.as_ref().map(Vec::len),
+        "applierCount": found.as_ref().map(|f| f.len()),
         "pointer": stage.pointer,
         "published": stage.published,
         "offered": stage.offered,

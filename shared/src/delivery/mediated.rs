@@ -11,7 +11,7 @@
 
 use super::condition::{Failure, Rule};
 use super::view::{ApplicationView, KustomizationView, StageView};
-use super::world::World;
+use super::world::{Indexed, World};
 use super::APPLY_REF_LABEL;
 
 /// The reasons of `Mediated=False`, in the order "Delivery reference: setup and gates" lists them;
@@ -67,34 +67,62 @@ impl Applier<'_, '_> {
     }
 }
 
-/// The appliers of `stage`, or why they cannot be known, looked up in the world's index (the
-/// Kustomizations by the OCIRepository their `spec.sourceRef` names, the Applications by
-/// destination namespace and label), in the order read. Kustomizations that name the apply
-/// repository without a `sourceRef.kind` are not appliers (Flux requires the kind); they are
-/// returned apart so that the explanation can name them.
-#[allow(clippy::type_complexity)]
+/// The appliers of one Stage, borrowed from the world's index (nothing is collected: many
+/// Stages may share one apply OCIRepository): the Kustomizations whose `spec.sourceRef` is the
+/// apply OCIRepository, then the Applications labelled for the Stage that deploy to its
+/// namespace, in the order read; and apart, the Kustomizations that name the repository without
+/// a `sourceRef.kind` (Flux requires the kind: not appliers, named by the explanation).
+#[derive(Debug, Clone, Copy)]
+pub struct Appliers<'w, 'a> {
+    flux: Indexed<'w, KustomizationView<'a>>,
+    argo: Indexed<'w, ApplicationView<'a>>,
+    kindless: Indexed<'w, KustomizationView<'a>>,
+}
+
+impl<'w, 'a> Appliers<'w, 'a> {
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.flux.len() + self.argo.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Each, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Applier<'w, 'a>> + use<'w, 'a> {
+        self.flux
+            .iter()
+            .map(Applier::Flux)
+            .chain(self.argo.iter().map(Applier::Argo))
+    }
+
+    /// The Kustomizations that name the apply OCIRepository without a kind.
+    pub fn kindless(&self) -> impl Iterator<Item = &'w KustomizationView<'a>> + use<'w, 'a> {
+        self.kindless.iter()
+    }
+}
+
+/// The appliers of `stage` ([`Appliers`]), or why they cannot be known, looked up in the
+/// world's index (the Kustomizations by the OCIRepository their `spec.sourceRef` names, the
+/// Applications by destination namespace and label).
 pub fn appliers<'w, 'a>(
     stage: &StageView,
     world: &'w World<'a>,
-) -> Result<(Vec<Applier<'w, 'a>>, Vec<&'w KustomizationView<'a>>), String> {
+) -> Result<Appliers<'w, 'a>, String> {
     let ns = stage.this.namespace;
-    let mut out = Vec::new();
-    let mut kindless = Vec::new();
-    for k in world
+    let (flux, kindless) = world
         .kustomizations_of(ns, stage.apply_ref)
-        .map_err(str::to_string)?
-    {
-        match k.source_kind {
-            "OCIRepository" => out.push(Applier::Flux(k)),
-            "" => kindless.push(k),
-            _ => {}
-        }
-    }
-    let apps = world
+        .map_err(str::to_string)?;
+    let argo = world
         .applications_of(ns, stage.this.name)
         .map_err(str::to_string)?;
-    out.extend(apps.into_iter().map(Applier::Argo));
-    Ok((out, kindless))
+    Ok(Appliers {
+        flux,
+        argo,
+        kindless,
+    })
 }
 
 /// The failures, the rules with their verdicts, and what could not be decided.
@@ -192,7 +220,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
             undecided.push(why);
             verdicts.push(("NoApplier", count_rule, "unknown"));
         }
-        Ok((found, _)) => {
+        Ok(found) => {
             match found.len() {
                 0 => {
                     failures.push(Failure::new("Mediated", 
@@ -207,7 +235,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
                 1 => verdicts.push(("NoApplier", count_rule, "pass")),
                 _ => {
                     let names = named_capped(
-                        found.iter().map(Applier::describe),
+                        found.iter().map(|a| a.describe()),
                         found.len(),
                         NAMED_APPLIERS,
                     );
@@ -228,7 +256,7 @@ pub fn check(stage: &StageView, world: &World) -> (Vec<Failure>, Vec<Rule>, Vec<
             }
             let before = failures.len();
             for a in found.iter().take(EXAMINED_APPLIERS) {
-                applier_rules(a, stage, &mut failures);
+                applier_rules(&a, stage, &mut failures);
             }
             let ok = failures.len() == before;
             let unexamined = found.len() > EXAMINED_APPLIERS;

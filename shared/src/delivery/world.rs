@@ -34,17 +34,23 @@ impl<T> Views<T> {
         }
     }
 
-    /// The objects an index lists under `key`, in the order read, or why they are not all
-    /// known ([`Views::get`]).
-    fn indexed<'v, K: std::hash::Hash + Eq>(
+    /// The objects an index lists under `key`, in the order read, borrowed (nothing is
+    /// collected: many Stages may share one key), or why they are not all known
+    /// ([`Views::get`]).
+    fn indexed<'v>(
         &'v self,
-        index: &HashMap<K, Vec<usize>>,
-        key: &K,
-    ) -> Result<Vec<&'v T>, &'v str> {
+        index: &'v ByPair<'_>,
+        first: &str,
+        second: &str,
+    ) -> Result<Indexed<'v, T>, &'v str> {
         let all = self.get()?;
-        Ok(index
-            .get(key)
-            .map_or(Vec::new(), |v| v.iter().map(|&i| &all[i]).collect()))
+        Ok(Indexed {
+            all,
+            at: index
+                .get(first)
+                .and_then(|m| m.get(second))
+                .map_or(&[], Vec::as_slice),
+        })
     }
 
     /// Every object read, or the reason they are not all known (the kind, or one of the
@@ -110,10 +116,12 @@ type Key<'a> = (&'a str, &'a str);
 struct Index<'a> {
     stages: HashMap<Key<'a>, usize>,
     repositories: HashMap<Key<'a>, usize>,
-    /// By `spec.sourceRef` (namespace defaulted, name), in the order read.
-    kustomizations: HashMap<Key<'a>, Vec<usize>>,
+    /// By `spec.sourceRef` (namespace defaulted, name), in the order read: those whose
+    /// `sourceRef.kind` is OCIRepository (appliers), and those with no kind.
+    kustomizations: ByPair<'a>,
+    kindless: ByPair<'a>,
     /// By `(spec.destination.namespace, apply-ref label)`, in the order read.
-    applications: HashMap<Key<'a>, Vec<usize>>,
+    applications: ByPair<'a>,
     unreadable_stages: HashMap<(String, String), usize>,
 }
 
@@ -135,9 +143,15 @@ impl<'a> Index<'a> {
                 .insert((r.this.namespace, r.this.name), i);
         }
         for (i, k) in kustomizations.all().iter().enumerate() {
-            index
-                .kustomizations
-                .entry((k.source_namespace, k.source_name))
+            let by_kind = match k.source_kind {
+                "OCIRepository" => &mut index.kustomizations,
+                "" => &mut index.kindless,
+                _ => continue,
+            };
+            by_kind
+                .entry(k.source_namespace)
+                .or_default()
+                .entry(k.source_name)
                 .or_default()
                 .push(i);
         }
@@ -145,7 +159,9 @@ impl<'a> Index<'a> {
             if let Some(label) = a.apply_ref_label {
                 index
                     .applications
-                    .entry((a.destination_namespace, label))
+                    .entry(a.destination_namespace)
+                    .or_default()
+                    .entry(label)
                     .or_default()
                     .push(i);
             }
@@ -157,6 +173,47 @@ impl<'a> Index<'a> {
                 .or_insert(i);
         }
         index
+    }
+}
+
+/// An index by two names (a namespace and a name), looked up with names of any lifetime.
+type ByPair<'a> = HashMap<&'a str, HashMap<&'a str, Vec<usize>>>;
+
+/// The objects an index lists under one key, in the order read: borrowed from the world.
+#[derive(Debug)]
+pub struct Indexed<'v, T> {
+    all: &'v [T],
+    at: &'v [usize],
+}
+
+impl<T> Clone for Indexed<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Indexed<'_, T> {}
+
+impl<'v, T> Indexed<'v, T> {
+    /// None listed.
+    pub fn empty() -> Indexed<'v, T> {
+        Indexed { all: &[], at: &[] }
+    }
+
+    /// How many.
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// Each, in the order read.
+    pub fn iter(&self) -> impl Iterator<Item = &'v T> + use<'v, T> {
+        let all = self.all;
+        self.at.iter().map(move |&i| &all[i])
     }
 }
 
@@ -413,15 +470,27 @@ impl<'a> World<'a> {
             .map(|&i| &all[i]))
     }
 
-    /// The Kustomizations whose `spec.sourceRef` names `namespace/name` (of any kind), in the
+    /// The Kustomizations whose `spec.sourceRef` names the OCIRepository `namespace/name`, and
+    /// those that name it without a `sourceRef.kind` (Flux requires one: not appliers), in the
     /// order read, or why the Kustomizations are not all known.
+    #[allow(clippy::type_complexity)]
     pub fn kustomizations_of(
         &self,
         namespace: &str,
         name: &str,
-    ) -> Result<Vec<&KustomizationView<'a>>, &str> {
-        self.kustomizations
-            .indexed(&self.index.kustomizations, &(namespace, name))
+    ) -> Result<
+        (
+            Indexed<'_, KustomizationView<'a>>,
+            Indexed<'_, KustomizationView<'a>>,
+        ),
+        &str,
+    > {
+        Ok((
+            self.kustomizations
+                .indexed(&self.index.kustomizations, namespace, name)?,
+            self.kustomizations
+                .indexed(&self.index.kindless, namespace, name)?,
+        ))
     }
 
     /// The Applications labelled `delivery.pacto.trianalab.io/apply-ref=<stage>` whose
@@ -431,9 +500,9 @@ impl<'a> World<'a> {
         &self,
         namespace: &str,
         stage: &str,
-    ) -> Result<Vec<&ApplicationView<'a>>, &str> {
+    ) -> Result<Indexed<'_, ApplicationView<'a>>, &str> {
         self.applications
-            .indexed(&self.index.applications, &(namespace, stage))
+            .indexed(&self.index.applications, namespace, stage)
     }
 
     /// The [`Trust`] of the Stage at `at` in [`World::stages`], computed once per run: its

@@ -329,13 +329,12 @@ pub fn run(input: &Input) -> Report {
     }
 
     // Group by object, in the order objects were met; errors first within one.
-    let mut order: Vec<String> = Vec::new();
+    let mut order: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for f in &findings {
-        if !order.contains(&f.object) {
-            order.push(f.object.clone());
-        }
+        let next = order.len();
+        order.entry(f.object.clone()).or_insert(next);
     }
-    findings.sort_by_key(|f| (order.iter().position(|o| *o == f.object), f.severity, f.id));
+    findings.sort_by_key(|f| (order.get(&f.object).copied(), f.severity, f.id));
     findings.dedup();
     report.findings = findings;
     report
