@@ -590,3 +590,42 @@ fn output_that_cannot_be_written_fails() {
         );
     }
 }
+
+/// Every ```console block of README.md and docs/*.md whose command is `argocd pacto ...` prints
+/// exactly what it shows (exit 0, nothing on stderr); the kubectl_pacto readme tests run the
+/// `kubectl pacto` ones.
+#[test]
+fn the_readme_examples_show_what_argocd_pacto_prints() {
+    let mut docs = vec![repo().join("README.md")];
+    for entry in std::fs::read_dir(repo().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "md") {
+            docs.push(path);
+        }
+    }
+    let mut ran = 0;
+    for doc in docs {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        for block in text.split("```console\n").skip(1) {
+            let body = block.split("```").next().unwrap();
+            let (first, shown) = body.split_once('\n').unwrap();
+            let Some(args) = first.strip_prefix("$ argocd pacto ") else {
+                continue;
+            };
+            let mut c = Command::new(BIN);
+            c.args(args.split_whitespace()).current_dir(repo());
+            let r = run_cmd(&mut c);
+            assert_eq!(
+                r.code,
+                Some(0),
+                "{}: `{first}`: {}",
+                doc.display(),
+                r.stderr
+            );
+            assert_eq!(r.stderr, "", "{}: `{first}`", doc.display());
+            assert_eq!(r.stdout, shown, "{}: `{first}`", doc.display());
+            ran += 1;
+        }
+    }
+    assert!(ran > 0, "no `argocd pacto` example in the README or docs/");
+}

@@ -362,7 +362,7 @@ fn a_forbidden_kind_is_not_checked_and_only_nothing_read_exits_2() {
 }
 
 /// With Argo CD absent (its ConfigMaps not found) and every kind forbidden, nothing was
-/// checked: exit 2 naming what could not be read, as the README promises (it used to report
+/// checked: exit 2 naming what could not be read, as docs/doctor.md promises (it used to report
 /// "0 errors, 0 warnings, 0 info" and exit 0). With the kinds simply not installed, the cluster
 /// was checked and holds nothing to judge: exit 0.
 #[test]
@@ -399,15 +399,15 @@ fn every_kind_forbidden_with_argo_cd_absent_exits_2() {
     );
 }
 
-/// The README's doctor example on the broken set shows what doctor prints (exit 1, so it is a
-/// text block the console test does not run).
+/// docs/doctor.md's example on the broken set shows what doctor prints (exit 1, a text block
+/// the console test does not run).
 #[test]
-fn the_readme_shows_the_broken_report() {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+fn the_docs_show_the_broken_report() {
+    let readme = std::fs::read_to_string(repo().join("docs/doctor.md")).unwrap();
     let start = "```text\n$ kubectl pacto doctor -f tests/fixtures/broken\n";
     let at = readme
         .find(start)
-        .expect("the README shows doctor on tests/fixtures/broken")
+        .expect("docs/doctor.md shows doctor on tests/fixtures/broken")
         + start.len();
     let shown = &readme[at..at + readme[at..].find("```").unwrap()];
     let r = doctor(&["-f", "tests/fixtures/broken"]);

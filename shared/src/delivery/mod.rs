@@ -7,7 +7,7 @@
 //! conditions and explanations go out; no I/O, no clock.
 //!
 //! Names the document leaves open are settled in docs/design.md ("Pacto delivery: the settled
-//! names") and listed in the README.
+//! names") and listed in docs/delivery.md.
 
 pub mod condition;
 pub mod explain;

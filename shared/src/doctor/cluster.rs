@@ -74,7 +74,7 @@ mod tests {
     use super::*;
     use crate::kinds::STAGE_DEPENDENCIES;
 
-    /// The README's exit codes for `doctor --cluster`: 2 when nothing readable was read.
+    /// docs/doctor.md's exit codes for `doctor --cluster`: 2 when nothing readable was read.
     #[test]
     fn doctor_could_not_run_only_when_nothing_was_read() {
         use ReadOutcome::*;

@@ -54,7 +54,7 @@ fn cluster_objects() -> Vec<Value> {
 }
 
 /// What `kubectl pacto ARGS` prints (stdout, exit 0 asserted) against the fake cluster holding
-/// every delivery fixture, as the README's delivery examples show it.
+/// every delivery fixture, as the delivery examples of the README and docs/delivery.md show it.
 pub(crate) fn readme_example(args: &[&str]) -> String {
     let r = Cluster::new(EVERYTHING).run(args);
     r.assert_code(0);

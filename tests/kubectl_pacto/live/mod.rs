@@ -182,7 +182,8 @@ fn three_namespaces() -> Cluster {
 }
 
 /// What `kubectl pacto ARGS` prints (stdout, exit 0 asserted) against the fake cluster the
-/// README's Pacto examples come from: `get -A` on the three namespaces, the rest on the shop.
+/// Pacto examples of docs/cluster.md come from: `get -A` on the three namespaces, the rest on
+/// the shop.
 pub(crate) fn readme_example(args: &[&str]) -> String {
     let c = if args == ["get", "-A"] {
         three_namespaces()

@@ -315,7 +315,7 @@ mod tests {
 
     /// Parses every Argo CD built-in health script of an argo-cd checkout. Opt-in: run with
     /// `ARGO_CD_RESOURCE_CUSTOMIZATIONS=<argo-cd>/resource_customizations cargo test -p
-    /// pacto-gates -- --ignored argo_cd_health_scripts` (the README says where to get it).
+    /// pacto-gates -- --ignored argo_cd_health_scripts` (docs/health.md says where to get it).
     #[test]
     #[ignore = "needs an argo-cd checkout: set ARGO_CD_RESOURCE_CUSTOMIZATIONS and pass --ignored"]
     fn argo_cd_health_scripts() {
