@@ -114,6 +114,42 @@ impl Decider {
     }
 }
 
+/// The argocd-cm keys with a health script that match one `group/Kind`, as argo-cd
+/// `util/lua/lua.go` looks them up: the exact key (`GetConfigMapKey`) first; without one, any
+/// wildcard key that matches (`getWildcardHealthOverrideLua` ranges over a Go map, so when
+/// several match, each evaluation takes one of them at random: argo-cd issue 16905).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HealthKeys {
+    /// The exact key, when it has a health script: it decides, and `globs` are shadowed.
+    pub exact: Option<String>,
+    /// The wildcard keys with a health script that match, sorted (the exact key left out).
+    pub globs: Vec<String>,
+}
+
+impl HealthKeys {
+    /// Whether Argo CD may run a different script from one evaluation to the next: no exact
+    /// key, and more than one wildcard key matches.
+    pub fn random(&self) -> bool {
+        self.exact.is_none() && self.globs.len() > 1
+    }
+}
+
+/// [`HealthKeys`] of `group_kind` (`group/Kind`, `Kind` for the core group) in `overrides`.
+pub fn health_keys(overrides: &Overrides, group_kind: &str) -> HealthKeys {
+    let mut out = HealthKeys::default();
+    for (k, o) in &overrides.by_key {
+        if o.health_lua.is_empty() {
+            continue;
+        }
+        if k == group_kind {
+            out.exact = Some(k.clone());
+        } else if glob_match(k, group_kind) {
+            out.globs.push(k.clone());
+        }
+    }
+    out
+}
+
 /// Argo CD's verdict on one object.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArgoVerdict {
@@ -152,6 +188,12 @@ impl ArgoHealth {
             cache: RefCell::new(HashMap::new()),
             last: RefCell::new(None),
         }
+    }
+
+    /// Which argocd-cm keys with a health script match `gvk`: [`health_keys`] of this
+    /// configuration.
+    pub fn health_keys(&self, gvk: &Gvk) -> HealthKeys {
+        health_keys(&self.overrides, &gvk.group_kind())
     }
 
     /// argo-cd `GetHealthScript`: (script, useOpenLibs, decider), or None.
@@ -374,5 +416,42 @@ mod tests {
         let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}});
         let v = a.evaluate(&cm);
         assert_eq!((v.health, v.decider), (None, Decider::None));
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+    use crate::argo::settings::parse_data;
+    use std::collections::BTreeMap;
+
+    fn overrides(block: &str) -> Overrides {
+        let data = BTreeMap::from([("resource.customizations".to_string(), block.to_string())]);
+        parse_data(&data).unwrap()
+    }
+
+    /// argo-cd `util/lua/lua.go`: the exact key decides and shadows the wildcards; without it,
+    /// one matching wildcard decides; several make the pick random (argo-cd issue 16905); an
+    /// entry without a health script is not a candidate (from Argo CD 2.14).
+    #[test]
+    fn which_keys_match_a_kind() {
+        let o = overrides(
+            "pacto.trianalab.io/Pacto:\n  health.lua: return {status='Healthy'}\n\
+             \"*.trianalab.io/*\":\n  health.lua: return {status='Degraded'}\n\
+             \"pacto.*/*\":\n  health.lua: return {status='Progressing'}\n\
+             \"*/Pacto\":\n  ignoreDifferences: '{}'\n",
+        );
+        let k = health_keys(&o, "pacto.trianalab.io/Pacto");
+        assert_eq!(k.exact.as_deref(), Some("pacto.trianalab.io/Pacto"));
+        assert_eq!(k.globs, ["*.trianalab.io/*", "pacto.*/*"]);
+        assert!(!k.random());
+        let k = health_keys(&o, "pacto.trianalab.io/Other");
+        assert_eq!(k.exact, None);
+        assert_eq!(k.globs, ["*.trianalab.io/*", "pacto.*/*"]);
+        assert!(k.random());
+        let k = health_keys(&o, "delivery.trianalab.io/Stage");
+        assert_eq!(k.globs, ["*.trianalab.io/*"]);
+        assert!(!k.random());
+        assert_eq!(health_keys(&o, "apps/Deployment"), HealthKeys::default());
     }
 }

@@ -1,6 +1,6 @@
 //! Checks of an Argo CD configuration (argocd-cm `resource.customizations*`), following how argo-cd
 //! `util/settings/settings.go` reads the keys and `util/lua/lua.go` looks them up and runs them;
-//! IDs as docs/doctor.md lists them (A01–A12, C01).
+//! IDs as docs/doctor.md lists them (A01–A13, C01).
 
 use super::near::near_miss;
 use super::probes::{self, Must, Probe};
@@ -41,6 +41,38 @@ pub fn unused_health_keys(overrides: &Overrides, group_kinds: &[String]) -> Vec<
             fix: format!(
                 "check the group and kind in the key against the objects' apiVersion and kind ({key:?} is looked up as group/Kind)"
             ),
+        })
+        .collect()
+}
+
+/// A13: a `group/Kind` among the objects that no exact argocd-cm key judges while two or more
+/// wildcard keys with a health script match it: argo-cd `util/lua/lua.go`
+/// `getWildcardHealthOverrideLua` ranges over a Go map and takes the first match, so each
+/// evaluation may run another script (argo-cd issue 16905), and the health can flip between
+/// refreshes. `group_kinds` as [`unused_health_keys`] takes them; one finding per kind.
+pub fn random_wildcards(overrides: &Overrides, group_kinds: &[String]) -> Vec<Finding> {
+    let mut kinds: Vec<&String> = group_kinds.iter().collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+        .into_iter()
+        .filter_map(|gk| {
+            let keys = crate::argo::health::health_keys(overrides, gk);
+            keys.random().then(|| Finding {
+                id: "A13",
+                severity: Severity::Warning,
+                object: "argocd-cm".to_string(),
+                evidence: keys.globs.join(", "),
+                finding: format!(
+                    "{} wildcard keys with a health script match {gk} and no key of its own does: Argo CD runs one of them, picked at random on each evaluation ({})",
+                    keys.globs.len(),
+                    keys.globs.join(", ")
+                ),
+                fix: format!(
+                    "give {gk} its own key (resource.customizations.health.{}), or make the wildcards match apart",
+                    gk.replace('/', "_")
+                ),
+            })
         })
         .collect()
 }
@@ -516,5 +548,48 @@ mod tests {
             library_call("return math.floor(1.5)").as_deref(),
             Some("math.floor")
         );
+    }
+}
+
+#[cfg(test)]
+mod wildcard_tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn overrides(block: &str) -> Overrides {
+        let data = BTreeMap::from([("resource.customizations".to_string(), block.to_string())]);
+        settings::parse_data(&data).unwrap()
+    }
+
+    /// A13 for a kind of the objects that two wildcard keys with health scripts match and no
+    /// exact key judges (argo-cd issue 16905: the pick is random); none when an exact key
+    /// decides, when one wildcard matches, or for a kind no object has.
+    #[test]
+    fn two_wildcards_for_one_kind_are_a_random_pick() {
+        let globs = "\"*.trianalab.io/*\":\n  health.lua: return {status='Healthy'}\n\"pacto.*/*\":\n  health.lua: return {status='Degraded'}\n";
+        let kinds = [
+            "pacto.trianalab.io/Pacto".to_string(),
+            "pacto.trianalab.io/Pacto".to_string(),
+            "apps/Deployment".to_string(),
+        ];
+        let found = random_wildcards(&overrides(globs), &kinds);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].id, "A13");
+        assert_eq!(found[0].evidence, "*.trianalab.io/*, pacto.*/*");
+        assert_eq!(
+            found[0].finding,
+            "2 wildcard keys with a health script match pacto.trianalab.io/Pacto and no key of its own does: Argo CD runs one of them, picked at random on each evaluation (*.trianalab.io/*, pacto.*/*)"
+        );
+        assert_eq!(
+            found[0].fix,
+            "give pacto.trianalab.io/Pacto its own key (resource.customizations.health.pacto.trianalab.io_Pacto), or make the wildcards match apart"
+        );
+        let exact = format!(
+            "{globs}pacto.trianalab.io/Pacto:\n  health.lua: return {{status='Healthy'}}\n"
+        );
+        assert!(random_wildcards(&overrides(&exact), &kinds).is_empty());
+        let one = "\"*.trianalab.io/*\":\n  health.lua: return {status='Healthy'}\n";
+        assert!(random_wildcards(&overrides(one), &kinds).is_empty());
+        assert!(random_wildcards(&overrides(globs), &kinds[2..]).is_empty());
     }
 }

@@ -232,6 +232,13 @@ pub fn run(input: &Input) -> Report {
             !ctts.is_empty(),
         ));
         findings.extend(argocd::evaluated(&cm, input.now_unix));
+        if let Ok(overrides) = &cm.overrides {
+            let group_kinds: Vec<String> = objs
+                .iter()
+                .map(|o| crate::k8s::gvk_of(o).group_kind())
+                .collect();
+            findings.extend(argocd::random_wildcards(overrides, &group_kinds));
+        }
         if let (Some((started, who)), Some(written)) = (
             &input.cluster.controller_started,
             input.cluster.pacto_key_written,
