@@ -495,6 +495,36 @@ fn only_a_mistyped_health_key_is_warned_about() {
         "{}",
         r.stderr
     );
+    // `get -f` judges the Pactos with the same argocd-cm: the same warning, once.
+    let r = run(&mut crate::common::pacto(&[
+        "get",
+        "-f",
+        s(&pacto),
+        "--argocd-cm",
+        s(&dir.path().join("cm.yaml")),
+    ]));
+    r.assert_code(0);
+    let warnings: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(
+        warnings[0]
+            .starts_with("warning: the health customization for \"pacto.trianalab.io/pacto\""),
+        "{}",
+        r.stderr
+    );
+    let r = run(&mut crate::common::pacto(&[
+        "get",
+        "-f",
+        s(&pacto),
+        "--argocd-cm",
+        "examples/argocd-cm.yaml",
+    ]));
+    r.assert_code(0);
+    assert!(!r.stderr.contains("warning: "), "{}", r.stderr);
 }
 
 /// `--eval-timeout` and `--eval-memory` bound each script and expression; past them the object

@@ -64,3 +64,19 @@ pub(crate) async fn load_gates(
     }
     Ok((argo, flux))
 }
+
+/// Warns about custom health keys that none of `group_kinds` uses and that are a near miss of
+/// one of them (doctor check A01, narrowed to likely typos: a key Argo CD would ignore without a
+/// word).
+pub(crate) fn warn_mistyped_keys(
+    engine: &pacto_gates::argo::health::ArgoHealth,
+    group_kinds: &[String],
+) {
+    for f in pacto_gates::doctor::argocd::mistyped_health_keys(&engine.overrides, group_kinds) {
+        eprintln!(
+            "warning: {}: {}",
+            pacto_gates::render::one_line(&f.finding),
+            pacto_gates::render::one_line(&f.fix)
+        );
+    }
+}

@@ -26,6 +26,10 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
                 load_gates(&o.args.gates, Some(&cluster), o.global.now).await
             })?,
         };
+        if let Some(engine) = &argo.engine {
+            let pacto = format!("{}/{}", PACTO.group, PACTO.kind);
+            crate::io::gates::warn_mistyped_keys(engine, &[pacto]);
+        }
         Ok(PactoRows::new(argo, flux, objects))
     })
 }

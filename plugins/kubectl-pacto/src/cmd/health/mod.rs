@@ -231,14 +231,8 @@ pub(crate) fn run(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
 }
 
 /// Warns about custom health keys that none of the objects uses and that are a near miss of
-/// an object's group/Kind (doctor check A01, narrowed to likely typos).
+/// an object's group/Kind ([`crate::io::gates::warn_mistyped_keys`]).
 fn warn_unused_overrides(engine: &ArgoHealth, objects: &[object::K8sObject]) {
     let keys: Vec<String> = objects.iter().map(|o| o.gvk().group_kind()).collect();
-    for f in pacto_gates::doctor::argocd::mistyped_health_keys(&engine.overrides, &keys) {
-        eprintln!(
-            "warning: {}: {}",
-            render::one_line(&f.finding),
-            render::one_line(&f.fix)
-        );
-    }
+    crate::io::gates::warn_mistyped_keys(engine, &keys);
 }
