@@ -181,3 +181,29 @@ fn a_bad_flag_exits_as_its_command_could_not_run() {
         assert_eq!(r.stdout, "", "{args:?}");
     }
 }
+
+/// A file or directory given without `-f` is named in a hint that says to give it with `-f`;
+/// a word that names no path gets no such hint.
+#[test]
+fn a_path_given_without_f_is_hinted_at() {
+    for (args, code) in [
+        (&["health", "examples/objects"][..], 1),
+        (&["doctor", "examples"][..], 2),
+    ] {
+        let r = run(&mut pacto(args));
+        r.assert_code(code).assert_no_panic();
+        let path = args[1];
+        assert_eq!(
+            r.stderr.lines().last(),
+            Some(
+                format!("hint: {path:?} is a file or directory: give files with -f (-f {path})")
+                    .as_str()
+            ),
+            "{}",
+            r.stderr
+        );
+    }
+    let r = run(&mut pacto(&["doctor", "no-such-path"]));
+    r.assert_code(2);
+    assert!(!r.stderr.contains("hint: \"no-such-path\""), "{}", r.stderr);
+}

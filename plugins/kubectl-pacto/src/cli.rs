@@ -52,6 +52,24 @@ where
     }
 }
 
+/// A hint for a command line clap refused because a file or directory was given without `-f`
+/// (`health examples/objects`, `doctor examples`): the value it refused names an existing path.
+/// `exists` says whether a path exists (the caller's file system).
+pub fn forgot_f_hint(e: &clap::Error, exists: impl Fn(&str) -> bool) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let kind = match e.kind() {
+        ErrorKind::InvalidSubcommand => ContextKind::InvalidSubcommand,
+        ErrorKind::UnknownArgument => ContextKind::InvalidArg,
+        _ => return None,
+    };
+    let value = match e.get(kind)? {
+        ContextValue::String(s) => s.clone(),
+        _ => return None,
+    };
+    (!value.starts_with('-') && exists(&value))
+        .then(|| format!("hint: {value:?} is a file or directory: give files with -f (-f {value})"))
+}
+
 /// The command line without its internal commands (`__complete`, `__man`), for the static
 /// completion scripts: what a user can type, and nothing else.
 pub fn public_command() -> clap::Command {

@@ -37,7 +37,11 @@ fn main() -> ExitCode {
                 "{}",
                 pacto_gates::render::safe_lines(&e.render().to_string())
             );
-            if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
+            let forgot_f =
+                kubectl_pacto::cli::forgot_f_hint(&e, |p| std::path::Path::new(p).exists());
+            if let Some(hint) = &forgot_f {
+                eprintln!("{}", pacto_gates::render::one_line(hint));
+            } else if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
                 let names: Vec<String> = Cli::command()
                     .get_subcommands()
                     .filter(|c| !c.is_hide_set())
