@@ -70,6 +70,40 @@ pub fn forgot_f_hint(e: &clap::Error, exists: impl Fn(&str) -> bool) -> Option<S
         .then(|| format!("hint: {value:?} is a file or directory: give files with -f (-f {value})"))
 }
 
+/// What to list instead when files given to `get` (Pactos) hold none but hold delivery objects:
+/// `no Pactos in the files given; they hold 2 Stages and 1 Operation: kubectl pacto get stages
+/// -f ..., kubectl pacto get operations -f ...`. None when they hold a Pacto or neither kind.
+pub fn other_kinds_hint(values: &[serde_json::Value]) -> Option<String> {
+    use pacto_gates::kinds::{OPERATION, PACTO, STAGE};
+    if values.iter().any(|v| PACTO.is(v)) {
+        return None;
+    }
+    let count = |k: &pacto_gates::kinds::ApiKind| values.iter().filter(|v| k.is(v)).count();
+    let held: Vec<(usize, &str, &str)> = [
+        (count(&STAGE), "Stage", "stages"),
+        (count(&OPERATION), "Operation", "operations"),
+    ]
+    .into_iter()
+    .filter(|(n, _, _)| *n > 0)
+    .collect();
+    if held.is_empty() {
+        return None;
+    }
+    let words: Vec<String> = held
+        .iter()
+        .map(|(n, kind, _)| format!("{n} {kind}{}", if *n == 1 { "" } else { "s" }))
+        .collect();
+    let commands: Vec<String> = held
+        .iter()
+        .map(|(_, _, plural)| format!("kubectl pacto get {plural} -f ..."))
+        .collect();
+    Some(format!(
+        "no Pactos in the files given; they hold {}: {}",
+        words.join(" and "),
+        commands.join(", ")
+    ))
+}
+
 /// The command line without its internal commands (`__complete`, `__man`), for the static
 /// completion scripts: what a user can type, and nothing else.
 pub fn public_command() -> clap::Command {
@@ -611,4 +645,30 @@ pub enum Shell {
     Bash,
     Zsh,
     Fish,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::other_kinds_hint;
+    use serde_json::json;
+
+    /// `get` of files without Pactos names the delivery objects they hold and the listings
+    /// that show them; files with a Pacto, or with neither kind, get no hint.
+    #[test]
+    fn files_without_pactos_point_at_their_listing() {
+        let stage = json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1", "kind": "Stage"});
+        let op = json!({"apiVersion": "delivery.pacto.trianalab.io/v1alpha1", "kind": "Operation"});
+        let pacto = json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto"});
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap"});
+        assert_eq!(
+            other_kinds_hint(&[stage.clone(), stage.clone(), op.clone()]).as_deref(),
+            Some("no Pactos in the files given; they hold 2 Stages and 1 Operation: kubectl pacto get stages -f ..., kubectl pacto get operations -f ...")
+        );
+        assert_eq!(
+            other_kinds_hint(std::slice::from_ref(&op)).as_deref(),
+            Some("no Pactos in the files given; they hold 1 Operation: kubectl pacto get operations -f ...")
+        );
+        assert_eq!(other_kinds_hint(&[stage, pacto]), None);
+        assert_eq!(other_kinds_hint(&[cm]), None);
+    }
 }

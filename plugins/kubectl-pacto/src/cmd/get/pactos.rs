@@ -41,7 +41,11 @@ fn read(o: &Options<'_>) -> Result<(Listing<'static>, Option<(ArgoGate, FluxGate
     let machine = !o.print.format.is_table();
     block_on_within(o.cluster.connect.deadline, async {
         let (objects, cluster, namespace) = if !args.files.is_empty() {
-            let objs: Vec<Value> = object::read_values(&args.files)?
+            let all = object::read_values(&args.files)?;
+            if let Some(hint) = kubectl_pacto::cli::other_kinds_hint(&all) {
+                crate::io::output::note(&hint);
+            }
+            let objs: Vec<Value> = all
                 .into_iter()
                 .filter(|p| PACTO.is(p))
                 .filter(|p| in_namespace(p, o.cluster.namespace.as_deref()))
