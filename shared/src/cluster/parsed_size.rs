@@ -132,6 +132,21 @@ pub fn scan(body: &[u8], max_depth: usize) -> Option<Scanned> {
             _ => {}
         }
     }
+    // Text that ends inside arrays, objects or a string (an answer cut short, or one that never
+    // closes) is built by the parser as far as it goes before it fails: what it holds counts
+    // as if closed there.
+    if in_string {
+        bytes = bytes.saturating_add(string_len);
+    }
+    while let Some((object, commas, any)) = open.pop() {
+        let n = commas + u64::from(any);
+        let heap = if object {
+            object_heap(n)
+        } else {
+            array_heap(n)
+        };
+        bytes = bytes.saturating_add(heap);
+    }
     Some(Scanned { bytes, depth })
 }
 
@@ -251,6 +266,30 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(scan(text.as_bytes(), 10).unwrap().bytes, *want, "{text}");
         }
+    }
+
+    /// Text that never closes counts what the parser builds before it fails: the open arrays
+    /// and objects as if closed where the text ends, and an open string's text (a list answer
+    /// of zeros that never closed was estimated at nothing, and parsed until memory ran out).
+    #[test]
+    fn unclosed_text_counts_what_it_holds() {
+        let zeros = |n: usize| vec!["0"; n].join(",");
+        for (open, closed) in [
+            (format!("[{}", zeros(5)), format!("[{}]", zeros(5))),
+            (
+                format!("{{\"items\":[{{\"pad\":[{}", zeros(1000)),
+                format!("{{\"items\":[{{\"pad\":[{}]}}]}}", zeros(1000)),
+            ),
+            ("[\"abc".to_string(), "[\"abc\"]".to_string()),
+        ] {
+            assert_eq!(
+                scan(open.as_bytes(), 100).unwrap().bytes,
+                scan(closed.as_bytes(), 100).unwrap().bytes,
+                "{open:.40}"
+            );
+        }
+        let big = format!("[{}", zeros(1_000_000));
+        assert!(scan(big.as_bytes(), 100).unwrap().bytes > 72_000_000);
     }
 
     /// Depth is counted on the brackets outside strings, and a scan deeper than its bound

@@ -360,8 +360,8 @@ fn zeros(n: usize) -> String {
 /// A list answer of 15 million zeros (30 MB, well within the 256 MiB one answer may be)
 /// takes 1.2 GB once parsed (72 bytes a value, in a vector grown by doubling); 250 MB of it
 /// aborted every read command under `ulimit -v 4194304`. It is refused before it is parsed,
-/// at 4 times `--max-response-bytes` (1 GiB), naming the request; a smaller bound refuses
-/// less.
+/// at 4 times `--max-response-bytes` (1 GiB), naming the request, closed or not; a smaller
+/// bound refuses less.
 #[test]
 fn a_list_of_tiny_values_is_refused_before_it_is_parsed() {
     let c = shop();
@@ -380,6 +380,20 @@ fn a_list_of_tiny_values_is_refused_before_it_is_parsed() {
         r.stderr,
         "error: cannot list pactos.pacto.trianalab.io in namespace \"shop\": the API server's answers would take more than 1 GiB in memory once parsed (4 times --max-response-bytes; give a larger bound to read them)\n"
     );
+    // The same answer never closed (no `]}`): the parser would build it all before it met
+    // the end (above 67 MB of it, the run aborted); counted as if closed where it ends.
+    let unclosed = format!(
+        "{{\"apiVersion\":\"pacto.trianalab.io/v1alpha1\",\"kind\":\"PactoList\",\"metadata\":{{}},\"items\":[{{\"pad\":[{}",
+        zeros(15_000_000)
+    );
+    let c2 = shop();
+    c2.server.fault(Fault::always(
+        "/pactos",
+        FaultAction::Body(unclosed.into_bytes()),
+    ));
+    let r2 = run_bounded(&c2, &["get", "pactos"]);
+    r2.assert_code(1).assert_no_panic();
+    assert_eq!(r2.stderr, r.stderr);
     let r = run_bounded(&c, &["doctor", "--cluster", "--max-response-bytes", "64Mi"]);
     r.assert_code(2).assert_no_panic();
     assert!(
