@@ -67,3 +67,31 @@ pub fn docs(text: &str) -> Vec<Value> {
 pub fn kept<T>(v: T) -> &'static T {
     Box::leak(Box::new(v))
 }
+
+/// The Flux base of the delivery tests (`delivery/testdata/base-flux.yaml`) with `n` more
+/// Stages sharing its apply OCIRepository (copies of the Stage `test/payments` named
+/// `payments-1`, ...) and `n` more Kustomizations applying it (copies of the Kustomization
+/// `test/payments`, each labelled for its namesake Stage): a fleet misconfigured on purpose,
+/// every Stage with `n + 1` appliers.
+pub fn shared_apply_ref(n: usize) -> Vec<Value> {
+    let mut objects = docs(include_str!("delivery/testdata/base-flux.yaml"));
+    let first = |kind: &str| {
+        objects
+            .iter()
+            .find(|o| o["kind"] == kind)
+            .cloned()
+            .unwrap_or_else(|| panic!("base-flux has a {kind}"))
+    };
+    let (stage, kustomization) = (first("Stage"), first("Kustomization"));
+    for i in 1..=n {
+        let name = format!("payments-{i}");
+        let mut s = stage.clone();
+        s["metadata"]["name"] = Value::from(name.as_str());
+        objects.push(s);
+        let mut k = kustomization.clone();
+        k["metadata"]["name"] = Value::from(name.as_str());
+        k["metadata"]["labels"]["delivery.pacto.trianalab.io/apply-ref"] = Value::from(name);
+        objects.push(k);
+    }
+    objects
+}

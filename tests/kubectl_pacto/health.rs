@@ -460,28 +460,34 @@ fn closed_stdout_is_not_a_panic() {
 #[test]
 fn only_a_mistyped_health_key_is_warned_about() {
     let pacto = fixture("pacto/03-compliant.yaml");
-    let r = run(&mut crate::common::pacto(&[
-        "health",
-        "-f",
-        s(&pacto),
-        "--argocd-cm",
-        "examples/argocd-cm.yaml",
-    ]));
-    r.assert_code(0);
+    // `command -f the-pacto --argocd-cm cm`, which must exit 0.
+    let judged = |command: &str, cm: &str| {
+        let r = run(&mut crate::common::pacto(&[
+            command,
+            "-f",
+            s(&pacto),
+            "--argocd-cm",
+            cm,
+        ]));
+        r.assert_code(0);
+        r
+    };
+    let warnings = |stderr: &str| -> Vec<String> {
+        stderr
+            .lines()
+            .filter(|l| l.starts_with("warning: "))
+            .map(str::to_string)
+            .collect()
+    };
+    let r = judged("health", "examples/argocd-cm.yaml");
     assert_eq!(r.stderr, "");
     let dir = tempfile::tempdir().unwrap();
     let cm = std::fs::read_to_string(repo().join("examples/argocd-cm.yaml"))
         .unwrap()
         .replace("pacto.trianalab.io_Pacto", "pacto.trianalab.io_pacto");
-    std::fs::write(dir.path().join("cm.yaml"), cm).unwrap();
-    let r = run(&mut crate::common::pacto(&[
-        "health",
-        "-f",
-        s(&pacto),
-        "--argocd-cm",
-        s(&dir.path().join("cm.yaml")),
-    ]));
-    r.assert_code(0);
+    let typo = dir.path().join("cm.yaml");
+    std::fs::write(&typo, cm).unwrap();
+    let r = judged("health", s(&typo));
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
     assert!(
         r.stderr
@@ -496,35 +502,12 @@ fn only_a_mistyped_health_key_is_warned_about() {
         r.stderr
     );
     // `get -f` judges the Pactos with the same argocd-cm: the same warning, once.
-    let r = run(&mut crate::common::pacto(&[
-        "get",
-        "-f",
-        s(&pacto),
-        "--argocd-cm",
-        s(&dir.path().join("cm.yaml")),
-    ]));
-    r.assert_code(0);
-    let warnings: Vec<&str> = r
-        .stderr
-        .lines()
-        .filter(|l| l.starts_with("warning: "))
-        .collect();
-    assert_eq!(warnings.len(), 1, "{}", r.stderr);
-    assert!(
-        warnings[0]
-            .starts_with("warning: the health customization for \"pacto.trianalab.io/pacto\""),
-        "{}",
-        r.stderr
+    let r = judged("get", s(&typo));
+    assert_eq!(
+        warnings(&r.stderr),
+        warnings(&judged("health", s(&typo)).stderr)
     );
-    let r = run(&mut crate::common::pacto(&[
-        "get",
-        "-f",
-        s(&pacto),
-        "--argocd-cm",
-        "examples/argocd-cm.yaml",
-    ]));
-    r.assert_code(0);
-    assert!(!r.stderr.contains("warning: "), "{}", r.stderr);
+    assert!(warnings(&judged("get", "examples/argocd-cm.yaml").stderr).is_empty());
 }
 
 /// `--eval-timeout` and `--eval-memory` bound each script and expression; past them the object

@@ -114,14 +114,8 @@ pub fn scan(body: &[u8], max_depth: usize) -> Option<Scanned> {
                 depth = depth.max(open.len());
             }
             b']' | b'}' => {
-                if let Some((object, commas, any)) = open.pop() {
-                    let n = commas + u64::from(any);
-                    let heap = if object {
-                        object_heap(n)
-                    } else {
-                        array_heap(n)
-                    };
-                    bytes = bytes.saturating_add(heap);
+                if let Some(closed) = open.pop() {
+                    bytes = bytes.saturating_add(container_heap(closed));
                 }
             }
             b',' => {
@@ -138,16 +132,21 @@ pub fn scan(body: &[u8], max_depth: usize) -> Option<Scanned> {
     if in_string {
         bytes = bytes.saturating_add(string_len);
     }
-    while let Some((object, commas, any)) = open.pop() {
-        let n = commas + u64::from(any);
-        let heap = if object {
-            object_heap(n)
-        } else {
-            array_heap(n)
-        };
-        bytes = bytes.saturating_add(heap);
+    while let Some(unclosed) = open.pop() {
+        bytes = bytes.saturating_add(container_heap(unclosed));
     }
     Some(Scanned { bytes, depth })
+}
+
+/// The heap of a container the scan saw end (or the text end inside): whether it is an object,
+/// the commas at its level, and whether anything is in it.
+fn container_heap((object, commas, any): (bool, u64, bool)) -> u64 {
+    let n = commas + u64::from(any);
+    if object {
+        object_heap(n)
+    } else {
+        array_heap(n)
+    }
 }
 
 /// What a parsed value takes in memory, as [`scan`] estimates its text: its own `Value`, and

@@ -482,27 +482,10 @@ fn an_undecided_upstream_leaves_the_chain_undecided() {
     );
 }
 
-/// `n` Stages sharing base-flux's apply OCIRepository `test/payments` (copies of
-/// `test/payments` named `payments-1`, ...), and `n` Kustomizations applying it (copies of the
-/// Kustomization `test/payments`, `payments-1`, ..., each labelled for its namesake Stage).
+/// base-flux with `n` more Stages sharing its apply OCIRepository and `n` more Kustomizations
+/// applying it ([`crate::testutil::shared_apply_ref`]).
 fn shared_apply_ref(n: usize) -> Snapshot {
-    let (mut snap, _) = snapshot(&json!({"base": "flux"}));
-    let first = snap.stages[0].clone();
-    let Some(Ok(ks)) = &mut snap.kustomizations else {
-        panic!("base-flux has Kustomizations")
-    };
-    let k0 = ks[0].clone();
-    for i in 1..=n {
-        let mut s = first.clone();
-        s["metadata"]["name"] = json!(format!("payments-{i}"));
-        snap.stages.push(s);
-        let mut k = k0.clone();
-        k["metadata"]["name"] = json!(format!("payments-{i}"));
-        k["metadata"]["labels"]["delivery.pacto.trianalab.io/apply-ref"] =
-            json!(format!("payments-{i}"));
-        ks.push(k);
-    }
-    snap
+    Snapshot::from_objects(&crate::testutil::shared_apply_ref(n))
 }
 
 /// Stages sharing one apply OCIRepository with many appliers ("Delivery reference: setup and

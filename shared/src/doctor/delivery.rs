@@ -295,36 +295,6 @@ mod tests {
 mod fleet_tests {
     use super::*;
     use crate::delivery::Snapshot;
-    use serde_json::json;
-
-    /// The Flux base of the delivery tests with `n` more Stages sharing its apply
-    /// OCIRepository and `n` more Kustomizations applying it, each labelled for its namesake
-    /// Stage.
-    fn fleet(n: usize) -> Vec<Value> {
-        let mut objects =
-            crate::testutil::docs(include_str!("../delivery/testdata/base-flux.yaml"));
-        let stage = objects
-            .iter()
-            .find(|o| o["kind"] == "Stage")
-            .unwrap()
-            .clone();
-        let k = objects
-            .iter()
-            .find(|o| o["kind"] == "Kustomization")
-            .unwrap()
-            .clone();
-        for i in 1..=n {
-            let mut s = stage.clone();
-            s["metadata"]["name"] = json!(format!("payments-{i}"));
-            objects.push(s);
-            let mut k = k.clone();
-            k["metadata"]["name"] = json!(format!("payments-{i}"));
-            k["metadata"]["labels"]["delivery.pacto.trianalab.io/apply-ref"] =
-                json!(format!("payments-{i}"));
-            objects.push(k);
-        }
-        objects
-    }
 
     /// A failure of one object that many Stages share is one finding naming three Stages and
     /// counting the rest: N Stages sharing one apply OCIRepository give findings in
@@ -332,7 +302,7 @@ mod fleet_tests {
     #[test]
     fn a_failure_shared_by_stages_is_one_finding() {
         let findings = |n: usize| {
-            let snapshot = Snapshot::from_objects(&fleet(n));
+            let snapshot = Snapshot::from_objects(&crate::testutil::shared_apply_ref(n));
             let world = World::new(&snapshot);
             checks(&world, &[])
         };
