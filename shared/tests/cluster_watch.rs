@@ -396,7 +396,7 @@ fn a_failing_server_is_retried_after_a_backoff_and_a_refusal_ends_the_follow() {
 /// Without a deadline (`get -w` alone) the idle bound ends a follow whose server went silent: a
 /// watch opened (its headers came) that then sends nothing past its timeoutSeconds and the bound
 /// is given up, and the next open, with nothing of the bound left, ends the follow with the
-/// error naming the watch and --timeout.
+/// error naming the watch, how long it was silent and both bounds.
 #[test]
 fn an_idle_bound_ends_a_follow_whose_server_went_silent() {
     let (server, _dir, kubeconfig) = server();
@@ -426,8 +426,8 @@ fn an_idle_bound_ends_a_follow_whose_server_went_silent() {
                 (verb.as_str(), after, limit.as_str(), resource.as_str()),
                 (
                     "watch",
-                    Duration::from_secs(2),
-                    "--timeout",
+                    Duration::from_secs(3),
+                    "the watch's timeoutSeconds=1 and --timeout",
                     "pactos.pacto.trianalab.io"
                 )
             );

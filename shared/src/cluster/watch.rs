@@ -675,7 +675,17 @@ impl Follow<'_> {
                 Err(_) if self.until.is_some_and(|u| Instant::now() >= u) => return Step::Deadline,
                 Err(_) if quiet_at.is_some_and(|q| Instant::now() >= q) => {
                     self.stream = None;
-                    self.failing = Some(self.idle_error("watch"));
+                    // Silent past the watch's own timeoutSeconds and the idle bound after it:
+                    // the error names both.
+                    let mut e = self.idle_error("watch");
+                    if let (ClusterError::Timeout { after, limit, .. }, Some(q)) = (&mut e, quiet) {
+                        *after = q;
+                        *limit = format!(
+                            "the watch's timeoutSeconds={} and --timeout",
+                            self.watch_seconds
+                        );
+                    }
+                    self.failing = Some(e);
                     return Step::Again;
                 }
                 Err(_) => {
