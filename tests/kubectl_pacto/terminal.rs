@@ -207,3 +207,34 @@ fn a_long_server_message_is_cut_on_stderr() {
         &r.stderr[r.stderr.len().saturating_sub(300)..]
     );
 }
+
+/// On a terminal, doctor's table fits the terminal's width (`COLUMNS`): the finding and the fix
+/// are wrapped, each row continued on lines of its own; piped, each finding stays on one line.
+/// The findings are the same, in the same order.
+#[test]
+fn doctor_fits_its_table_to_the_terminal() {
+    let args = ["doctor", "-f", "tests/fixtures/broken"];
+    let piped = run(&mut pacto(&args));
+    piped.assert_code(1);
+    let widest = |text: &str| text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(widest(&piped.stdout) > 200, "{}", piped.stdout);
+    let tty = on_a_pty(PACTO, &args, &[("COLUMNS", "120")]);
+    assert_eq!(tty.code, Some(1), "{}", tty.stdout);
+    assert!(widest(&tty.stdout) <= 120, "{}", tty.stdout);
+    let ids = |text: &str| {
+        text.lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|w| w.len() == 3 && w.chars().skip(1).all(|c| c.is_ascii_digit()))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&tty.stdout), ids(&piped.stdout));
+    assert!(!ids(&piped.stdout).is_empty());
+    // -o wide keeps each finding on one line, on a terminal too.
+    let wide = on_a_pty(
+        PACTO,
+        &["doctor", "-f", "tests/fixtures/broken", "-o", "wide"],
+        &[("COLUMNS", "120")],
+    );
+    assert!(widest(&wide.stdout) > 200, "{}", wide.stdout);
+}

@@ -22,7 +22,7 @@ fn severity_word(s: Severity, colour: bool) -> String {
 /// The table, findings grouped by object (the report's order), the object named on every row so
 /// that a row stands alone (`| grep`). `wide` adds the EVIDENCE column. Empty when there is no
 /// finding.
-pub fn doctor_table(report: &Report, colour: bool, wide: bool) -> String {
+pub fn doctor_table(report: &Report, colour: bool, wide: bool, width: Option<usize>) -> String {
     if report.findings.is_empty() {
         return String::new();
     }
@@ -49,6 +49,12 @@ pub fn doctor_table(report: &Report, colour: bool, wide: bool) -> String {
     if wide {
         headers.push("EVIDENCE");
     }
+    // On a terminal (`width`), the finding and the fix are wrapped to fit it; `-o wide` keeps
+    // each on one line.
+    let rows = match width {
+        Some(w) if !wide => super::fit::fit(&headers, rows, w, &[3, 4]),
+        _ => rows,
+    };
     table(&headers, rows)
 }
 
@@ -99,7 +105,7 @@ mod tests {
             ..Report::default()
         };
         assert_eq!(
-            doctor_table(&report, false, false),
+            doctor_table(&report, false, false, None),
             "ID    SEVERITY   OBJECT                       FINDING   FIX\n\
              A01   error      ConfigMap argocd/argocd-cm   f         x\n\
              A03   error      ConfigMap argocd/argocd-cm   f         x\n\

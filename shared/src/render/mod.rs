@@ -740,6 +740,7 @@ mod tests {
 
 mod delivery;
 pub mod doctor;
+pub mod fit;
 mod pacto;
 pub mod reconcile;
 pub mod suite;

@@ -82,3 +82,29 @@ pub(crate) fn exit_on_error(result: Result<ExitCode>, code: u8) -> ExitCode {
         }
     }
 }
+
+/// How many columns the terminal stdout writes to has: `COLUMNS` when it holds a number (as a
+/// shell exports it), else the terminal's own size (`TIOCGWINSZ`); None when stdout is not a
+/// terminal (`terminal` false), so that piped output keeps whole lines.
+pub(crate) fn terminal_width(terminal: bool) -> Option<usize> {
+    if !terminal {
+        return None;
+    }
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return Some(n);
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: TIOCGWINSZ writes a winsize into the struct given; stdout is a descriptor.
+        let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+        let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+        if ok && size.ws_col > 0 {
+            return Some(usize::from(size.ws_col));
+        }
+    }
+    None
+}

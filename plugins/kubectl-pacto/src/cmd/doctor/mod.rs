@@ -258,7 +258,8 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
         ),
         None | Some(DoctorOutput::Wide) => {
             let wide = args.output == Some(DoctorOutput::Wide);
-            let mut t = render::doctor::doctor_table(&report, global.colour, wide);
+            let width = crate::io::output::terminal_width(global.terminal);
+            let mut t = render::doctor::doctor_table(&report, global.colour, wide, width);
             if !t.is_empty() {
                 t.push('\n');
             }
