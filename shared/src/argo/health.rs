@@ -190,12 +190,6 @@ impl ArgoHealth {
         }
     }
 
-    /// Which argocd-cm keys with a health script match `gvk`: [`health_keys`] of this
-    /// configuration.
-    pub fn health_keys(&self, gvk: &Gvk) -> HealthKeys {
-        health_keys(&self.overrides, &gvk.group_kind())
-    }
-
     /// argo-cd `GetHealthScript`: (script, useOpenLibs, decider), or None.
     pub fn health_script(&self, gvk: &Gvk) -> Option<(&str, bool, Decider)> {
         let key = gvk.group_kind();
