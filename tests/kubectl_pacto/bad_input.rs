@@ -207,3 +207,36 @@ fn a_path_given_without_f_is_hinted_at() {
     r.assert_code(2);
     assert!(!r.stderr.contains("hint: \"no-such-path\""), "{}", r.stderr);
 }
+
+/// `-f` given to a command that reads only the cluster says so, instead of clap's tip to pass
+/// `-f` as a value; other commands' refusals get no such hint.
+#[test]
+fn files_given_to_a_cluster_only_command_are_hinted_at() {
+    for (args, code, command) in [
+        (
+            &[
+                "wait",
+                "pacto/x",
+                "--for",
+                "gate=pass",
+                "-f",
+                "examples/objects",
+            ][..],
+            1,
+            "wait",
+        ),
+        (&["reconcile", "--once", "-f", "x"][..], 2, "reconcile"),
+    ] {
+        let r = run(&mut pacto(args));
+        r.assert_code(code).assert_no_panic();
+        assert_eq!(
+            r.stderr.lines().last(),
+            Some(format!("hint: {command} reads the cluster, not files; -f is for get, explain, health and doctor").as_str()),
+            "{}",
+            r.stderr
+        );
+    }
+    let r = run(&mut pacto(&["snippet", "argocd", "-f", "x"]));
+    r.assert_code(1);
+    assert!(!r.stderr.contains("reads the cluster"), "{}", r.stderr);
+}

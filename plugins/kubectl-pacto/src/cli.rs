@@ -70,6 +70,37 @@ pub fn forgot_f_hint(e: &clap::Error, exists: impl Fn(&str) -> bool) -> Option<S
         .then(|| format!("hint: {value:?} is a file or directory: give files with -f (-f {value})"))
 }
 
+/// A hint for `-f` given to a command that reads only the cluster (`wait`, `reconcile`):
+/// clap's own tip (`to pass '-f' as a value, use '-- -f'`) leads nowhere. None for any other
+/// refusal.
+pub fn files_not_read_hint<I, T>(e: &clap::Error, args: I) -> Option<String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    if !matches!(arg.as_str(), "-f" | "--filename") && !arg.starts_with("--filename=") {
+        return None;
+    }
+    use clap::CommandFactory;
+    let matched = Cli::command()
+        .ignore_errors(true)
+        .try_get_matches_from(args);
+    let command = matched.ok()?.subcommand_name()?.to_string();
+    if !matches!(command.as_str(), "wait" | "reconcile") {
+        return None;
+    }
+    Some(format!(
+        "hint: {command} reads the cluster, not files; -f is for get, explain, health and doctor"
+    ))
+}
+
 /// What to list instead when files given to `get` (Pactos) hold none but hold delivery objects:
 /// `no Pactos in the files given; they hold 2 Stages and 1 Operation: kubectl pacto get stages
 /// -f ..., kubectl pacto get operations -f ...`. None when they hold a Pacto or neither kind.

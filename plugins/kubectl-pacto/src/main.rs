@@ -39,7 +39,8 @@ fn main() -> ExitCode {
             );
             let forgot_f =
                 kubectl_pacto::cli::forgot_f_hint(&e, |p| std::path::Path::new(p).exists());
-            if let Some(hint) = &forgot_f {
+            let not_read = kubectl_pacto::cli::files_not_read_hint(&e, std::env::args_os());
+            if let Some(hint) = forgot_f.as_ref().or(not_read.as_ref()) {
                 eprintln!("{}", pacto_gates::render::one_line(hint));
             } else if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
                 let names: Vec<String> = Cli::command()
