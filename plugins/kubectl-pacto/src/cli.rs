@@ -33,11 +33,10 @@ impl Cli {
     }
 }
 
-/// The exit code of a command line clap refuses: the code the command gives when it could not
-/// run (2 for `doctor` and `reconcile`, whose 1 means findings or Stages not ready), else 1.
-/// The command is found as clap finds it, its errors ignored, so a global flag's value before
-/// it is not taken for it.
-pub fn usage_error_code<I, T>(args: I) -> u8
+/// The command of a command line clap refused (`doctor`, `get`, ...), found as clap finds it
+/// with its errors ignored, so that a global flag's value before it is not taken for it. None
+/// when it names none.
+pub fn refused_command<I, T>(args: I) -> Option<String>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
@@ -46,7 +45,14 @@ where
     let matched = Cli::command()
         .ignore_errors(true)
         .try_get_matches_from(args);
-    match matched.as_ref().ok().and_then(|m| m.subcommand_name()) {
+    Some(matched.ok()?.subcommand_name()?.to_string())
+}
+
+/// The exit code of a command line clap refused, for its `command` ([`refused_command`]): the
+/// code the command gives when it could not run (2 for `doctor` and `reconcile`, whose 1 means
+/// findings or Stages not ready), else 1.
+pub fn usage_error_code(command: Option<&str>) -> u8 {
+    match command {
         Some("doctor" | "reconcile") => 2,
         _ => 1,
     }
@@ -70,14 +76,10 @@ pub fn forgot_f_hint(e: &clap::Error, exists: impl Fn(&str) -> bool) -> Option<S
         .then(|| format!("hint: {value:?} is a file or directory: give files with -f (-f {value})"))
 }
 
-/// A hint for `-f` given to a command that reads only the cluster (`wait`, `reconcile`):
-/// clap's own tip (`to pass '-f' as a value, use '-- -f'`) leads nowhere. None for any other
-/// refusal.
-pub fn files_not_read_hint<I, T>(e: &clap::Error, args: I) -> Option<String>
-where
-    I: IntoIterator<Item = T>,
-    T: Into<std::ffi::OsString> + Clone,
-{
+/// A hint for `-f` given to a command that reads only the cluster (`wait`, `reconcile`; the
+/// refused `command` as [`refused_command`] finds it): clap's own tip (`to pass '-f' as a
+/// value, use '-- -f'`) leads nowhere. None for any other refusal.
+pub fn files_not_read_hint(e: &clap::Error, command: Option<&str>) -> Option<String> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     if e.kind() != ErrorKind::UnknownArgument {
         return None;
@@ -88,14 +90,7 @@ where
     if !matches!(arg.as_str(), "-f" | "--filename") && !arg.starts_with("--filename=") {
         return None;
     }
-    use clap::CommandFactory;
-    let matched = Cli::command()
-        .ignore_errors(true)
-        .try_get_matches_from(args);
-    let command = matched.ok()?.subcommand_name()?.to_string();
-    if !matches!(command.as_str(), "wait" | "reconcile") {
-        return None;
-    }
+    let command = command.filter(|c| matches!(*c, "wait" | "reconcile"))?;
     Some(format!(
         "hint: {command} reads the cluster, not files; -f is for get, explain, health and doctor"
     ))

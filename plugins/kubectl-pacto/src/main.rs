@@ -37,9 +37,10 @@ fn main() -> ExitCode {
                 "{}",
                 pacto_gates::render::safe_lines(&e.render().to_string())
             );
+            let command = kubectl_pacto::cli::refused_command(std::env::args_os());
             let forgot_f =
                 kubectl_pacto::cli::forgot_f_hint(&e, |p| std::path::Path::new(p).exists());
-            let not_read = kubectl_pacto::cli::files_not_read_hint(&e, std::env::args_os());
+            let not_read = kubectl_pacto::cli::files_not_read_hint(&e, command.as_deref());
             if let Some(hint) = forgot_f.as_ref().or(not_read.as_ref()) {
                 eprintln!("{}", pacto_gates::render::one_line(hint));
             } else if e.kind() == clap::error::ErrorKind::InvalidSubcommand {
@@ -53,7 +54,7 @@ fn main() -> ExitCode {
                     names.join(", ")
                 );
             }
-            return ExitCode::from(kubectl_pacto::cli::usage_error_code(std::env::args_os()));
+            return ExitCode::from(kubectl_pacto::cli::usage_error_code(command.as_deref()));
         }
     };
     // Deeply nested objects are read and converted recursively: give the work a large stack

@@ -15,6 +15,7 @@
 //! `watch` follows changes; `delivery` reads the objects Pacto delivery needs; this
 //! module holds the connected [`Cluster`] they share.
 
+mod budget;
 mod contexts;
 mod delivery;
 mod discovery;
@@ -68,12 +69,12 @@ pub struct Cluster {
     /// Bytes of the answers being read at this moment, across the requests in flight: their
     /// sum is bounded by `max_response_bytes` too, so that reads made at once cannot hold
     /// that bound many times over.
-    reading: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    reading: std::sync::Arc<budget::Budget>,
     /// What the command holds of parsed answers, estimated in memory
     /// ([`parsed_size`]): bounded by [`parsed_size::PARSED_FACTOR`] times
     /// `max_response_bytes`, so that the lists of many kinds, or a watch's store, cannot hold
     /// that many times over.
-    held: std::sync::Arc<parsed_size::Held>,
+    held: std::sync::Arc<budget::Budget>,
     /// The command's one deadline, when it has one: every request ends by it.
     deadline: Option<Deadline>,
 }

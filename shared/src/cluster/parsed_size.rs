@@ -174,42 +174,6 @@ pub fn held_size(v: &Value) -> u64 {
     bytes
 }
 
-/// The parsed answers a command holds, all together: a count shared by the requests of one
-/// [`super::Cluster`], bounded by [`PARSED_FACTOR`] times `--max-response-bytes`. Reads that
-/// hand their objects to the caller take their share and keep it (a command keeps what it
-/// read until it ends); a watch's store takes and gives back as objects come and go.
-#[derive(Debug, Default)]
-pub struct Held {
-    bytes: std::sync::atomic::AtomicU64,
-}
-
-impl Held {
-    /// Takes `more` bytes; false (taking none) when the count would pass `limit`.
-    pub fn take(&self, more: u64, limit: u64) -> bool {
-        use std::sync::atomic::Ordering;
-        self.bytes
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
-                now.checked_add(more).filter(|n| *n <= limit)
-            })
-            .is_ok()
-    }
-
-    /// Gives back `less` bytes taken before.
-    pub fn give_back(&self, less: u64) {
-        use std::sync::atomic::Ordering;
-        let _ = self
-            .bytes
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
-                Some(now.saturating_sub(less))
-            });
-    }
-
-    /// What is taken now.
-    pub fn now(&self) -> u64 {
-        self.bytes.load(std::sync::atomic::Ordering::Acquire)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,19 +264,5 @@ mod tests {
         assert_eq!(scan(br#"["[[[["]"#, 1).unwrap().depth, 1);
         let deep = "[".repeat(2_000_000);
         assert_eq!(scan(deep.as_bytes(), 10_000), None);
-    }
-
-    /// The shared count takes up to its bound and gives back.
-    #[test]
-    fn the_held_count_stays_within_its_bound() {
-        let h = Held::default();
-        assert!(h.take(60, 100));
-        assert!(!h.take(41, 100));
-        assert_eq!(h.now(), 60);
-        assert!(h.take(40, 100));
-        h.give_back(70);
-        assert_eq!(h.now(), 30);
-        h.give_back(1000);
-        assert_eq!(h.now(), 0);
     }
 }

@@ -562,30 +562,24 @@ pub(super) fn grown_capacity(capacity: u64, need: u64, limit: u64) -> u64 {
 /// The bytes one read holds of a [`Cluster`]'s shared count of answers being read, given back
 /// when the read ends (its buffer is then the caller's to parse and drop).
 struct Held<'a> {
-    reading: &'a std::sync::atomic::AtomicU64,
+    reading: &'a super::budget::Budget,
     bytes: u64,
 }
 
 impl Held<'_> {
     /// Takes `more` bytes of the count; false (taking none) when the count would pass `limit`.
     fn grow(&mut self, more: u64, limit: u64) -> bool {
-        use std::sync::atomic::Ordering;
-        let taken = self
-            .reading
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |now| {
-                now.checked_add(more).filter(|n| *n <= limit)
-            });
-        if taken.is_ok() {
+        let taken = self.reading.take(more, limit);
+        if taken {
             self.bytes += more;
         }
-        taken.is_ok()
+        taken
     }
 }
 
 impl Drop for Held<'_> {
     fn drop(&mut self) {
-        self.reading
-            .fetch_sub(self.bytes, std::sync::atomic::Ordering::AcqRel);
+        self.reading.give_back(self.bytes);
     }
 }
 
@@ -1097,7 +1091,7 @@ mod tests {
     /// back when it ends.
     #[test]
     fn reads_at_once_share_one_bound() {
-        let reading = std::sync::atomic::AtomicU64::new(0);
+        let reading = super::super::budget::Budget::default();
         let mut a = Held {
             reading: &reading,
             bytes: 0,
@@ -1111,10 +1105,10 @@ mod tests {
         assert!(!b.grow(1, 100));
         assert_eq!(b.bytes, 40);
         drop(a);
-        assert_eq!(reading.load(std::sync::atomic::Ordering::Acquire), 40);
+        assert_eq!(reading.now(), 40);
         assert!(b.grow(60, 100));
         assert!(!b.grow(u64::MAX, u64::MAX));
         drop(b);
-        assert_eq!(reading.load(std::sync::atomic::Ordering::Acquire), 0);
+        assert_eq!(reading.now(), 0);
     }
 }

@@ -129,7 +129,7 @@ pub struct WatchStream {
     op: Op<'static>,
     ended: bool,
     /// The command's count of parsed answers, and its bound ([`super::parsed_size`]).
-    held: std::sync::Arc<super::parsed_size::Held>,
+    held: std::sync::Arc<super::budget::Budget>,
     max_parsed: u64,
     /// Since when the bytes after the last whole event have been waiting for their newline
     /// (None: none are).

@@ -103,8 +103,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
             cluster.list(&k, Scope::All, None).await.map(|l| l.items)
         }
     };
-    let found: Vec<_> = kinds.into_iter().collect();
-    let lists = join_all(doctor::cluster::KINDS.iter().zip(&found).map(
+    let lists = join_all(doctor::cluster::KINDS.iter().zip(&kinds).map(
         |(wanted, found)| async move {
             match found {
                 Ok(k) => list(wanted, k.clone()).await,
@@ -127,7 +126,7 @@ async fn read_cluster(cluster: &Cluster, argocd_ns: &str) -> ClusterRead {
     {
         schema = Some(cluster.openapi_v3(STAGE.group, STAGE.version).await);
     }
-    for ((wanted, found), listed) in doctor::cluster::KINDS.iter().zip(&found).zip(&mut lists) {
+    for ((wanted, found), listed) in doctor::cluster::KINDS.iter().zip(&kinds).zip(&mut lists) {
         if let (Ok(k), Err(e)) = (found, &listed) {
             if e.is_crowded() {
                 *listed = list(wanted, k.clone()).await;
