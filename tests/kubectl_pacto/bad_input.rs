@@ -240,3 +240,54 @@ fn files_given_to_a_cluster_only_command_are_hinted_at() {
     r.assert_code(1);
     assert!(!r.stderr.contains("reads the cluster"), "{}", r.stderr);
 }
+
+/// A health script longer than a ConfigMap can hold (1 MiB, Kubernetes `ValidateConfigMap`) is
+/// refused before it is compiled, naming the file, document, data key and the flag; the flag
+/// raises the bound. Loading the compiled form of a huge table constructor takes seconds per
+/// object that no deadline interrupts, so the bound is on the source.
+#[test]
+fn a_health_script_over_the_script_bound_is_refused_before_it_is_compiled() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut keys: String = (0..120_000).map(|i| format!("k{i}={i},")).collect();
+    keys.truncate(keys.rfind(',').unwrap());
+    let script = format!(
+        "local t = {{{keys}}}\nhs = {{}}\nhs.status = 'Healthy'\nhs.message = 'big'\nreturn hs\n"
+    );
+    assert!(
+        script.len() > 1 << 20 && script.len() < 2 << 20,
+        "{}",
+        script.len()
+    );
+    let key = "resource.customizations.health.example.com_Widget";
+    let cm = write_argocd_cm(dir.path(), &[(key, &script)]);
+    let err = input_error(&["-f", &widget(), "--argocd-cm", s(&cm)]);
+    assert!(err.contains("argocd-cm.yaml: document 1"), "{err}");
+    assert!(err.contains(&format!("data key {key}")), "{err}");
+    assert!(
+        err.contains(&format!(
+            "is {} bytes, over the bound of 1048576 (--max-script-bytes",
+            script.len()
+        )),
+        "{err}"
+    );
+    // Raised, the script runs and decides.
+    let r = run(&mut pacto(&[
+        "health",
+        "-f",
+        &widget(),
+        "--argocd-cm",
+        s(&cm),
+        "--max-script-bytes",
+        "2Mi",
+        "-o",
+        "json",
+    ]));
+    r.assert_code(0);
+    let report: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        report["items"][0]["argo"]["status"], "Healthy",
+        "{}",
+        r.stdout
+    );
+    assert_eq!(report["items"][0]["argo"]["message"], "big");
+}

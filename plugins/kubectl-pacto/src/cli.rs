@@ -21,6 +21,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "N", default_value_t = 256,
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_upstream_depth: u32,
+    /// The most bytes of source one Argo CD health script may have (argocd-cm, a customizations
+    /// directory, a test suite; e.g. 1Mi, 4Mi): the default is what a ConfigMap can hold. A
+    /// larger script is refused with an error before it is compiled.
+    #[arg(long, global = true, value_name = "SIZE", default_value = "1Mi")]
+    pub max_script_bytes: String,
 }
 
 impl Cli {

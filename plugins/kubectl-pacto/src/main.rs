@@ -80,6 +80,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         &cli.max_input_bytes,
     )?);
     io::delivery::set_max_upstream_depth(cli.max_upstream_depth as usize);
+    pacto_gates::argo::lua::set_max_script_bytes(
+        usize::try_from(size_flag("--max-script-bytes", &cli.max_script_bytes)?)
+            .unwrap_or(usize::MAX),
+    );
     let global = || Global::new(|k| std::env::var(k).ok(), std::io::stdout().is_terminal());
     match cli.command {
         Command::Health(args) => match args.sub {

@@ -58,7 +58,7 @@ mod strlib;
 
 pub use evaluate::{execute_health, Evaluation, Limits};
 pub use result::{decode_result, LuaResult};
-pub use script::Script;
+pub use script::{oversized, set_max_script_bytes, Script, DEFAULT_MAX_SCRIPT_BYTES};
 
 /// Go's `strconv.Quote` of a byte string (its `%q`), for the built-in checks' messages.
 pub(crate) fn go_quote(s: &[u8]) -> Vec<u8> {

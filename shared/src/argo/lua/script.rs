@@ -7,6 +7,34 @@ use crate::argo::gopher;
 use mlua::Lua;
 
 use gopher::{CONCAT_FN, LEN_FN};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The default bound on a health script's source, in bytes: 1 MiB, the most a ConfigMap such as
+/// argocd-cm can hold (Kubernetes `pkg/apis/core/validation` `ValidateConfigMap`: data and
+/// binaryData together at most `core.MaxSecretSize`), so no script Argo CD can read is refused.
+pub const DEFAULT_MAX_SCRIPT_BYTES: usize = 1 << 20;
+
+static MAX_SCRIPT_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_SCRIPT_BYTES);
+
+/// Sets the bound [`Script::compile`] checks (the `--max-script-bytes` flag), for the process.
+pub fn set_max_script_bytes(bytes: usize) {
+    MAX_SCRIPT_BYTES.store(bytes, Ordering::Relaxed);
+}
+
+/// Why a script of `source` is refused by the bound on its size, or None when it is within it.
+/// The text gives the size, the bound and the flag that raises it. Loading a script's compiled
+/// form costs time no deadline can interrupt (a table constructor of 2,000,000 keys takes
+/// seconds per evaluation), so a script is bounded by its size before it is compiled.
+pub fn oversized(source: &str) -> Option<String> {
+    let max = MAX_SCRIPT_BYTES.load(Ordering::Relaxed);
+    (source.len() > max).then(|| {
+        format!(
+            "the health script is {} bytes, over the bound of {max} (--max-script-bytes; a \
+             ConfigMap such as argocd-cm holds at most 1 MiB)",
+            source.len()
+        )
+    })
+}
 
 /// A health script checked, rewritten and compiled to LuaJIT bytecode once, evaluated many
 /// times (Argo CD caches compiled scripts too, argo-cd #28278).
@@ -20,8 +48,12 @@ pub struct Script {
 impl Script {
     /// Parses, rewrites and compiles a script. Errors: the syntax error text gopher-lua's
     /// `LoadString` gives (`<string> line:L(column:C) near 'T':   syntax error\n`), or LuaJIT's
-    /// own text for a limit gopher does not have.
+    /// own text for a limit gopher does not have; a script over the size bound is refused
+    /// before it is compiled ([`oversized`]).
     pub fn compile(src: &str) -> Result<Script, String> {
+        if let Some(why) = oversized(src) {
+            return Err(why);
+        }
         let rewritten = gopher::rewrite(src, CONCAT_FN, LEN_FN).map_err(|e| e.to_string())?;
         // Same line: line numbers of the script are kept.
         let source = format!("{}{rewritten}", header());
@@ -110,6 +142,7 @@ mod tests {
     //! Every expected value here comes from argo-cd `util/lua/lua.go` (at 37ee0097) and gopher-lua
     //! v1.1.2, measured on Argo's own VM setup; each test names the upstream file it follows
     //! (docs/upstream.md, "Argo CD health" and "gopher-lua").
+    use super::{oversized, Script, DEFAULT_MAX_SCRIPT_BYTES};
     use crate::argo::lua::testing::{eval, eval_with};
     use serde_json::json;
 
@@ -203,5 +236,31 @@ mod tests {
         let e = eval("return {status = = 1}").unwrap_err();
         assert!(e.starts_with("<string> line:1(column:"), "{e}");
         assert!(e.contains("near '='"), "{e}");
+    }
+
+    /// The bound is on the source's bytes: at it a script compiles, one byte over it is refused
+    /// with the size, the bound and the flag. (The bound is per process; this test leaves it at
+    /// the default, which every other test expects.)
+    #[test]
+    fn a_script_over_the_bound_is_refused_before_it_is_compiled() {
+        // A return, then a comment line of dashes up to the bound.
+        let head = "return {status = 'Healthy'}\n";
+        let at = format!(
+            "{head}{}",
+            "-".repeat(DEFAULT_MAX_SCRIPT_BYTES - head.len())
+        );
+        assert_eq!(at.len(), DEFAULT_MAX_SCRIPT_BYTES);
+        assert_eq!(oversized(&at), None);
+        assert!(Script::compile(&at).is_ok());
+        let over = format!("{at}-");
+        let why = Script::compile(&over).unwrap_err();
+        assert_eq!(
+            why,
+            format!(
+                "the health script is {} bytes, over the bound of {DEFAULT_MAX_SCRIPT_BYTES} \
+                 (--max-script-bytes; a ConfigMap such as argocd-cm holds at most 1 MiB)",
+                DEFAULT_MAX_SCRIPT_BYTES + 1
+            )
+        );
     }
 }

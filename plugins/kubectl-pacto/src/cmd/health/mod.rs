@@ -72,8 +72,10 @@ fn argo_engine(
         None => Overrides::default(),
         Some(path) => {
             let cm = read_one(path, "argocd-cm ConfigMap")?;
-            settings::parse_configmap(&cm.value)
-                .map_err(|e| anyhow!(e.at(&cm.origin.to_string())))?
+            let overrides = settings::parse_configmap(&cm.value)
+                .map_err(|e| anyhow!(e.at(&cm.origin.to_string())))?;
+            refuse_oversized_overrides(&cm.origin.to_string(), &overrides)?;
+            overrides
         }
     };
     let builtins = match &args.customizations_dir {
@@ -82,10 +84,40 @@ fn argo_engine(
             Some(BuiltinScripts::load(dir).map_err(|e| anyhow!("--customizations-dir: {e}"))?)
         }
     };
+    if let Some(b) = &builtins {
+        refuse_oversized_builtins(b)?;
+    }
     let mut engine = ArgoHealth::new(overrides, builtins, now_unix);
     engine.limits.timeout = timeout;
     engine.limits.memory_bytes = usize::try_from(memory).unwrap_or(usize::MAX);
     Ok(engine)
+}
+
+/// A health script over `--max-script-bytes` is an error naming where it is (the argocd-cm file,
+/// document and data key, or the script's path), before anything is evaluated: otherwise each
+/// object would pay for loading it and be Unknown for a reason Argo CD never gives.
+fn refuse_oversized_overrides(origin: &str, overrides: &Overrides) -> Result<()> {
+    for o in overrides.by_key.values() {
+        if let Some(why) = pacto_gates::argo::lua::oversized(&o.health_lua) {
+            bail!(
+                "{origin}: data key {}: {why}",
+                render::one_line(&o.keys.join(", "))
+            );
+        }
+    }
+    Ok(())
+}
+
+/// [`refuse_oversized_overrides`] for the scripts of a customizations directory.
+fn refuse_oversized_builtins(builtins: &BuiltinScripts) -> Result<()> {
+    let exact = builtins.exact.values().map(|(p, s)| (p, s));
+    let wildcards = builtins.wildcards.iter().map(|(_, p, s)| (p, s));
+    for (path, script) in exact.chain(wildcards) {
+        if let Some(why) = pacto_gates::argo::lua::oversized(script) {
+            bail!("{}: {why}", path.display());
+        }
+    }
+    Ok(())
 }
 
 /// The Flux side, when a Kustomization or HelmRelease was given.
