@@ -238,3 +238,70 @@ fn doctor_fits_its_table_to_the_terminal() {
     );
     assert!(widest(&wide.stdout) > 200, "{}", wide.stdout);
 }
+
+/// health's table on a terminal wraps MESSAGE to the terminal's width, every object still on its
+/// own first line in input order; piped, and with `-o wide` on a terminal, messages stay whole.
+#[test]
+fn health_fits_its_table_to_the_terminal() {
+    let args = [
+        "health",
+        "-f",
+        "examples/objects",
+        "--argocd-cm",
+        "examples/argocd-cm.yaml",
+    ];
+    let piped = run(&mut pacto(&args));
+    piped.assert_code(0);
+    let widest = |text: &str| text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    assert!(widest(&piped.stdout) > 100, "{}", piped.stdout);
+    let env = [("COLUMNS", "100"), ("NO_COLOR", "1")];
+    let tty = on_a_pty(PACTO, &args, &env);
+    assert_eq!(tty.code, Some(0), "{}", tty.stdout);
+    assert!(widest(&tty.stdout) <= 100, "{}", tty.stdout);
+    // The rows that start an object: NAMESPACE KIND NAME, the same in both.
+    let names = |text: &str| {
+        text.lines()
+            .filter(|l| !l.starts_with(' '))
+            .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names(&tty.stdout), names(&piped.stdout));
+    assert!(names(&piped.stdout).len() > 5);
+    // The message text is all there, wrapped at spaces: the payments Pacto's.
+    let whole = piped
+        .stdout
+        .lines()
+        .find(|l| l.contains(" payments "))
+        .map(|l| {
+            l[piped
+                .stdout
+                .lines()
+                .next()
+                .unwrap()
+                .find("MESSAGE")
+                .unwrap()..]
+                .to_string()
+        })
+        .unwrap();
+    let wrapped: Vec<&str> = tty.stdout.lines().collect();
+    let col = wrapped[0].find("MESSAGE").unwrap();
+    let at = wrapped
+        .iter()
+        .position(|l| l.contains(" payments "))
+        .unwrap();
+    let mut joined = vec![wrapped[at][col..].trim_end()];
+    joined.extend(
+        wrapped[at + 1..]
+            .iter()
+            .take_while(|l| l.starts_with(' '))
+            .map(|l| l.trim()),
+    );
+    assert_eq!(joined.join(" "), whole.trim_end());
+    // -o wide keeps each message on one line, on a terminal too, and names the rule.
+    let mut wide_args = args.to_vec();
+    wide_args.extend(["-o", "wide"]);
+    let wide = on_a_pty(PACTO, &wide_args, &env);
+    assert!(widest(&wide.stdout) > 100, "{}", wide.stdout);
+    assert_eq!(cell(&wide.stdout, 0, "RULE"), "pacto.trianalab.io/Pacto");
+    assert_eq!(cell(&wide.stdout, 0, "SHADOWS"), "-");
+}

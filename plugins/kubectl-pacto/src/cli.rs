@@ -326,9 +326,11 @@ pub struct HealthArgs {
     /// 1Gi; neither Argo CD nor Flux has a bound). Past it the object is Unknown, saying so.
     #[arg(long, value_name = "SIZE", default_value = "64Mi")]
     pub eval_memory: String,
-    /// Output format: a table by default.
+    /// Output format: a table by default (on a terminal, long messages wrapped to its width);
+    /// wide adds the rule that decided (argocd-cm key or glob, built-in script) and the rules it
+    /// shadows, and keeps messages whole.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<Output>,
+    pub output: Option<TableOutput>,
 }
 
 #[derive(Debug, Args)]
@@ -352,7 +354,7 @@ pub struct DoctorArgs {
     pub timeout: String,
     /// Output format: a table grouped by object by default; wide adds the EVIDENCE column.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
-    pub output: Option<DoctorOutput>,
+    pub output: Option<TableOutput>,
     #[command(flatten)]
     pub cluster_args: ClusterArgs,
 }
@@ -456,9 +458,10 @@ pub struct SnippetArgs {
     pub path: String,
 }
 
-/// Output formats of `doctor`.
+/// Output formats of the commands whose default is a table (`doctor`, `health`): `wide` keeps
+/// every text whole and adds the columns of evidence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DoctorOutput {
+pub enum TableOutput {
     Wide,
     Json,
     Yaml,

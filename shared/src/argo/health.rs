@@ -100,6 +100,16 @@ pub enum Decider {
 }
 
 impl Decider {
+    /// The override key or glob (`group/Kind`, `*.io/*`) or the built-in script's path that
+    /// decided; empty for deletion, the built-in Go check and none.
+    pub fn source(&self) -> String {
+        match self {
+            Decider::Custom { key } | Decider::CustomWildcard { key } => key.clone(),
+            Decider::BuiltinLua { path } => path.display().to_string(),
+            _ => String::new(),
+        }
+    }
+
     /// Short name used in reports: `deletion`, `custom`, `custom-wildcard`, `builtin-lua`,
     /// `builtin-go`, `none`.
     pub fn name(&self) -> &'static str {
@@ -150,6 +160,24 @@ pub fn health_keys(overrides: &Overrides, group_kind: &str) -> HealthKeys {
     out
 }
 
+/// What a deciding rule shadows, as a phrase to append to the rule's name: `; shadows A, B`
+/// and, when the pick is random, that Argo CD picks at random among the matching wildcard keys
+/// on each evaluation (argo-cd issue 16905). Empty when nothing else matches.
+pub fn shadow_note(shadows: &[String], random_pick: bool) -> String {
+    let mut out = String::new();
+    if !shadows.is_empty() {
+        out.push_str("; shadows ");
+        out.push_str(&shadows.join(", "));
+    }
+    if random_pick {
+        out.push_str(
+            "; Argo CD picks at random among the matching wildcard keys on each evaluation \
+             (argo-cd issue 16905)",
+        );
+    }
+    out
+}
+
 /// Argo CD's verdict on one object.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArgoVerdict {
@@ -163,6 +191,14 @@ pub struct ArgoVerdict {
     pub open_libs: bool,
     /// What the script printed.
     pub printed: Vec<String>,
+    /// The other rules that match the object's kind and that the deciding one shadows, in Argo
+    /// CD's lookup order ([`ArgoHealth::candidates`]): override keys and globs, built-in script
+    /// paths. Empty when nothing else matches.
+    pub shadows: Vec<String>,
+    /// No exact key and several wildcard keys match: Argo CD runs one of them, picked at random
+    /// on each evaluation (argo-cd issue 16905); `decider` names the first in sorted order, the
+    /// one this tool runs.
+    pub random_pick: bool,
 }
 
 /// Evaluates Argo CD health with one configuration, caching compiled scripts.
@@ -266,6 +302,8 @@ impl ArgoHealth {
         if deleting && !hook_finalizer {
             return ArgoVerdict {
                 health: Some(HealthStatus::new("Progressing", "Pending deletion")),
+                shadows: self.candidates(&gvk_of(obj).group_kind()),
+                random_pick: false,
                 decider: Decider::Deletion,
                 error: None,
                 open_libs: false,
@@ -275,21 +313,19 @@ impl ArgoHealth {
         let gvk = gvk_of(obj);
         if let Some((script, open_libs, decider)) = self.health_script(&gvk) {
             let (result, printed) = self.run_script(script, obj, open_libs);
-            return match result {
-                Ok(h) => ArgoVerdict {
-                    health: Some(h),
-                    decider,
-                    error: None,
-                    open_libs,
-                    printed,
-                },
-                Err(e) => ArgoVerdict {
-                    health: Some(HealthStatus::new("Unknown", e.clone())),
-                    decider,
-                    error: Some(e),
-                    open_libs,
-                    printed,
-                },
+            let (shadows, random_pick) = self.shadowed(&gvk.group_kind(), &decider);
+            let (health, error) = match result {
+                Ok(h) => (Some(h), None),
+                Err(e) => (Some(HealthStatus::new("Unknown", e.clone())), Some(e)),
+            };
+            return ArgoVerdict {
+                health,
+                decider,
+                error,
+                open_libs,
+                printed,
+                shadows,
+                random_pick,
             };
         }
         let (health, decider, error) = match builtin::builtin_health(obj) {
@@ -307,7 +343,45 @@ impl ArgoHealth {
             error,
             open_libs: false,
             printed: Vec::new(),
+            shadows: Vec::new(),
+            random_pick: false,
         }
+    }
+
+    /// Every rule with a health script that matches `group_kind` (`group/Kind`, `Kind` for the
+    /// core group), in the order argo-cd `util/lua/lua.go` `GetHealthScript` consults them: the
+    /// exact argocd-cm key, the matching wildcard keys (sorted; Argo ranges over a map), the
+    /// built-in script of the exact directory, the matching built-in wildcard directories. The
+    /// first decides; gitops-engine's Go check runs only when the list is empty.
+    pub fn candidates(&self, group_kind: &str) -> Vec<String> {
+        let keys = health_keys(&self.overrides, group_kind);
+        let mut out: Vec<String> = keys.exact.into_iter().chain(keys.globs).collect();
+        if let Some(b) = &self.builtins {
+            if let Some((p, _)) = b.exact.get(group_kind) {
+                out.push(p.display().to_string());
+            }
+            out.extend(
+                b.wildcards
+                    .iter()
+                    .filter(|(rel, _, _)| path_match(&rel.replace('_', "*"), group_kind))
+                    .map(|(_, p, _)| p.display().to_string()),
+            );
+        }
+        out
+    }
+
+    /// What a script `decider` shadows among the [`candidates`](Self::candidates) of
+    /// `group_kind`, and whether Argo CD picks the wildcard key at random.
+    fn shadowed(&self, group_kind: &str, decider: &Decider) -> (Vec<String>, bool) {
+        let chosen = decider.source();
+        let random = matches!(decider, Decider::CustomWildcard { .. })
+            && health_keys(&self.overrides, group_kind).random();
+        let shadows = self
+            .candidates(group_kind)
+            .into_iter()
+            .filter(|c| *c != chosen)
+            .collect();
+        (shadows, random)
     }
 }
 
@@ -447,5 +521,81 @@ mod key_tests {
         assert_eq!(k.globs, ["*.trianalab.io/*"]);
         assert!(!k.random());
         assert_eq!(health_keys(&o, "apps/Deployment"), HealthKeys::default());
+    }
+
+    /// argo-cd `util/lua/lua.go` `GetHealthScript` consults the exact key, then the wildcard
+    /// keys, then the built-in script: the first with a script decides and shadows the rest;
+    /// a deleted object is judged before any of them (gitops-engine `pkg/health/health.go`),
+    /// so it shadows them all; several wildcard keys without an exact one are a random pick
+    /// (argo-cd issue 16905).
+    #[test]
+    fn the_deciding_rule_shadows_the_later_candidates() {
+        let o = overrides(
+            "pacto.trianalab.io/Pacto:\n  health.lua: return {status='Healthy'}\n\
+             \"*.trianalab.io/*\":\n  health.lua: return {status='Degraded'}\n\
+             \"pacto.*/*\":\n  health.lua: return {status='Progressing'}\n",
+        );
+        let builtin = PathBuf::from("rc/pacto.trianalab.io/Pacto/health.lua");
+        let builtins = BuiltinScripts {
+            exact: BTreeMap::from([(
+                "pacto.trianalab.io/Pacto".to_string(),
+                (builtin.clone(), "return {status='Suspended'}".to_string()),
+            )]),
+            wildcards: Vec::new(),
+        };
+        let engine = ArgoHealth::new(o, Some(builtins), 0);
+        let obj = |kind: &str, deleted: bool| {
+            let mut o = serde_json::json!({"apiVersion": "pacto.trianalab.io/v1alpha1",
+                "kind": kind, "metadata": {"name": "a"}});
+            if deleted {
+                o["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z".into();
+            }
+            o
+        };
+        let builtin = builtin.display().to_string();
+        let rows: [(&str, bool, Decider, &[&str], bool); 3] = [
+            (
+                "Pacto",
+                false,
+                Decider::Custom {
+                    key: "pacto.trianalab.io/Pacto".into(),
+                },
+                &["*.trianalab.io/*", "pacto.*/*", &builtin],
+                false,
+            ),
+            (
+                "Other",
+                false,
+                Decider::CustomWildcard {
+                    key: "*.trianalab.io/*".into(),
+                },
+                &["pacto.*/*"],
+                true,
+            ),
+            (
+                "Pacto",
+                true,
+                Decider::Deletion,
+                &[
+                    "pacto.trianalab.io/Pacto",
+                    "*.trianalab.io/*",
+                    "pacto.*/*",
+                    &builtin,
+                ],
+                false,
+            ),
+        ];
+        for (kind, deleted, decider, shadows, random) in rows {
+            let v = engine.evaluate(&obj(kind, deleted));
+            assert_eq!(v.decider, decider, "{kind} deleted={deleted}");
+            assert_eq!(v.shadows, shadows, "{kind} deleted={deleted}");
+            assert_eq!(v.random_pick, random, "{kind} deleted={deleted}");
+        }
+        assert_eq!(
+            shadow_note(&["b/*".into()], true),
+            "; shadows b/*; Argo CD picks at random among the matching wildcard keys on each \
+             evaluation (argo-cd issue 16905)"
+        );
+        assert_eq!(shadow_note(&[], false), "");
     }
 }

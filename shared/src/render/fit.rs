@@ -21,16 +21,41 @@ pub fn fit(
     width: usize,
     prose: &[usize],
 ) -> Vec<Vec<String>> {
-    let columns = headers.len();
+    let widths = column_widths(headers, rows.iter());
+    match limits(&widths, width, prose) {
+        None => rows,
+        Some(limit) => rows
+            .iter()
+            .flat_map(|row| wrap_row(row, &limit, prose))
+            .collect(),
+    }
+}
+
+/// The display width of each column of `headers` over `rows` (cells past the headers ignored).
+pub fn column_widths<R: AsRef<[String]>>(
+    headers: &[&str],
+    rows: impl Iterator<Item = R>,
+) -> Vec<usize> {
     let mut widths: Vec<usize> = headers.iter().map(|h| shown_width(h)).collect();
-    for row in &rows {
-        for (i, c) in row.iter().enumerate().take(columns) {
+    let columns = widths.len();
+    for row in rows {
+        for (i, c) in row.as_ref().iter().enumerate().take(columns) {
             widths[i] = widths[i].max(shown_width(c));
         }
     }
-    let total: usize = widths.iter().sum::<usize>() + 3 * columns.saturating_sub(1);
+    widths
+}
+
+/// How wide each column may be for a table of column `widths` to fit `width` (three spaces
+/// between columns): the prose columns get [`MIN_PROSE`] (or less, when they need less), then a
+/// share of what is left in proportion to what more each needs; the others keep their width.
+/// None when the table fits as it is or there is no prose column to wrap.
+pub fn limits(widths: &[usize], width: usize, prose: &[usize]) -> Option<Vec<usize>> {
+    let columns = widths.len();
+    let gaps = 3 * columns.saturating_sub(1);
+    let total: usize = widths.iter().sum::<usize>() + gaps;
     if total <= width || prose.is_empty() {
-        return rows;
+        return None;
     }
     let fixed: usize = widths
         .iter()
@@ -38,46 +63,43 @@ pub fn fit(
         .filter(|(i, _)| !prose.contains(i))
         .map(|(_, w)| *w)
         .sum::<usize>()
-        + 3 * columns.saturating_sub(1);
+        + gaps;
     let room = width.saturating_sub(fixed);
-    // Each prose column gets MIN_PROSE (or less, when it needs less), then a share of what is
-    // left of the room in proportion to what more it needs.
     let base = |i: usize| MIN_PROSE.min(widths[i]);
     let rest = room.saturating_sub(prose.iter().map(|&i| base(i)).sum::<usize>());
     let more: usize = prose.iter().map(|&i| widths[i] - base(i)).sum();
-    let mut limit = widths.clone();
+    let mut limit = widths.to_vec();
     for &i in prose {
         let extra = rest * (widths[i] - base(i)) / more.max(1);
         limit[i] = (base(i) + extra).min(widths[i]);
     }
-    let mut out = Vec::with_capacity(rows.len());
-    for row in rows {
-        let wrapped: Vec<Vec<String>> = row
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if prose.contains(&i) {
-                    wrap(c, limit[i])
-                } else {
-                    vec![c.clone()]
-                }
-            })
-            .collect();
-        let lines = wrapped.iter().map(Vec::len).max().unwrap_or(1);
-        for l in 0..lines {
-            out.push(
-                wrapped
-                    .iter()
-                    .enumerate()
-                    .map(|(i, cell)| match cell.get(l) {
-                        Some(text) if l == 0 || prose.contains(&i) => text.clone(),
-                        _ => String::new(),
-                    })
-                    .collect(),
-            );
-        }
-    }
-    out
+    Some(limit)
+}
+
+/// One row with its `prose` cells wrapped to their `limit`: as many rows as its longest prose
+/// cell has lines, the first with every cell, the others with the prose lines only.
+pub fn wrap_row(row: &[String], limit: &[usize], prose: &[usize]) -> Vec<Vec<String>> {
+    let wrapped: Vec<Vec<String>> = row
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match limit.get(i) {
+            Some(l) if prose.contains(&i) => wrap(c, *l),
+            _ => vec![c.clone()],
+        })
+        .collect();
+    let lines = wrapped.iter().map(Vec::len).max().unwrap_or(1);
+    (0..lines)
+        .map(|l| {
+            wrapped
+                .iter()
+                .enumerate()
+                .map(|(i, cell)| match cell.get(l) {
+                    Some(text) if l == 0 || prose.contains(&i) => text.clone(),
+                    _ => String::new(),
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// `text` cut into lines of at most `width` display columns at spaces; a word longer than a line

@@ -226,9 +226,11 @@ pub struct HealthItem<'a> {
 }
 
 /// The `HealthReport` document (docs/design.md, "The command line"): `{"kind":"HealthReport",
-/// "items":[{"ref":{apiVersion,kind,namespace,name},"argo":{status,message,source,error},
-/// "flux":null}]}`, one item per object in input order. An object Argo has no health check for
-/// has `status: null` and `source: "none"`.
+/// "items":[{"ref":{apiVersion,kind,namespace,name},"argo":{status,message,source,rule,
+/// shadows,randomPick,error},"flux":null}]}`, one item per object in input order. An object
+/// Argo has no health check for has `status: null` and `source: "none"`; `rule` is the override
+/// key or glob or the built-in script's path that decided, `shadows` the other rules that
+/// match ([`ArgoVerdict::shadows`]).
 pub fn health_report(items: &[HealthItem]) -> Value {
     let items: Vec<Value> = items
         .iter()
@@ -239,6 +241,9 @@ pub fn health_report(items: &[HealthItem]) -> Value {
                     "status": v.health.as_ref().map(|h| h.status.clone()),
                     "message": v.health.as_ref().map(|h| h.message.clone()),
                     "source": v.decider.name(),
+                    "rule": v.decider.source(),
+                    "shadows": v.shadows,
+                    "randomPick": v.random_pick,
                     "error": v.error,
                 })
             });
@@ -306,11 +311,15 @@ pub fn write_health_json(
 /// in a DIFF column where the two gates decide differently), SOURCE and MESSAGE (long text last).
 /// `builtin_scripts` says whether Argo CD's built-in Lua scripts were loaded: without them an
 /// object with no check may still have one in a real Argo CD.
-/// Written line by line to `out`. Errors: the writer's.
+/// `wide` (`-o wide`) adds RULE (the override key or glob, or the built-in script, that decided)
+/// and SHADOWS (the other rules that match, and Argo CD's random pick among wildcard keys) and
+/// keeps every message whole; otherwise, given the terminal's `width`, MESSAGE is wrapped so
+/// that each line fits it ([`fit`]). Written line by line to `out`. Errors: the writer's.
 pub fn write_health_table(
     items: &[HealthItem],
     colour: bool,
     builtin_scripts: bool,
+    (wide, width): (bool, Option<usize>),
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     let no_check = if builtin_scripts {
@@ -388,6 +397,22 @@ pub fn write_health_table(
             });
         }
         row.push(sources.join("/"));
+        if wide && with_argo {
+            let (rule, shadows) = match it.argo {
+                Some(v) => {
+                    let rule = v.decider.source();
+                    let mut shadows = v.shadows.join(", ");
+                    if v.random_pick {
+                        shadows.push_str(if shadows.is_empty() { "" } else { "; " });
+                        shadows.push_str("random pick among the matching globs (argo-cd #16905)");
+                    }
+                    (rule, shadows)
+                }
+                None => (String::new(), String::new()),
+            };
+            row.push(one_line(if rule.is_empty() { "-" } else { &rule }));
+            row.push(one_line(if shadows.is_empty() { "-" } else { &shadows }));
+        }
         row.push(messages.join("; "));
         row
     };
@@ -401,10 +426,34 @@ pub fn write_health_table(
     if with_argo && with_flux {
         headers.push("DIFF");
     }
-    headers.extend(["SOURCE", "MESSAGE"]);
+    headers.push("SOURCE");
+    if wide && with_argo {
+        headers.extend(["RULE", "SHADOWS"]);
+    }
+    headers.push("MESSAGE");
     // The rows are made twice (widths, then lines) rather than held: a table of a million
-    // objects costs no memory beyond the verdicts.
-    write_rows(&headers, || items.iter().map(row_of), out)
+    // objects costs no memory beyond the verdicts; fitted to a terminal, three times.
+    let prose = [headers.len() - 1];
+    let limit = match width {
+        Some(w) if !wide => fit::limits(
+            &fit::column_widths(&headers, items.iter().map(row_of)),
+            w,
+            &prose,
+        ),
+        _ => None,
+    };
+    match limit {
+        None => write_rows(&headers, || items.iter().map(row_of), out),
+        Some(limit) => write_rows(
+            &headers,
+            || {
+                items
+                    .iter()
+                    .flat_map(|it| fit::wrap_row(&row_of(it), &limit, &prose))
+            },
+            out,
+        ),
+    }
 }
 
 /// One line saying what the Kustomization (or HelmRelease) as a whole would do; names,

@@ -6,7 +6,7 @@
 //! Pure logic: the resources come from the Application's `status.resources`, each joined with
 //! its live object when one is given, judged by [`ArgoHealth::evaluate`].
 
-use super::health::{ArgoHealth, Decider};
+use super::health::{shadow_note, ArgoHealth, Decider};
 use super::HealthStatus;
 use crate::k8s::gvk::{index_by_identity, str_at};
 use serde::Serialize;
@@ -99,6 +99,11 @@ pub enum Rule {
         /// The argocd-cm data keys that made the override (`resource.customizations.health.<group_Kind>`,
         /// `resource.customizations`), in the order applied; empty for the others.
         keys: Vec<String>,
+        /// The other matching rules it shadows ([`crate::argo::health::ArgoVerdict::shadows`]).
+        shadows: Vec<String>,
+        /// Argo CD picks among several wildcard keys at random (argo-cd issue 16905).
+        #[serde(rename = "randomPick")]
+        random_pick: bool,
     },
     /// No live object given: the health `status.resources` records.
     Recorded,
@@ -110,23 +115,29 @@ impl Rule {
     /// The rule as one phrase: `argocd-cm resource.customizations.health.x.io_Y (override
     /// x.io/Y)`, `argocd-cm resource.customizations (override glob *.io/*)`,
     /// `built-in script x.io/Y/health.lua`, `built-in Go check`, `deletion`, `no health check`,
-    /// `recorded in status.resources`, `no live object`.
+    /// `recorded in status.resources`, `no live object`; then what it shadows
+    /// ([`shadow_note`]).
     pub fn describe(&self) -> String {
         match self {
             Rule::Engine {
                 decider,
                 source,
                 keys,
-            } => match decider.as_str() {
-                "custom" => format!("argocd-cm {} (override {source})", keys.join(", ")),
-                "custom-wildcard" => {
-                    format!("argocd-cm {} (override glob {source})", keys.join(", "))
-                }
-                "builtin-lua" => format!("built-in script {source}"),
-                "builtin-go" => "built-in Go check".into(),
-                "deletion" => "deletion (metadata.deletionTimestamp)".into(),
-                _ => "no health check".into(),
-            },
+                shadows,
+                random_pick,
+            } => {
+                let rule = match decider.as_str() {
+                    "custom" => format!("argocd-cm {} (override {source})", keys.join(", ")),
+                    "custom-wildcard" => {
+                        format!("argocd-cm {} (override glob {source})", keys.join(", "))
+                    }
+                    "builtin-lua" => format!("built-in script {source}"),
+                    "builtin-go" => "built-in Go check".into(),
+                    "deletion" => "deletion (metadata.deletionTimestamp)".into(),
+                    _ => "no health check".into(),
+                };
+                format!("{rule}{}", shadow_note(shadows, *random_pick))
+            }
             Rule::Recorded => "recorded in status.resources".into(),
             Rule::NotLive => "no live object".into(),
         }
@@ -341,11 +352,7 @@ pub fn app_health(app: &Value, resources: &[AppResource<'_>], engine: &ArgoHealt
                 continue;
             }
             let v = engine.evaluate(live);
-            let source = match &v.decider {
-                Decider::Custom { key } | Decider::CustomWildcard { key } => key.clone(),
-                Decider::BuiltinLua { path } => path.display().to_string(),
-                _ => String::new(),
-            };
+            let source = v.decider.source();
             let keys = match &v.decider {
                 Decider::Custom { key } | Decider::CustomWildcard { key } => engine
                     .overrides
@@ -359,6 +366,8 @@ pub fn app_health(app: &Value, resources: &[AppResource<'_>], engine: &ArgoHealt
                 decider: v.decider.name().into(),
                 source,
                 keys,
+                shadows: v.shadows.clone(),
+                random_pick: v.random_pick,
             };
             if let Some(e) = &v.error {
                 errors.push(format!(

@@ -105,10 +105,13 @@ pub(super) fn gates(r: &mut Rows, d: &Decision, obj: &Value) {
                 outcome_tone(o),
             );
             let from = d.argo_source.describe();
+            let note = crate::argo::health::shadow_note(&v.shadows, v.random_pick);
             let rule = match v.decider.name() {
-                "deletion" => "metadata.deletionTimestamp is set: Argo CD answers Progressing before any health script runs".to_string(),
+                "deletion" => format!("metadata.deletionTimestamp is set: Argo CD answers Progressing before any health script runs{note}"),
                 "none" => format!("no resource.customizations.health key matches in {from}"),
-                "custom" | "custom-wildcard" => format!("health script for {gk} from {from}"),
+                "custom" => format!("health script for {gk} from {from} (key {}){note}", v.decider.source()),
+                "custom-wildcard" => format!("health script for {gk} from {from} (glob {}){note}", v.decider.source()),
+                "builtin-lua" => format!("Argo CD's built-in script {}{note}", v.decider.source()),
                 other => format!("Argo CD's {other} check"),
             };
             r.add(1, "Rule", rule, Tone::Plain);

@@ -204,6 +204,8 @@ fn gate_words_per_status() {
             error: None,
             open_libs: false,
             printed: Vec::new(),
+            shadows: Vec::new(),
+            random_pick: false,
         };
         assert_eq!(outcome_of(argo_gate(&v)), outcome(s(w)), "Argo {status}");
     }

@@ -5,7 +5,7 @@ use crate::io::connect::{block_on_within, connect};
 use crate::io::output::{exit_on_error, json_for, note, text_for, write_stdout};
 use anyhow::{bail, Context, Result};
 use futures_util::future::join_all;
-use kubectl_pacto::cli::{DoctorArgs, DoctorOutput};
+use kubectl_pacto::cli::{DoctorArgs, TableOutput};
 use kubectl_pacto::options::{duration_flag, ClusterOptions, Global};
 use pacto_gates::cluster::{Cluster, Scope, ServedKind};
 use pacto_gates::doctor::cluster::ReadOutcome;
@@ -246,17 +246,17 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
         note(n);
     }
     let out = match args.output {
-        Some(DoctorOutput::Json) => json_for(
+        Some(TableOutput::Json) => json_for(
             serde_json::to_string_pretty(&render::doctor::doctor_json(&report))? + "\n",
             global.terminal,
         ),
-        Some(DoctorOutput::Yaml) => text_for(
+        Some(TableOutput::Yaml) => text_for(
             serde_saphyr::to_string(&render::doctor::doctor_json(&report))
                 .context("rendering YAML")?,
             global.terminal,
         ),
-        None | Some(DoctorOutput::Wide) => {
-            let wide = args.output == Some(DoctorOutput::Wide);
+        None | Some(TableOutput::Wide) => {
+            let wide = args.output == Some(TableOutput::Wide);
             let width = crate::io::output::terminal_width(global.terminal);
             let mut t = render::doctor::doctor_table(&report, global.colour, wide, width);
             if !t.is_empty() {

@@ -7,7 +7,7 @@ pub(crate) mod test;
 use crate::io::files::read_one;
 use crate::io::output::{json_for, streamed, text_for, write_stdout};
 use anyhow::{anyhow, bail, Context, Result};
-use kubectl_pacto::cli::{HealthArgs, Output};
+use kubectl_pacto::cli::{HealthArgs, TableOutput};
 use kubectl_pacto::options::{duration_flag, size_flag, Global};
 use pacto_gates::argo::health::{ArgoHealth, ArgoVerdict, BuiltinScripts};
 use pacto_gates::argo::settings::{self, Overrides};
@@ -220,19 +220,19 @@ pub(crate) fn run(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
         .as_ref()
         .map(|(k, v)| serde_json::json!({"flux": render::wait_json(k, v)}));
     let out = match args.output {
-        Some(Output::Json) if global.terminal => {
+        Some(TableOutput::Json) if global.terminal => {
             let mut buf = Vec::new();
             render::write_health_json(&items, summary.as_ref(), &mut buf)?;
             json_for(String::from_utf8_lossy(&buf).into_owned(), true)
         }
-        Some(Output::Json) => {
+        Some(TableOutput::Json) => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             return streamed(
                 render::write_health_json(&items, summary.as_ref(), &mut out)
                     .and_then(|_| out.flush()),
             );
         }
-        Some(Output::Yaml) => {
+        Some(TableOutput::Yaml) => {
             let mut report = render::health_report(&items);
             if let Some(s) = summary {
                 report["summary"] = s;
@@ -242,12 +242,15 @@ pub(crate) fn run(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
                 global.terminal,
             )
         }
-        None => {
+        None | Some(TableOutput::Wide) => {
+            let wide = args.output.is_some();
+            let width = crate::io::output::terminal_width(global.terminal);
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             let written = render::write_health_table(
                 &items,
                 global.colour,
                 engine.builtins.is_some(),
+                (wide, width),
                 &mut out,
             )
             .and_then(|_| match &wait {
