@@ -109,7 +109,7 @@ pub(super) fn gates(r: &mut Rows, d: &Decision, obj: &Value) {
             let rule = match v.decider.name() {
                 "deletion" => format!("metadata.deletionTimestamp is set: Argo CD answers Progressing before any health script runs{note}"),
                 "none" => format!("no resource.customizations.health key matches in {from}"),
-                "custom" => format!("health script for {gk} from {from} (key {}){note}", v.decider.source()),
+                "custom" => format!("health script for {gk} from {from}{note}"),
                 "custom-wildcard" => format!("health script for {gk} from {from} (glob {}){note}", v.decider.source()),
                 "builtin-lua" => format!("Argo CD's built-in script {}{note}", v.decider.source()),
                 other => format!("Argo CD's {other} check"),
