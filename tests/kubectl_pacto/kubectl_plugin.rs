@@ -235,7 +235,7 @@ fn completion_below_health_through_kubectl() {
     );
 
     let (lines, directive, _) = complete(&k, &repo(), &["health", "-o", ""]);
-    assert_eq!(values(&lines), vec!["json", "yaml"]);
+    assert_eq!(values(&lines), vec!["wide", "json", "yaml"]);
     assert_eq!(directive, ":4");
 }
 
