@@ -211,6 +211,10 @@ pub struct ArgoHealth {
     cache: RefCell<HashMap<String, Result<Script, String>>>,
     /// The script used last: a run of objects of one kind compares the text instead of hashing it.
     last: RefCell<Option<(String, Result<Script, String>)>>,
+    /// [`Self::candidates`] and [`HealthKeys::random`] by `group/Kind`: they depend on the kind
+    /// alone, so they are worked out once per kind, not per object (`overrides` and `builtins`
+    /// are set before the first evaluation: the callers that add built-in scripts do so).
+    rules: RefCell<HashMap<String, (Vec<String>, bool)>>,
 }
 
 impl ArgoHealth {
@@ -223,6 +227,7 @@ impl ArgoHealth {
             now_unix,
             cache: RefCell::new(HashMap::new()),
             last: RefCell::new(None),
+            rules: RefCell::new(HashMap::new()),
         }
     }
 
@@ -354,7 +359,16 @@ impl ArgoHealth {
     /// built-in script of the exact directory, the matching built-in wildcard directories. The
     /// first decides; gitops-engine's Go check runs only when the list is empty.
     pub fn candidates(&self, group_kind: &str) -> Vec<String> {
+        self.rules_of(group_kind).0
+    }
+
+    /// [`Self::candidates`] and whether the wildcard pick is random, from the per-kind cache.
+    fn rules_of(&self, group_kind: &str) -> (Vec<String>, bool) {
+        if let Some(r) = self.rules.borrow().get(group_kind) {
+            return r.clone();
+        }
         let keys = health_keys(&self.overrides, group_kind);
+        let random = keys.random();
         let mut out: Vec<String> = keys.exact.into_iter().chain(keys.globs).collect();
         if let Some(b) = &self.builtins {
             if let Some((p, _)) = b.exact.get(group_kind) {
@@ -367,20 +381,20 @@ impl ArgoHealth {
                     .map(|(_, p, _)| p.display().to_string()),
             );
         }
-        out
+        let r = (out, random);
+        self.rules
+            .borrow_mut()
+            .insert(group_kind.to_string(), r.clone());
+        r
     }
 
     /// What a script `decider` shadows among the [`candidates`](Self::candidates) of
     /// `group_kind`, and whether Argo CD picks the wildcard key at random.
     fn shadowed(&self, group_kind: &str, decider: &Decider) -> (Vec<String>, bool) {
         let chosen = decider.source();
-        let random = matches!(decider, Decider::CustomWildcard { .. })
-            && health_keys(&self.overrides, group_kind).random();
-        let shadows = self
-            .candidates(group_kind)
-            .into_iter()
-            .filter(|c| *c != chosen)
-            .collect();
+        let (candidates, random) = self.rules_of(group_kind);
+        let random = random && matches!(decider, Decider::CustomWildcard { .. });
+        let shadows = candidates.into_iter().filter(|c| *c != chosen).collect();
         (shadows, random)
     }
 }

@@ -398,16 +398,14 @@ pub fn write_health_table(
         }
         row.push(sources.join("/"));
         if wide && with_argo {
+            // The phrase explain gives, without its leading "; ".
             let (rule, shadows) = match it.argo {
-                Some(v) => {
-                    let rule = v.decider.source();
-                    let mut shadows = v.shadows.join(", ");
-                    if v.random_pick {
-                        shadows.push_str(if shadows.is_empty() { "" } else { "; " });
-                        shadows.push_str("random pick among the matching globs (argo-cd #16905)");
-                    }
-                    (rule, shadows)
-                }
+                Some(v) => (
+                    v.decider.source(),
+                    crate::argo::health::shadow_note(&v.shadows, v.random_pick)
+                        .trim_start_matches("; ")
+                        .to_string(),
+                ),
                 None => (String::new(), String::new()),
             };
             row.push(one_line(if rule.is_empty() { "-" } else { &rule }));

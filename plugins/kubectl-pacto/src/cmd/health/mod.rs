@@ -243,7 +243,7 @@ pub(crate) fn run(args: &HealthArgs, global: &Global) -> Result<ExitCode> {
             )
         }
         None | Some(TableOutput::Wide) => {
-            let wide = args.output.is_some();
+            let wide = args.output == Some(TableOutput::Wide);
             let width = crate::io::output::terminal_width(global.terminal);
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             let written = render::write_health_table(
