@@ -38,21 +38,43 @@ fn version_prints() {
     );
 }
 
+/// `version` prints the plugin's version, then the Argo CD source and the Flux release its
+/// engines follow: argo-cd master `37ee0097` (the commit whose `resource_customizations/` corpus
+/// the Lua engine passes) and flux2 v2.9.4 (whose kustomize-controller v1.9.4 pins the fluxcd/pkg
+/// `runtime/cel` and `ssa` the Flux engine follows), as docs/upstream.md records them.
+fn assert_follows(stdout: &str) {
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert_eq!(
+        lines[0],
+        format!("kubectl-pacto {}", env!("CARGO_PKG_VERSION"))
+    );
+    assert!(
+        lines[1].starts_with("Argo CD: argo-cd 37ee0097 "),
+        "{stdout}"
+    );
+    assert!(lines[2].starts_with("Flux:    flux2 v2.9.4 "), "{stdout}");
+    let upstream = std::fs::read_to_string(common::repo().join("docs/upstream.md")).unwrap();
+    assert!(upstream.contains("| argoproj/argo-cd | master `37ee0097`"));
+    assert!(upstream.contains("| fluxcd/flux2 | v2.9.4 "));
+}
+
 /// kubectl's habits: `version` (and `-o json`), `help COMMAND`, and an unknown command answered
 /// with the list of those that exist.
 #[test]
 fn version_help_and_unknown_commands() {
     let v = common::run(&mut common::pacto(&["version"]));
     v.assert_code(0);
-    assert_eq!(
-        v.stdout,
-        format!("kubectl-pacto {}\n", env!("CARGO_PKG_VERSION"))
-    );
+    assert_follows(&v.stdout);
     let j = common::run(&mut common::pacto(&["version", "-o", "json"]));
     j.assert_code(0);
     let doc: serde_json::Value = serde_json::from_str(&j.stdout).unwrap();
     assert_eq!(doc["kind"], "Version");
     assert_eq!(doc["version"], env!("CARGO_PKG_VERSION"));
+    let argo = doc["follows"]["argoCD"].as_str().unwrap_or_default();
+    let flux = doc["follows"]["flux"].as_str().unwrap_or_default();
+    assert!(argo.starts_with("argo-cd 37ee0097 "), "{}", j.stdout);
+    assert!(flux.starts_with("flux2 v2.9.4 "), "{}", j.stdout);
     let h = common::run(&mut common::pacto(&["help", "doctor"]));
     h.assert_code(0);
     assert!(
@@ -83,10 +105,7 @@ fn bare_invocation_version_client_and_flux_flag_kinds() {
     );
     let v = common::run(&mut common::pacto(&["version", "--client"]));
     v.assert_code(0);
-    assert_eq!(
-        v.stdout,
-        format!("kubectl-pacto {}\n", env!("CARGO_PKG_VERSION"))
-    );
+    assert_follows(&v.stdout);
     let h = common::run(&mut common::pacto(&[
         "health",
         "-f",

@@ -13,6 +13,13 @@ pub mod suite;
 
 use serde::Serialize;
 
+/// The Argo CD source the engines follow, as `kubectl pacto version` prints it: argo-cd master at
+/// commit `37ee0097` (2026-08-22; its `VERSION` file says 3.6.0, not yet released; the newest
+/// release then was v3.5.1), and the gopher-lua release that commit's `go.mod` pins. Its
+/// `resource_customizations/` is the corpus the Lua engine is measured on.
+pub const FOLLOWS: &str =
+    "argo-cd 37ee0097 (3.6.0 before its release; newest release v3.5.1), gopher-lua v1.1.2";
+
 /// Argo CD's health status codes (gitops-engine `pkg/health/health.go` `HealthStatusCode`),
 /// ordered from most to least healthy as `healthOrder` ranks them.
 pub const HEALTH_CODES: [&str; 6] = [

@@ -14,6 +14,13 @@ pub mod cel;
 
 use serde::Serialize;
 
+/// The Flux release the engines follow, as `kubectl pacto version` prints it: flux2 v2.9.4
+/// (2026-08-07), whose kustomize-controller v1.9.4 builds with fluxcd/pkg `runtime` v0.110.1 and
+/// `ssa` v0.76.1 (their `runtime/cel` and `ssa` are the same in fluxcd/pkg `e2cfd1a2`, the commit
+/// the engines were written against), fluxcd/cli-utils v1.2.2 (kstatus) and cel-go v0.26.1.
+pub const FOLLOWS: &str = "flux2 v2.9.4 (kustomize-controller v1.9.4, helm-controller v1.6.3), \
+                           kstatus of fluxcd/cli-utils v1.2.2, cel-go v0.26.1";
+
 /// kstatus statuses (fluxcd/cli-utils `pkg/kstatus/status/status.go` `Status`), spelled as
 /// kstatus spells them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]

@@ -1,6 +1,7 @@
 //! The README's cluster walkthrough on the real server: its `kubectl` commands run as written
 //! (CRDs of `examples/cluster/`, the namespaces, the examples applied, their status written
-//! through the status subresource), then `kubectl pacto get -n shop`. A Pacto is fresh when
+//! through the status subresource, after waiting for the CRDs to be established), then
+//! `kubectl pacto get -n shop` and the block's `explain` and `wait`. A Pacto is fresh when
 //! `status.observedGeneration` equals `metadata.generation` (the operator's freshness rule); the
 //! expected FRESH column comes from the example file's own generation and status, which the
 //! server keeps only when the CRD declares the status subresource (otherwise the status write
@@ -90,4 +91,39 @@ fn the_readme_walkthrough_shows_fresh_pactos_on_a_real_server() {
         "the examples' fresh Pactos: {want:?}"
     );
     assert_eq!(got, want, "{}", r.stdout);
+
+    // The walkthrough's other `kubectl pacto` commands, as written: `explain` reports the
+    // example's own verdict, `wait --for verdict=` returns at once on the Pacto that has it.
+    let examples = yaml_documents("examples/objects/gates.yaml");
+    let verdict_of = |name: &str| {
+        examples
+            .iter()
+            .find(|o| o["kind"] == "Pacto" && o["metadata"]["name"] == name)
+            .and_then(|o| o["status"]["contractStatus"].as_str())
+            .unwrap_or_else(|| {
+                panic!("examples/objects/gates.yaml has no Pacto {name} with a verdict")
+            })
+            .to_string()
+    };
+    assert!(pacto.len() >= 3, "{pacto:?}");
+    for args in &pacto[1..] {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let r = pacto_on(&kube, home.path(), &args);
+        r.assert_code(0).assert_no_panic();
+        let name = args[1].split_once('/').map(|(_, n)| n).unwrap_or_default();
+        match args[0] {
+            "explain" => {
+                let line = format!("Verdict:       {}\n", verdict_of(name));
+                assert!(r.stdout.contains(&line), "{args:?}: {}", r.stdout);
+            }
+            "wait" => {
+                let wanted = args
+                    .iter()
+                    .find_map(|a| a.strip_prefix("verdict="))
+                    .expect("the walkthrough waits for a verdict");
+                assert_eq!(verdict_of(name), wanted, "{args:?}");
+            }
+            other => panic!("unexpected walkthrough command {other}: {args:?}"),
+        }
+    }
 }
