@@ -8,7 +8,8 @@
 //! the Pacto's header (target, status shape, verdict); each later section has its own file:
 //! `findings.rs` (findings, validation errors, conditions), `freshness.rs`, `gates.rs` (Argo CD,
 //! Flux, divergence, the no-gate warning), `timing.rs`, and `other.rs` for kinds other than Pacto. One level up, `application.rs` and
-//! `kustomization.rs` report an Argo CD Application's health and a Flux Kustomization's wait.
+//! `kustomization.rs` report an Argo CD Application's health and a Flux Kustomization's wait,
+//! and `tree.rs` lays either out as a tree of the objects below it.
 
 pub mod application;
 mod findings;
@@ -18,6 +19,7 @@ pub mod kustomization;
 mod other;
 pub mod report;
 mod timing;
+pub mod tree;
 
 pub use report::{explanation, Report};
 

@@ -1,0 +1,368 @@
+//! The gate as a tree (`kubectl pacto tree`, `explain --tree`): an Argo CD Application with the
+//! resources of its `status.resources`, or a Flux Kustomization with the objects of its
+//! `status.inventory`, each with its health through the gate that judges it; a child
+//! Application (app of apps) or a child Kustomization found among the live objects is expanded
+//! the same way, below it.
+//!
+//! What each node's health is, by the source that decides it:
+//! - the root Application: argo-cd `setApplicationHealth` over its resources
+//!   ([`crate::argo::app_health::app_health`]); each resource: the health that function gave it,
+//!   with the rule that judged it (a resource left out of the aggregation keeps its health and
+//!   says why it does not count);
+//! - the root Kustomization: what its wait comes to ([`crate::flux::wait_set::explain_wait`]:
+//!   kustomize-controller `checkHealth`, fluxcd/pkg `ssa` `WaitForSetWithContext`); each
+//!   inventory object: the status the wait's reader gives it (`healthCheckExprs[i]`, Flux's Job
+//!   reader, kstatus), or `-` when the wait does not cover it (`spec.wait: false`, not in
+//!   `spec.healthChecks`).
+//!
+//! A child's own children come from the child's own gate, so a nested Kustomization shows what
+//! its parent's wait reads on it (kstatus on its Ready condition), then its own inventory.
+//! Bounds: `depth` levels below the root (None: all); each Application or Kustomization is
+//! expanded once, a second sighting (a cycle, or one listed twice) is a leaf that says so.
+//! Pure: objects in, nodes out.
+
+use super::Tone;
+use crate::argo::app_health::{app_health, resources, AppHealth, Counted};
+use crate::argo::health::ArgoHealth;
+use crate::flux::wait_set::{explain_wait, inventory, Covered, Overall, WaitExplanation};
+use crate::flux::KStatus;
+use crate::k8s::gvk::{gvk_of, index_by_identity, str_at};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// One node of the tree: an object, its health through the gate above it, the rule that
+/// decided and its message, then the objects below it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeNode {
+    /// The API group (empty for the core group).
+    pub group: String,
+    pub kind: String,
+    /// Empty for cluster-scoped objects.
+    pub namespace: String,
+    pub name: String,
+    /// An Argo CD health code (Applications and their resources), a kstatus status (a
+    /// Kustomization's objects), what a root Kustomization's wait comes to (`Ready`,
+    /// `WouldFail`, `WouldTimeOut`, `NotChecked`, `Stalled`), or `-` when no gate judges it.
+    pub health: String,
+    /// The rule that gave the health: an argocd-cm key or glob, a built-in script, a built-in Go
+    /// check, `healthCheckExprs[i]`, `kstatus`, `job-reader`, `wait`, `not waited`.
+    pub rule: String,
+    /// The rule's message (Argo CD's health message, kstatus's, the text Flux would print).
+    pub message: String,
+    /// Whether the node decides its parent's verdict (an Argo CD health cause; an object Flux
+    /// names in its wait's message).
+    pub deciding: bool,
+    /// Why the node is shown without its children: `not expanded: depth`, `shown above`, `not
+    /// among the live objects`, or the child's own error; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub children: Vec<TreeNode>,
+    /// How the health reads, for colour on a terminal.
+    #[serde(skip)]
+    pub tone: Tone,
+}
+
+const ARGO: &str = "argoproj.io";
+const FLUX: &str = "kustomize.toolkit.fluxcd.io";
+
+/// The identity an object is expanded under: (group, kind, namespace, name).
+type Seen = HashSet<(String, String, String, String)>;
+
+fn identity(o: &Value) -> (String, String, String, String) {
+    (
+        gvk_of(o).group.to_string(),
+        str_at(o, "/kind").to_string(),
+        str_at(o, "/metadata/namespace").to_string(),
+        str_at(o, "/metadata/name").to_string(),
+    )
+}
+
+/// `live` with `root` added when it is not among them, so that a child that lists the root
+/// sees it live; None when it is there already.
+fn with(live: &[Value], root: &Value) -> Option<Vec<Value>> {
+    let id = identity(root);
+    if live.iter().any(|o| identity(o) == id) {
+        return None;
+    }
+    let mut all = live.to_vec();
+    all.push(root.clone());
+    Some(all)
+}
+
+fn argo_tone(code: &str) -> Tone {
+    match code {
+        "Healthy" => Tone::Good,
+        "Degraded" | "Missing" => Tone::Bad,
+        "Unknown" => Tone::Warn,
+        "" | "-" => Tone::Plain,
+        _ => Tone::Pending,
+    }
+}
+
+fn kstatus_tone(s: KStatus) -> Tone {
+    match s {
+        KStatus::Current => Tone::Good,
+        KStatus::Failed | KStatus::NotFound => Tone::Bad,
+        KStatus::Unknown => Tone::Warn,
+        KStatus::InProgress | KStatus::Terminating => Tone::Pending,
+    }
+}
+
+fn overall_tone(o: Overall) -> Tone {
+    match o {
+        Overall::Ready => Tone::Good,
+        Overall::WouldFail | Overall::Stalled => Tone::Bad,
+        Overall::WouldTimeOut => Tone::Pending,
+        Overall::NotChecked => Tone::Plain,
+    }
+}
+
+/// The tree of the Application `app` over the live objects `live`, its resources judged with
+/// `engine` (the cluster's argocd-cm), `depth` levels deep (None: all). Errors: the root's
+/// `status.resources` is malformed (a child's is a note on its node).
+pub fn application_tree(
+    app: &Value,
+    live: &[Value],
+    engine: &ArgoHealth,
+    depth: Option<usize>,
+) -> Result<TreeNode, String> {
+    let with_root = with(live, app);
+    let live = with_root.as_deref().unwrap_or(live);
+    let mut seen = Seen::new();
+    seen.insert(identity(app));
+    let (h, children) = application_children(app, live, engine, depth, 0, &mut seen)?;
+    let (g, k, ns, n) = identity(app);
+    Ok(TreeNode {
+        group: g,
+        kind: k,
+        namespace: ns,
+        name: n,
+        tone: argo_tone(&h.status),
+        health: h.status,
+        rule: "setApplicationHealth".into(),
+        message: h.message,
+        deciding: false,
+        note: None,
+        children,
+    })
+}
+
+/// The Application's health over its resources, and their nodes in `status.resources` order.
+fn application_children(
+    app: &Value,
+    live: &[Value],
+    engine: &ArgoHealth,
+    depth: Option<usize>,
+    level: usize,
+    seen: &mut Seen,
+) -> Result<(AppHealth, Vec<TreeNode>), String> {
+    let rs = resources(app, live)?;
+    let mut h = app_health(app, &rs, engine);
+    let mut judged = std::mem::take(&mut h.resources);
+    // The tree keeps status.resources' order; explain sorts worst first.
+    judged.sort_by_key(|j| j.index);
+    let mut out = Vec::with_capacity(judged.len());
+    for j in judged {
+        let health = j.health.as_ref().map(|s| s.status.clone());
+        let mut message = j
+            .health
+            .as_ref()
+            .map(|s| s.message.clone())
+            .unwrap_or_default();
+        if let Some(e) = &j.error {
+            message = e.clone();
+        }
+        let reason = j.counted.reason();
+        if j.counted != Counted::Counted && !reason.is_empty() {
+            message = if message.is_empty() {
+                format!("({reason})")
+            } else {
+                format!("{message} ({reason})")
+            };
+        }
+        let mut node = TreeNode {
+            group: j.group.clone(),
+            kind: j.kind.clone(),
+            namespace: j.namespace.clone(),
+            name: j.name.clone(),
+            tone: argo_tone(health.as_deref().unwrap_or("")),
+            health: health.unwrap_or_else(|| "-".into()),
+            rule: j.rule.describe(),
+            message,
+            deciding: j.cause,
+            note: None,
+            children: Vec::new(),
+        };
+        if j.group == ARGO && j.kind == "Application" {
+            let child = rs.get(j.index).and_then(|r| r.live);
+            expand(&mut node, child, depth, level, seen, |c, seen| {
+                Ok(application_children(c, live, engine, depth, level + 1, seen)?.1)
+            });
+        }
+        out.push(node);
+    }
+    Ok((h, out))
+}
+
+/// Expands `node` with the children `below` gives for its live object `child`, unless the depth
+/// is reached, the object is not live or it was expanded already; a child's error is its note.
+fn expand(
+    node: &mut TreeNode,
+    child: Option<&Value>,
+    depth: Option<usize>,
+    level: usize,
+    seen: &mut Seen,
+    below: impl FnOnce(&Value, &mut Seen) -> Result<Vec<TreeNode>, String>,
+) {
+    let Some(child) = child else {
+        node.note = Some("not among the live objects".into());
+        return;
+    };
+    if depth.is_some_and(|d| level + 1 >= d) {
+        node.note = Some("not expanded: depth".into());
+        return;
+    }
+    if !seen.insert(identity(child)) {
+        node.note = Some("shown above".into());
+        return;
+    }
+    match below(child, seen) {
+        Ok(children) => node.children = children,
+        Err(e) => node.note = Some(e),
+    }
+}
+
+/// The tree of the Kustomization `k` over the live objects `live`, with kstatus's now at
+/// `now_unix`, `depth` levels deep (None: all). Errors: as
+/// [`crate::flux::wait_set::explain_wait`] on the root (a child's are a note on its node).
+pub fn kustomization_tree(
+    k: &Value,
+    live: &[Value],
+    now_unix: i64,
+    depth: Option<usize>,
+) -> Result<TreeNode, String> {
+    let with_root = with(live, k);
+    let live = with_root.as_deref().unwrap_or(live);
+    let mut seen = Seen::new();
+    seen.insert(identity(k));
+    let w = explain_wait(k, live, now_unix)?;
+    let (g, kind, ns, n) = identity(k);
+    let children = kustomization_children(k, &w, live, now_unix, depth, 0, &mut seen)?;
+    let rule = match w.covered {
+        Covered::Inventory | Covered::ObjectsGiven => "wait (spec.wait: the inventory)",
+        Covered::HealthChecks => "wait (spec.healthChecks)",
+        Covered::Nothing => "no wait (spec.wait: false, no spec.healthChecks)",
+    };
+    Ok(TreeNode {
+        group: g,
+        kind,
+        namespace: ns,
+        name: n,
+        tone: overall_tone(w.overall),
+        health: w.overall.as_str().into(),
+        rule: rule.into(),
+        message: w.message,
+        deciding: false,
+        note: None,
+        children,
+    })
+}
+
+/// The nodes of the Kustomization `k`'s inventory (without one, of what its wait `w` covers).
+fn kustomization_children(
+    k: &Value,
+    w: &WaitExplanation,
+    live: &[Value],
+    now_unix: i64,
+    depth: Option<usize>,
+    level: usize,
+    seen: &mut Seen,
+) -> Result<Vec<TreeNode>, String> {
+    let by_id = index_by_identity(live);
+    // The inventory is what the Kustomization applied; without one, what the wait covers.
+    let entries: Vec<(String, String, String, String)> = match inventory(k)? {
+        Some(inv) => inv
+            .into_iter()
+            .map(|e| (e.group, e.kind, e.namespace, e.name))
+            .collect(),
+        None => w
+            .objects
+            .iter()
+            .map(|o| {
+                (
+                    o.group.clone(),
+                    o.kind.clone(),
+                    o.namespace.clone(),
+                    o.name.clone(),
+                )
+            })
+            .collect(),
+    };
+    let mut out = Vec::with_capacity(entries.len());
+    for (group, kind, namespace, name) in entries {
+        let waited = w.objects.iter().find(|o| {
+            o.group == group && o.kind == kind && o.namespace == namespace && o.name == name
+        });
+        let own = str_at(k, "/metadata/name") == name
+            && str_at(k, "/metadata/namespace") == namespace
+            && kind == "Kustomization";
+        let mut node = match waited {
+            Some(o) => TreeNode {
+                group: group.clone(),
+                kind: kind.clone(),
+                namespace: namespace.clone(),
+                name: name.clone(),
+                health: o.status.as_str().into(),
+                tone: kstatus_tone(o.status),
+                rule: o.reader.clone(),
+                message: o.error.clone().unwrap_or_else(|| o.message.clone()),
+                deciding: o.deciding,
+                note: None,
+                children: Vec::new(),
+            },
+            None => TreeNode {
+                group: group.clone(),
+                kind: kind.clone(),
+                namespace: namespace.clone(),
+                name: name.clone(),
+                health: "-".into(),
+                tone: Tone::Plain,
+                rule: if own {
+                    "not waited (the Kustomization itself)".into()
+                } else {
+                    "not waited".into()
+                },
+                message: String::new(),
+                deciding: false,
+                note: None,
+                children: Vec::new(),
+            },
+        };
+        if group == FLUX && kind == "Kustomization" && !own {
+            let child = by_id
+                .get(&(
+                    group.clone(),
+                    kind.as_str(),
+                    namespace.as_str(),
+                    name.as_str(),
+                ))
+                .copied();
+            expand(&mut node, child, depth, level, seen, |c, seen| {
+                let w = explain_wait(c, live, now_unix)?;
+                kustomization_children(c, &w, live, now_unix, depth, level + 1, seen)
+            });
+        }
+        out.push(node);
+    }
+    Ok(out)
+}
+
+/// The number of nodes of `t`, itself included.
+pub fn count(t: &TreeNode) -> usize {
+    1 + t.children.iter().map(count).sum::<usize>()
+}
+
+#[cfg(test)]
+mod tests;
