@@ -24,6 +24,7 @@ mod reconcile;
 mod scripts;
 mod suites;
 mod terminal;
+mod tree;
 mod walkthrough;
 
 #[test]
@@ -85,7 +86,7 @@ fn version_help_and_unknown_commands() {
     let u = common::run(&mut common::pacto(&["frobnicate"]));
     u.assert_code(1);
     assert!(
-        u.stderr.ends_with("hint: the commands are health, get, explain, doctor, reconcile, wait, snippet, version, completion (kubectl pacto help COMMAND)\n"),
+        u.stderr.ends_with("hint: the commands are health, get, explain, tree, doctor, reconcile, wait, snippet, version, completion (kubectl pacto help COMMAND)\n"),
         "{}",
         u.stderr
     );

@@ -213,6 +213,14 @@ pub enum Command {
     /// what a Stage or Operation depends on). -o json|yaml prints the explanation as data.
     /// KUBECTL_PACTO_NOW (RFC 3339) fixes the clock for reproducible output.
     Explain(ExplainArgs),
+    /// Show an Argo CD Application or a Flux Kustomization as a tree of the objects below it
+    /// (its status.resources, or its inventory), each with its health through the gate that
+    /// judges it, the rule that decided and its message. Child Applications and Kustomizations
+    /// are nested below their own entry. The same as `explain KIND/NAME --tree`.
+    ///
+    /// Takes application/NAME or kustomization/NAME from the cluster, or from -f files that hold
+    /// it and the live objects. -o json|yaml prints the tree as data.
+    Tree(TreeArgs),
     /// Check that the gates are configured, not only look configured.
     ///
     /// Reads argocd-cm, argocd-cmd-params-cm, Kustomizations, HelmReleases, Pactos,
@@ -636,6 +644,39 @@ pub struct ExplainArgs {
     pub timeout: String,
     /// Output format: the report by default; json and yaml print it as data (a kubectl List
     /// when several objects are explained).
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
+    pub output: Option<Output>,
+    /// For application/NAME and kustomization/NAME: the objects below it as a tree (`kubectl
+    /// pacto tree`).
+    #[arg(long)]
+    pub tree: bool,
+    /// With --tree: how many levels below the object are shown (1: its own resources only).
+    #[arg(long, value_name = "N", requires = "tree",
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub depth: Option<u32>,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    #[command(flatten)]
+    pub gates: GateArgs,
+}
+
+/// `kubectl pacto tree`.
+#[derive(Debug, Args)]
+pub struct TreeArgs {
+    /// application/NAME or kustomization/NAME.
+    #[arg(value_name = "KIND/NAME", add = ArgValueCandidates::new(crate::candidates::targets))]
+    pub target: String,
+    /// Read the Application or Kustomization and the live objects from files instead (YAML or
+    /// JSON, directories, - for stdin).
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
+    pub files: Vec<PathBuf>,
+    /// How many levels below the object are shown (1: its own resources only); all by default.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub depth: Option<u32>,
+    /// The deadline of the whole command against a cluster, e.g. 30s, 5m; 0: none.
+    #[arg(long, value_name = "DURATION", default_value = "1m")]
+    pub timeout: String,
+    /// Output format: the tree by default; json and yaml print it as data.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<Output>,
     #[command(flatten)]

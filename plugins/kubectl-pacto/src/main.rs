@@ -94,6 +94,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         },
         Command::Get(args) => cmd::get::run(&args, &global()?),
         Command::Explain(args) => cmd::explain::run(&args, &global()?),
+        Command::Tree(args) => cmd::explain::tree::run(&args, &global()?),
         Command::Doctor(args) => Ok(cmd::doctor::run(&args, &global()?)),
         Command::Snippet(args) => cmd::snippet::run(&args),
         Command::Wait(args) => cmd::wait::run(&args, &global()?),

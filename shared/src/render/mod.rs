@@ -791,5 +791,6 @@ pub mod fit;
 mod pacto;
 pub mod reconcile;
 pub mod suite;
+pub mod tree;
 pub use delivery::{operation_table, short_digest, stage_table, StageRow};
 pub use pacto::{explain_text, explanation, kube_list, pacto_table, PactoRow, TableOptions};

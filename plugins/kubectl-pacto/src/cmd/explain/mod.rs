@@ -4,6 +4,7 @@
 //! text, or as data with `-o json|yaml` (a kubectl List when there are several).
 
 mod one_level_up;
+pub(crate) mod tree;
 
 use crate::io::connect::{block_on, block_on_within, connect, namespace};
 use crate::io::delivery::{self, Objects};
@@ -62,6 +63,9 @@ impl<'a> Options<'a> {
 
 /// `kubectl pacto explain`.
 pub(crate) fn run(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
+    if args.tree {
+        return tree::from_explain(args, global);
+    }
     let o = Options::complete(args, global)?;
     let reports = match (&o.target, args.files.is_empty()) {
         (_, false) => from_files(&o)?,

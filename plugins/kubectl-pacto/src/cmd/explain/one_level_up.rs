@@ -14,7 +14,7 @@ use kubectl_pacto::cli::GateArgs;
 use kubectl_pacto::options::ClusterOptions;
 use kubectl_pacto::resource::{Explained, Target};
 use pacto_gates::argo::app_health::{app_health, resources};
-use pacto_gates::argo::health::BuiltinScripts;
+use pacto_gates::argo::health::{ArgoHealth, BuiltinScripts};
 use pacto_gates::flux::wait_set::{explain_wait, references};
 use pacto_gates::kinds;
 use pacto_gates::pacto::explain::application::application_report;
@@ -25,7 +25,11 @@ use serde_json::Value;
 
 /// The one object of the files `t` names (in `namespace` when given). Errors: none, or several
 /// in different namespaces.
-fn the_one<'a>(all: &'a [Value], t: &Target, namespace: Option<&str>) -> Result<&'a Value> {
+pub(super) fn the_one<'a>(
+    all: &'a [Value],
+    t: &Target,
+    namespace: Option<&str>,
+) -> Result<&'a Value> {
     let found: Vec<&Value> = all
         .iter()
         .filter(|x| in_namespace(x, namespace) && t.is(x))
@@ -70,29 +74,7 @@ pub(super) fn report(
         .collect();
     match t.kind {
         Explained::Application => {
-            let argo = match all.iter().find(|x| is_argocd_cm(x)) {
-                Some(cm) if gates.argocd_cm.is_none() => {
-                    let ns = cm
-                        .pointer("/metadata/namespace")
-                        .and_then(Value::as_str)
-                        .unwrap_or("default");
-                    let mut a = ArgoGate::from_configmap(
-                        cm,
-                        format!("argocd-cm {ns}/argocd-cm (in the files given)"),
-                        now.as_second(),
-                    );
-                    if let (Some(dir), Some(engine)) =
-                        (&gates.customizations_dir, a.engine.as_mut())
-                    {
-                        engine.builtins = Some(
-                            BuiltinScripts::load(dir)
-                                .map_err(|e| anyhow!("--customizations-dir: {e}"))?,
-                        );
-                    }
-                    a
-                }
-                _ => block_on(load_gates(gates, None, now))?.0,
-            };
+            let argo = argo_gate_of_files(all, gates, now)?;
             application(obj, &live, &argo, t, false)
         }
         Explained::Kustomization => {
@@ -102,6 +84,46 @@ pub(super) fn report(
         }
         _ => unreachable!("only an Application or a Kustomization is explained here"),
     }
+}
+
+/// The Argo CD gate for an Application of the files: the argocd-cm among them (with
+/// `--customizations-dir`), unless `--argocd-cm` names one; else the recommended gate.
+pub(super) fn argo_gate_of_files(
+    all: &[Value],
+    gates: &GateArgs,
+    now: jiff::Timestamp,
+) -> Result<ArgoGate> {
+    Ok(match all.iter().find(|x| is_argocd_cm(x)) {
+        Some(cm) if gates.argocd_cm.is_none() => {
+            let ns = cm
+                .pointer("/metadata/namespace")
+                .and_then(Value::as_str)
+                .unwrap_or("default");
+            let mut a = ArgoGate::from_configmap(
+                cm,
+                format!("argocd-cm {ns}/argocd-cm (in the files given)"),
+                now.as_second(),
+            );
+            if let (Some(dir), Some(engine)) = (&gates.customizations_dir, a.engine.as_mut()) {
+                engine.builtins = Some(
+                    BuiltinScripts::load(dir).map_err(|e| anyhow!("--customizations-dir: {e}"))?,
+                );
+            }
+            a
+        }
+        _ => block_on(load_gates(gates, None, now))?.0,
+    })
+}
+
+/// The engine of `argo`. Errors: an argocd-cm Argo CD refuses as a whole.
+pub(super) fn engine_of(argo: &ArgoGate) -> Result<&ArgoHealth> {
+    argo.engine.as_ref().ok_or_else(|| {
+        anyhow!(
+            "{}: {} (Argo CD refuses the whole configuration: every Application's health is Unknown)",
+            argo.source.describe(),
+            argo.load_error.as_deref().unwrap_or("not loaded")
+        )
+    })
 }
 
 /// The report of the Application or Kustomization `t` names, read from the cluster with the
@@ -161,13 +183,7 @@ fn application(
     t: &Target,
     every_live: bool,
 ) -> Result<Report> {
-    let Some(engine) = argo.engine.as_ref() else {
-        bail!(
-            "{}: {} (Argo CD refuses the whole configuration: every Application's health is Unknown)",
-            argo.source.describe(),
-            argo.load_error.as_deref().unwrap_or("not loaded")
-        );
-    };
+    let engine = engine_of(argo)?;
     let mut rs = resources(obj, live).map_err(|e| anyhow!("application/{}: {e}", t.name))?;
     if every_live {
         for r in rs.iter_mut().filter(|r| r.live.is_none()) {
