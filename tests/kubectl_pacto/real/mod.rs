@@ -10,6 +10,7 @@
 mod bench;
 mod conformance;
 mod delivery;
+mod gate;
 mod printing;
 mod rbac;
 mod reconcile;
