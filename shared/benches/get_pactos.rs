@@ -67,6 +67,7 @@ fn table(
     pacto_table(
         &rows,
         TableOptions {
+            contexts: None,
             all_namespaces: true,
             wide: false,
             headers: true,

@@ -496,7 +496,7 @@ pub struct ClusterArgs {
     /// ~/.kube/config, else the in-cluster service account).
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use.
+    /// The kubeconfig context to use (`get` also reads several at once: a,b).
     #[arg(long, value_name = "NAME", add = ArgValueCandidates::new(crate::candidates::contexts))]
     pub context: Option<String>,
     /// The namespace (default: the context's namespace, else "default").
@@ -613,6 +613,11 @@ pub struct GetArgs {
     /// cluster; for Stages, the files also hold what they depend on.
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
     pub files: Vec<PathBuf>,
+    /// Read every context of the kubeconfig, in parallel, into one table with a CONTEXT column
+    /// (as --context a,b does for the contexts named). One exit code for the run: 1 when any
+    /// context could not be read (the others are still printed).
+    #[arg(long, conflicts_with_all = ["context", "files", "watch", "name"])]
+    pub all_contexts: bool,
     #[command(flatten)]
     pub cluster: ClusterArgs,
     #[command(flatten)]

@@ -234,6 +234,82 @@ pub fn check_kubeconfig_text(
     proxy::proxy_for(&uri, explicit.as_ref(), |_| None).map_err(config)
 }
 
+/// A kubeconfig found and where from (None: no file), and the `KUBECONFIG` text when every file
+/// it names is missing.
+type Found = (Option<(Kubeconfig, String)>, Option<String>);
+
+/// The kubeconfig kubectl would read, and where from: `kubeconfig` (`--kubeconfig`) alone; else
+/// the files of `KUBECONFIG` merged (missing ones skipped; when all are missing, none, with the
+/// variable's text as the second value); else `~/.kube/config` when it exists; else none.
+/// Errors: a file that cannot be read or parsed, or files that do not merge, named.
+fn load(kubeconfig: Option<&Path>) -> Result<Found, Box<ClusterError>> {
+    let env_files: Vec<PathBuf> = std::env::var_os("KUBECONFIG")
+        .map(|v| {
+            std::env::split_paths(&v)
+                .filter(|p| !p.as_os_str().is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let home_file = std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".kube/config"))
+        .filter(|p| p.exists());
+    let mut missing_env: Option<String> = None;
+    let loaded = if let Some(path) = kubeconfig {
+        let source = path.display().to_string();
+        let kc = read_kubeconfig(path)?;
+        Some((kc, source))
+    } else if !env_files.is_empty() {
+        // kubectl's merge: the files of KUBECONFIG in order, missing ones skipped, the first
+        // file to set a value wins.
+        let source = format!(
+            "KUBECONFIG={}",
+            std::env::var_os("KUBECONFIG")
+                .unwrap_or_default()
+                .to_string_lossy()
+        );
+        let mut merged: Option<Kubeconfig> = None;
+        for f in env_files.iter().filter(|f| f.exists()) {
+            let kc = read_kubeconfig(f)?;
+            merged = Some(match merged {
+                None => kc,
+                Some(m) => m.merge(kc).map_err(|e| Box::new(config_error(&source, e)))?,
+            });
+        }
+        // None of them exists: an empty configuration, which the flags alone (`--server`)
+        // or the in-cluster service account may still complete, as kubectl's loader
+        // (client-go `tools/clientcmd/merged_client_builder.go` `ClientConfig`) does.
+        if merged.is_none() {
+            missing_env = Some(source.clone());
+        }
+        merged.map(|kc| (kc, source))
+    } else if let Some(home) = &home_file {
+        let source = home.display().to_string();
+        let kc = read_kubeconfig(home)?;
+        Some((kc, source))
+    } else {
+        None
+    };
+    Ok((loaded, missing_env))
+}
+
+/// The names of the kubeconfig's contexts (`--all-contexts`), from the kubeconfig the command
+/// would read (as [`Cluster::connect`] finds it), in byte order as `kubectl config
+/// get-contexts` lists them. Errors: as [`Cluster::connect`]'s for an unreadable or malformed
+/// kubeconfig; none at all is an error naming where it looked.
+pub fn context_names(kubeconfig: Option<&Path>) -> Result<Vec<String>, Box<ClusterError>> {
+    let (loaded, missing_env) = load(kubeconfig)?;
+    let Some((kc, _)) = loaded else {
+        return Err(Box::new(ClusterError::Config(match missing_env {
+            Some(env) => format!("{env}: no kubeconfig file exists, so there are no contexts"),
+            None => "no kubeconfig (--kubeconfig, KUBECONFIG or ~/.kube/config), so there are no contexts".into(),
+        })));
+    };
+    let mut names: Vec<String> = kc.contexts.into_iter().map(|c| c.name).collect();
+    names.sort();
+    names.dedup();
+    Ok(names)
+}
+
 impl Cluster {
     /// Builds the client. Order, as kubectl: `--kubeconfig`; else `KUBECONFIG` (files merged,
     /// missing ones skipped) or `~/.kube/config`; else (no kubeconfig, or `KUBECONFIG` naming
@@ -246,52 +322,7 @@ impl Cluster {
             cluster: None,
             user: None,
         };
-        let env_files: Vec<PathBuf> = std::env::var_os("KUBECONFIG")
-            .map(|v| {
-                std::env::split_paths(&v)
-                    .filter(|p| !p.as_os_str().is_empty())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let home_file = std::env::var_os("HOME")
-            .map(|h| PathBuf::from(h).join(".kube/config"))
-            .filter(|p| p.exists());
-        let mut missing_env: Option<String> = None;
-        let loaded = if let Some(path) = &o.kubeconfig {
-            let source = path.display().to_string();
-            let kc = read_kubeconfig(path).map_err(|e| *e)?;
-            Some((kc, source))
-        } else if !env_files.is_empty() {
-            // kubectl's merge: the files of KUBECONFIG in order, missing ones skipped, the first
-            // file to set a value wins.
-            let source = format!(
-                "KUBECONFIG={}",
-                std::env::var_os("KUBECONFIG")
-                    .unwrap_or_default()
-                    .to_string_lossy()
-            );
-            let mut merged: Option<Kubeconfig> = None;
-            for f in env_files.iter().filter(|f| f.exists()) {
-                let kc = read_kubeconfig(f).map_err(|e| *e)?;
-                merged = Some(match merged {
-                    None => kc,
-                    Some(m) => m.merge(kc).map_err(|e| config_error(&source, e))?,
-                });
-            }
-            // None of them exists: an empty configuration, which the flags alone (`--server`)
-            // or the in-cluster service account may still complete, as kubectl's loader
-            // (client-go `tools/clientcmd/merged_client_builder.go` `ClientConfig`) does.
-            if merged.is_none() {
-                missing_env = Some(source.clone());
-            }
-            merged.map(|kc| (kc, source))
-        } else if let Some(home) = &home_file {
-            let source = home.display().to_string();
-            let kc = read_kubeconfig(home).map_err(|e| *e)?;
-            Some((kc, source))
-        } else {
-            None
-        };
+        let (loaded, missing_env) = load(o.kubeconfig.as_deref()).map_err(|e| *e)?;
         let mut explicit_proxy = None;
         let timeout = o.request_timeout.filter(|t| !t.is_zero());
         let max_response_bytes = o

@@ -37,7 +37,7 @@ pub use contexts::kubeconfig_contexts;
 pub use delivery::{DeliveryObjects, DeliveryQuery, ListRead};
 pub use discovery::{ServedKind, DISCOVERY_TIMEOUT};
 pub use error::{chain, reason_phrase, root_cause, ClusterError};
-pub use kubeconfig::{check_kubeconfig_text, ConnectOptions};
+pub use kubeconfig::{check_kubeconfig_text, context_names, ConnectOptions};
 pub use overrides::Overrides;
 pub use path::check_namespace;
 pub use request::{decode_list_answer, decode_list_pages, List, Scope, Selection};

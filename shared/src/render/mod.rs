@@ -175,7 +175,8 @@ fn shown_width(s: &str) -> usize {
 }
 
 /// A `get` table laid out as [`table`] does, with kubectl's `--no-headers` and `--show-labels`
-/// (LABELS last, after every column of the kind) applied from `o`.
+/// (LABELS last, after every column of the kind) applied from `o`, and CONTEXT first when the
+/// rows come from several contexts.
 pub(crate) fn get_table(
     mut headers: Vec<&str>,
     mut rows: Vec<Vec<String>>,
@@ -185,6 +186,12 @@ pub(crate) fn get_table(
         headers.push("LABELS");
         for (row, cell) in rows.iter_mut().zip(labels) {
             row.push(one_line(cell));
+        }
+    }
+    if let Some(contexts) = o.contexts {
+        headers.insert(0, "CONTEXT");
+        for (row, cell) in rows.iter_mut().zip(contexts) {
+            row.insert(0, pacto::clip(&one_line(cell)));
         }
     }
     layout_at_least(

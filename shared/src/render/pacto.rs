@@ -18,7 +18,10 @@ pub struct PactoRow<'a> {
 /// How to lay out a `get` table (Pactos, Stages or Operations).
 #[derive(Debug, Clone, Copy)]
 pub struct TableOptions<'a> {
-    /// `-A`: a NAMESPACE column first.
+    /// Several contexts (`get --context a,b`, `--all-contexts`): a CONTEXT column first, one
+    /// cell per row in row order (the context each row was read from).
+    pub contexts: Option<&'a [String]>,
+    /// `-A`: a NAMESPACE column first (after CONTEXT).
     pub all_namespaces: bool,
     /// `-o wide`: the wide columns of the kind too.
     pub wide: bool,

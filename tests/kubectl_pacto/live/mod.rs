@@ -11,6 +11,7 @@
 //! discovery).
 
 mod client_flags;
+mod contexts;
 mod deadlines;
 mod explain;
 mod faults;

@@ -277,3 +277,45 @@ fn the_served_openapi_keeps_the_crd_extensions() {
         "{pacto}"
     );
 }
+
+/// `get --all-contexts` on a kubeconfig whose two contexts reach this one server in two
+/// namespaces: one table, each row under the context it was read through.
+#[test]
+fn all_contexts_reads_each_context_of_the_kubeconfig() {
+    let kube = kube_harness::shared();
+    let (a, b) = (kube.namespace("ctx"), kube.namespace("ctx"));
+    kube.apply(&a, &[example_pacto("orders")]);
+    kube.apply(&b, &[example_pacto("payments"), example_pacto("catalog")]);
+    let home = tempfile::tempdir().unwrap();
+    let kc = home.path().join("two-contexts");
+    let mut text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: real\n  cluster: {{server: {:?}, certificate-authority: {:?}}}\n\
+         users:\n- name: admin\n  user: {{token: {:?}}}\ncontexts:\n",
+        kube.server(),
+        s(kube.ca_file()),
+        kube.token()
+    );
+    for (name, ns) in [("second", &b), ("first", &a)] {
+        text += &format!(
+            "- name: {name}\n  context: {{cluster: real, user: admin, namespace: {ns}}}\n"
+        );
+    }
+    text += "current-context: first\n";
+    std::fs::write(&kc, text).unwrap();
+    let mut c = pacto(&["get", "pactos", "--all-contexts", "--kubeconfig", s(&kc)]);
+    c.env("HOME", home.path()).env_remove("KUBECONFIG");
+    let r = run_with(&mut c, None, Duration::from_secs(60));
+    r.assert_no_panic().assert_code(0);
+    assert_eq!(
+        column(&r.stdout, "CONTEXT"),
+        ["first", "second", "second"],
+        "{}",
+        r.stdout
+    );
+    assert_eq!(
+        column(&r.stdout, "NAME"),
+        ["orders", "catalog", "payments"],
+        "{}",
+        r.stdout
+    );
+}

@@ -70,6 +70,12 @@ pub(crate) fn print_notes<S: AsRef<str>>(notes: &[S]) {
     }
 }
 
+/// Prints `error: TEXT` on stderr, escaped and cut as [`exit_on_error`] prints an error: for a
+/// run that goes on after one part of it failed (a context of `get --context a,b`).
+pub(crate) fn error_line(text: &str) {
+    eprintln!("error: {}", message(text));
+}
+
 /// The exit code of a command's result: an error is printed as `error: ...` on stderr (server
 /// and file texts end up there: no terminal control sequence reaches it) and exits `code`
 /// (kubectl's 1; 2 for the checks and the reconcile, whose 1 means findings or work left).

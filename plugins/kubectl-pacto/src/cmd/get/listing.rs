@@ -89,6 +89,7 @@ pub(super) fn print<R: Rows>(
     print_notes(&rows.notes());
     let labels = o.print.labels(&objects.iter().collect::<Vec<_>>());
     let options = TableOptions {
+        contexts: None,
         all_namespaces: o.args.all_namespaces || rows.mixed_namespaces(),
         wide: matches!(o.print.format, OutputFormat::Wide),
         headers: !o.print.no_headers,

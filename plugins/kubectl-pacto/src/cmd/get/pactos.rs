@@ -8,6 +8,7 @@ use crate::io::connect::{block_on_within, connect, namespace, scope};
 use crate::io::gates::load_gates;
 use crate::io::select::{in_namespace, name_of};
 use anyhow::{bail, Result};
+use kubectl_pacto::options::ClusterOptions;
 use pacto_gates::kinds::PACTO;
 use pacto_gates::object;
 use pacto_gates::pacto::gate::{self, ArgoGate, Decision, FluxGate};
@@ -17,7 +18,7 @@ use serde_json::Value;
 use std::process::ExitCode;
 
 pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
-    let (listing, gates) = read(o)?;
+    let (listing, gates) = read(o, &o.cluster)?;
     listing::print(o, listing, |objects| {
         let (argo, flux) = match gates {
             Some(g) => g,
@@ -34,12 +35,16 @@ pub(super) fn run(o: &Options<'_>) -> Result<ExitCode> {
     })
 }
 
-/// The Pactos, and the gates when a table will need them (read on the same connection).
-fn read(o: &Options<'_>) -> Result<(Listing<'static>, Option<(ArgoGate, FluxGate)>)> {
+/// The Pactos of the cluster `c` (or of the files), and the gates when a table will need them
+/// (read on the same connection).
+fn read(
+    o: &Options<'_>,
+    c: &ClusterOptions,
+) -> Result<(Listing<'static>, Option<(ArgoGate, FluxGate)>)> {
     let args = o.args;
     let name = o.name.as_deref();
     let machine = !o.print.format.is_table();
-    block_on_within(o.cluster.connect.deadline, async {
+    block_on_within(c.connect.deadline, async {
         let (objects, cluster, namespace) = if !args.files.is_empty() {
             let all = object::read_values(&args.files)?;
             if let Some(hint) = kubectl_pacto::cli::other_kinds_hint(&all) {
@@ -48,7 +53,7 @@ fn read(o: &Options<'_>) -> Result<(Listing<'static>, Option<(ArgoGate, FluxGate
             let objs: Vec<Value> = all
                 .into_iter()
                 .filter(|p| PACTO.is(p))
-                .filter(|p| in_namespace(p, o.cluster.namespace.as_deref()))
+                .filter(|p| in_namespace(p, c.namespace.as_deref()))
                 .filter(|p| o.selector.matches(p))
                 .filter(|p| name.is_none_or(|n| name_of(p) == Some(n)))
                 .collect();
@@ -57,11 +62,11 @@ fn read(o: &Options<'_>) -> Result<(Listing<'static>, Option<(ArgoGate, FluxGate
             }
             (objs, None, None)
         } else {
-            let cluster = connect(&o.cluster).await?;
+            let cluster = connect(c).await?;
             let kind = cluster
                 .discover(PACTO.group, PACTO.version, PACTO.kind)
                 .await?;
-            let ns = namespace(&o.cluster, &cluster);
+            let ns = namespace(c, &cluster);
             let (objs, rv) = match name {
                 Some(n) => (vec![cluster.get(&kind, &ns, n).await?], None),
                 None => {
@@ -94,6 +99,23 @@ fn read(o: &Options<'_>) -> Result<(Listing<'static>, Option<(ArgoGate, FluxGate
             gates,
         ))
     })
+}
+
+/// One context's Pactos for a table across contexts ([`super::contexts`]): the objects, sorted
+/// as `--sort-by` asks, each with its view and what that cluster's gates decide. Errors: as
+/// `get pactos` against that cluster alone.
+pub(super) fn judged(
+    o: &Options<'_>,
+    c: &ClusterOptions,
+) -> Result<(Vec<Value>, Vec<PactoView>, Vec<Decision>)> {
+    let (listing, gates) = read(o, c)?;
+    let mut objects = listing.objects.into_owned();
+    o.print.sort(&mut objects)?;
+    let Some((argo, flux)) = gates else {
+        return Ok((objects, Vec::new(), Vec::new()));
+    };
+    let rows = PactoRows::new(argo, flux, &objects);
+    Ok((objects, rows.views, rows.decisions))
 }
 
 /// The Pactos' table: each judged by the gates.

@@ -1,0 +1,185 @@
+//! `get --context a,b` and `--all-contexts`: two clusters (two fake API servers) and a context
+//! whose server is gone, read in one run into one table with a CONTEXT column; each cluster's
+//! Pactos judged by that cluster's own argocd-cm; one exit code for the run.
+
+use super::*;
+
+/// The Pactos of `examples/objects/gates.yaml` named `names`.
+fn example_pactos(names: &[&str]) -> Vec<Value> {
+    let text = std::fs::read_to_string(repo().join("examples/objects/gates.yaml")).unwrap();
+    serde_saphyr::from_multiple::<Value>(&text)
+        .unwrap()
+        .into_iter()
+        .filter(|v| v["kind"] == "Pacto" && names.iter().any(|n| v["metadata"]["name"] == *n))
+        .collect()
+}
+
+/// A kubeconfig of three contexts: `prod` and `staging` on the two servers (namespace shop),
+/// `gone` on a port nothing listens on.
+fn kubeconfig(dir: &Path, prod: &str, staging: &str) -> PathBuf {
+    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let gone_url = format!("http://{}", gone.local_addr().unwrap());
+    drop(gone);
+    let mut text = String::from("apiVersion: v1\nkind: Config\nclusters:\n");
+    for (name, url) in [("prod", prod), ("staging", staging), ("gone", &gone_url)] {
+        text += &format!("- name: {name}\n  cluster: {{server: {url:?}}}\n");
+    }
+    text += "users:\n- name: u\n  user: {token: fake-token}\ncontexts:\n";
+    for name in ["staging", "prod", "gone"] {
+        text +=
+            &format!("- name: {name}\n  context: {{cluster: {name}, user: u, namespace: shop}}\n");
+    }
+    text += "current-context: prod\n";
+    let path = dir.join("kubeconfig");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn several_contexts_are_one_table_with_a_context_column() {
+    let prod = Cluster::new("shop");
+    for p in example_pactos(&["orders", "payments"]) {
+        prod.server.insert(p);
+    }
+    let staging = Cluster::new("shop");
+    for p in example_pactos(&["catalog", "billing"]) {
+        staging.server.insert(p);
+    }
+    // staging's own Argo CD gate: every Pacto Degraded (a Lua health script in its argocd-cm).
+    staging
+        .server
+        .register(Resource::new("v1", "ConfigMap", "configmaps", true, false));
+    staging
+        .server
+        .insert(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "argocd-cm", "namespace": "argocd"},
+        "data": {"resource.customizations.health.pacto.trianalab.io_Pacto":
+            "return {status = \"Degraded\", message = \"held in staging\"}"}}));
+    let dir = tempfile::tempdir().unwrap();
+    let kc = kubeconfig(dir.path(), &prod.server.url(), &staging.server.url());
+
+    let r = run(&mut cmd(
+        dir.path(),
+        &[
+            "get",
+            "pactos",
+            "--context",
+            "prod,staging",
+            "--kubeconfig",
+            s(&kc),
+        ],
+    ));
+    r.assert_no_panic().assert_code(0);
+    let t = &r.stdout;
+    let col =
+        |h: &str| -> Vec<String> { (0..t.lines().count() - 1).map(|i| cell(t, i, h)).collect() };
+    assert!(t.starts_with("CONTEXT "), "{t}");
+    assert_eq!(
+        col("CONTEXT"),
+        ["prod", "prod", "staging", "staging"],
+        "{t}"
+    );
+    // Each server lists in name order.
+    assert_eq!(
+        col("NAME"),
+        ["orders", "payments", "billing", "catalog"],
+        "{t}"
+    );
+    assert_eq!(
+        col("STATUS"),
+        ["Compliant", "NonCompliant", "Unknown", "Warning"],
+        "{t}"
+    );
+    // Each context's rows are what `get pactos --context NAME` prints for it alone.
+    let mut alone: Vec<String> = Vec::new();
+    for ctx in ["prod", "staging"] {
+        let one = run(&mut cmd(
+            dir.path(),
+            &["get", "pactos", "--context", ctx, "--kubeconfig", s(&kc)],
+        ));
+        one.assert_code(0);
+        alone.extend((0..one.stdout.lines().count() - 1).map(|i| cell(&one.stdout, i, "GATE")));
+    }
+    assert_eq!(col("GATE"), alone, "{t}");
+    // staging's own script says Degraded: Argo CD's side fails for both of its Pactos, as it
+    // does not for prod's Compliant orders.
+    let gates = col("GATE");
+    assert!(
+        gates[2].starts_with("argo:fail") && gates[3].starts_with("argo:fail"),
+        "{t}"
+    );
+    assert!(gates[0].starts_with("argo:pass"), "{t}");
+
+    // --all-contexts: every context in byte order; gone cannot be read: the others are
+    // printed, its error follows, and the run exits 1.
+    let r = run(&mut cmd(
+        dir.path(),
+        &[
+            "get",
+            "pactos",
+            "--all-contexts",
+            "--kubeconfig",
+            s(&kc),
+            "--timeout",
+            "20s",
+        ],
+    ));
+    r.assert_no_panic().assert_code(1);
+    let t = &r.stdout;
+    let contexts: Vec<String> = (0..t.lines().count() - 1)
+        .map(|i| cell(t, i, "CONTEXT"))
+        .collect();
+    assert_eq!(contexts, ["prod", "prod", "staging", "staging"], "{t}");
+    let errors: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", r.stderr);
+    assert!(
+        errors[0].starts_with("error: context \"gone\": "),
+        "{}",
+        r.stderr
+    );
+
+    // What does not go together is refused before any request.
+    for (args, want) in [
+        (
+            vec!["get", "pactos", "--context", "prod,staging", "-o", "json"],
+            "error: several contexts are printed as one table (or -o wide); for other formats, read one context at a time (--context NAME)\n",
+        ),
+        (
+            vec!["get", "stages", "--context", "prod,staging"],
+            "error: several contexts are read for pactos only: get stages reads one context (--context NAME)\n",
+        ),
+        (
+            vec!["get", "pactos", "--context", "prod,,staging"],
+            "error: --context \"prod,,staging\": an empty context name in the list\n",
+        ),
+    ] {
+        let mut all = args.clone();
+        all.extend(["--kubeconfig", s(&kc)]);
+        let r = run(&mut cmd(dir.path(), &all));
+        r.assert_no_panic().assert_code(1);
+        assert_eq!(r.stderr, want, "{args:?}");
+    }
+    let r = run(&mut cmd(
+        dir.path(),
+        &[
+            "get",
+            "pactos",
+            "--all-contexts",
+            "--context",
+            "prod",
+            "--kubeconfig",
+            s(&kc),
+        ],
+    ));
+    r.assert_code(1);
+    assert!(r.stderr.contains("cannot be used with"), "{}", r.stderr);
+    assert!(prod
+        .server
+        .requests()
+        .iter()
+        .any(|q| q.path.contains("/pactos")));
+}
