@@ -386,3 +386,191 @@ fn from_the_cluster_the_objects_named_are_read() {
     assert!(out.stderr.starts_with("error: "), "{}", out.stderr);
     assert!(out.stderr.contains("\"nope\" not found"), "{}", out.stderr);
 }
+
+/// `explain helmrelease/NAME`: the wait of the latest Helm release (helm-controller
+/// `api/v2/snapshot_types.go` `Latest`: the highest version, 3), its objects read from the Helm
+/// storage Secret `sh.helm.release.v1.web.v3` (flux2 `cmd/flux/tree_kustomization.go`), the
+/// upgrade's own timeout (the release was made by an upgrade: `spec.upgrade.timeout` 10m, after
+/// `api/v2/helmrelease_types.go` `Upgrade.GetTimeout`), the Pacto judged by the release's
+/// `healthCheckExprs`, and ssa's own text (`ssa/manager_wait.go`).
+#[test]
+fn a_helmrelease_explains_the_wait_of_its_latest_release() {
+    let f = crate::common::fixture("gate/helmrelease.yaml");
+    let out = run(&mut pacto(&["explain", "helmrelease/web", "-f", s(&f)]));
+    out.assert_no_panic().assert_code(0);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines[0], "HelmRelease:       shop/web");
+    assert_eq!(
+        lines[1],
+        "  Release:         shop/web v3 (upgrade, Helm status deployed, chart web@1.2.0)"
+    );
+    assert!(out.stdout.contains(
+        "  The wait fails:  timeout waiting for: [Pacto/shop/web status: 'InProgress']\n"
+    ));
+    assert!(
+        out.stdout.contains("  Timeout:         10m0s\n"),
+        "{}",
+        out.stdout
+    );
+    let json = run(&mut pacto(&[
+        "explain",
+        "hr/web",
+        "-f",
+        s(&f),
+        "-o",
+        "json",
+    ]));
+    json.assert_code(0);
+    let v: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["kind"], "HelmReleaseExplanation");
+    assert_eq!(v["release"]["version"], 3);
+    assert_eq!(v["wait"]["overall"], "WouldTimeOut");
+    assert_eq!(v["wait"]["timeout_seconds"], 600);
+    let objects: Vec<(&str, &str, &str)> = v["wait"]["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["kind"].as_str().unwrap(),
+                o["status"].as_str().unwrap(),
+                o["reader"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        objects,
+        [
+            ("Pacto", "InProgress", "healthCheckExprs[0]"),
+            ("Deployment", "Current", "kstatus")
+        ]
+    );
+
+    // Without its storage Secret, or with no release recorded, there is nothing to read.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(&f).unwrap();
+    let hr_only = dir.path().join("hr.yaml");
+    std::fs::write(&hr_only, text.split("\n---\n").next().unwrap()).unwrap();
+    let r = run(&mut pacto(&[
+        "explain",
+        "helmrelease/web",
+        "-f",
+        s(&hr_only),
+    ]));
+    r.assert_no_panic().assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: helmrelease/web: its Helm storage Secret shop/sh.helm.release.v1.web.v3 is not in the files given\n"
+    );
+    let fresh = dir.path().join("fresh.yaml");
+    std::fs::write(
+        &fresh,
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: shop}\nspec: {}\n",
+    )
+    .unwrap();
+    let r = run(&mut pacto(&["explain", "helmrelease/web", "-f", s(&fresh)]));
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: helmrelease/web: records no Helm release (status.history and status.storageNamespace): there is nothing to wait for yet\n"
+    );
+    let broken = dir.path().join("broken.yaml");
+    std::fs::write(
+        &broken,
+        text.replace("  release: ", "  release: QUJD")
+            .replace("QUJDH4", "QUJD"),
+    )
+    .unwrap();
+    let r = run(&mut pacto(&[
+        "explain",
+        "helmrelease/web",
+        "-f",
+        s(&broken),
+    ]));
+    r.assert_no_panic().assert_code(1);
+    assert!(
+        r.stderr.starts_with(
+            "error: helmrelease/web: Secret shop/sh.helm.release.v1.web.v3: data.release: "
+        ),
+        "{}",
+        r.stderr
+    );
+}
+
+/// From the cluster: the HelmRelease, its storage Secret and each object of the release are
+/// read (one GET each), and the report, the tree and a Kustomization's tree with the
+/// HelmRelease nested come out as from the same objects in files.
+#[test]
+fn from_the_cluster_a_helmrelease_is_read_with_its_release() {
+    use fake_apiserver::{FakeApiServer, Resource};
+    let server = FakeApiServer::start();
+    for r in [
+        Resource::new(
+            "helm.toolkit.fluxcd.io/v2",
+            "HelmRelease",
+            "helmreleases",
+            true,
+            true,
+        ),
+        Resource::new(
+            "kustomize.toolkit.fluxcd.io/v1",
+            "Kustomization",
+            "kustomizations",
+            true,
+            true,
+        ),
+        Resource::new("v1", "Secret", "secrets", true, false),
+        Resource::new("apps/v1", "Deployment", "deployments", true, true),
+        Resource::pacto(),
+    ] {
+        server.register(r);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let apps = dir.path().join("apps.yaml");
+    std::fs::write(
+        &apps,
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: shop}\n\
+         spec: {interval: 10m, timeout: 5m, wait: true}\n\
+         status: {inventory: {entries: [{id: shop_web_helm.toolkit.fluxcd.io_HelmRelease, v: v2}]}}\n",
+    )
+    .unwrap();
+    let f = crate::common::fixture("gate/helmrelease.yaml");
+    for file in [&f, &apps] {
+        let text = std::fs::read_to_string(file).unwrap();
+        for doc in serde_saphyr::from_multiple::<Value>(&text).unwrap() {
+            server.insert(doc);
+        }
+    }
+    let kubeconfig = server.write_kubeconfig(dir.path(), Some("shop"));
+    let now = "2026-11-29T12:00:00Z";
+    let both = |args: &[&str]| {
+        let mut live = args.to_vec();
+        live.extend(["--kubeconfig", s(&kubeconfig)]);
+        let l = run(&mut crate::common::isolated(dir.path(), now, &live));
+        l.assert_no_panic().assert_code(0);
+        let mut files = args.to_vec();
+        files.extend(["-f", s(&f), "-f", s(&apps)]);
+        let fl = run(&mut crate::common::isolated(dir.path(), now, &files));
+        fl.assert_code(0);
+        assert_eq!(l.stdout, fl.stdout, "{args:?}");
+        l.stdout
+    };
+    let report = both(&["explain", "helmrelease/web"]);
+    assert!(report.contains("timeout waiting for: [Pacto/shop/web status: 'InProgress']"));
+    let tree = both(&["tree", "helmrelease/web"]);
+    assert_eq!(tree.lines().count(), 4, "{tree}");
+    let nested = both(&["tree", "kustomization/apps"]);
+    assert_eq!(crate::common::cell(&nested, 1, "NAME"), "└─HelmRelease/web");
+    assert_eq!(crate::common::cell(&nested, 2, "NAME"), "├─Pacto/web");
+    assert_eq!(crate::common::cell(&nested, 2, "HEALTH"), "InProgress");
+    let secret_gets = server
+        .requests()
+        .iter()
+        .filter(|r| {
+            r.method == "GET"
+                && r.path
+                    .ends_with("/namespaces/shop/secrets/sh.helm.release.v1.web.v3")
+        })
+        .count();
+    assert_eq!(secret_gets, 3, "one read of the storage Secret per run");
+}

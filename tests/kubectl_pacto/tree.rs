@@ -262,7 +262,7 @@ fn cycles_bad_children_and_bad_targets() {
         (
             vec!["tree", "pacto/x", "-f", s(&f)],
             1,
-            "error: pacto/x: a tree is drawn for application/NAME or kustomization/NAME\n",
+            "error: pacto/x: a tree is drawn for application/NAME, kustomization/NAME or helmrelease/NAME\n",
         ),
         (
             vec!["tree", "kustomization/zz", "-f", s(&f)],

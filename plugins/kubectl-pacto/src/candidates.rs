@@ -123,7 +123,26 @@ pub fn namespaces() -> Vec<clap_complete::engine::CompletionCandidate> {
     .collect()
 }
 
-/// `pacto/NAME` for the Pactos of the context's namespace, after the kinds (`explain`, `wait`).
+/// The gates one level up that `explain` and `tree` take (completion candidates; the name
+/// follows the slash).
+pub fn gate_kinds() -> Vec<CompletionCandidate> {
+    vec![
+        CompletionCandidate::new("application/").help(Some("application/NAME".into())),
+        CompletionCandidate::new("kustomization/").help(Some("kustomization/NAME".into())),
+        CompletionCandidate::new("helmrelease/").help(Some("helmrelease/NAME".into())),
+    ]
+}
+
+/// `explain`'s targets: the kinds, the gates one level up, then `pacto/NAME` for the Pactos of
+/// the context's namespace.
+pub fn explain_targets() -> Vec<CompletionCandidate> {
+    let mut out = targets();
+    let at = explain_kinds().len();
+    out.splice(at..at, gate_kinds());
+    out
+}
+
+/// `pacto/NAME` for the Pactos of the context's namespace, after the kinds (`wait`).
 pub fn targets() -> Vec<clap_complete::engine::CompletionCandidate> {
     let mut out = explain_kinds();
     let pactos = from_cluster(|c| async move {

@@ -201,25 +201,28 @@ pub enum Command {
     ///
     /// KUBECTL_PACTO_NOW (RFC 3339) fixes the clock for reproducible output.
     Get(GetArgs),
-    /// Explain one Pacto's verdict, one delivery Stage's conditions or one Operation's place.
+    /// Explain one Pacto's verdict, one delivery Stage's conditions or one Operation's place, or
+    /// why an Application, a Kustomization or a HelmRelease is held.
     ///
     /// A Pacto: findings, conditions, freshness, what Argo CD and Flux decide and why, and when
     /// it will change. A Stage: its conditions as written and as computed, every rule with its
     /// verdict, and for each failure the object, the field and the fix. An Operation: what its
     /// phase means, each gate's verdict, who may act next, and the Approvals that count.
     ///
-    /// Takes pacto/NAME, codertemplatetest/NAME, stage/NAME or operation/NAME from the cluster,
-    /// or the objects of -f files (all of them, or the one KIND/NAME names; the files also hold
+    /// Takes pacto/NAME, codertemplatetest/NAME, stage/NAME, operation/NAME, application/NAME,
+    /// kustomization/NAME or helmrelease/NAME from the cluster, or the objects of -f files (all of them, or the one KIND/NAME names; the files also hold
     /// what a Stage or Operation depends on). -o json|yaml prints the explanation as data.
     /// KUBECTL_PACTO_NOW (RFC 3339) fixes the clock for reproducible output.
     Explain(ExplainArgs),
-    /// Show an Argo CD Application or a Flux Kustomization as a tree of the objects below it
-    /// (its status.resources, or its inventory), each with its health through the gate that
-    /// judges it, the rule that decided and its message. Child Applications and Kustomizations
-    /// are nested below their own entry. The same as `explain KIND/NAME --tree`.
+    /// Show an Argo CD Application, a Flux Kustomization or a HelmRelease as a tree of the
+    /// objects below it (its status.resources, its inventory, or its latest Helm release), each
+    /// with its health through the gate that judges it, the rule that decided and its message.
+    /// Child Applications, Kustomizations and HelmReleases are nested below their own entry. The
+    /// same as `explain KIND/NAME --tree`.
     ///
-    /// Takes application/NAME or kustomization/NAME from the cluster, or from -f files that hold
-    /// it and the live objects. -o json|yaml prints the tree as data.
+    /// Takes application/NAME, kustomization/NAME or helmrelease/NAME from the cluster, or from
+    /// -f files that hold it and the live objects (for a HelmRelease, its Helm storage Secret
+    /// too). -o json|yaml prints the tree as data.
     Tree(TreeArgs),
     /// Check that the gates are configured, not only look configured.
     ///
@@ -627,13 +630,14 @@ pub struct GetArgs {
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// pacto/NAME, codertemplatetest/NAME, stage/NAME or operation/NAME (with -f: pick that
-    /// object of the files); also application/NAME (its health from its resources) or
-    /// kustomization/NAME (its wait), with the live objects it names from the cluster or the
+    /// object of the files); also application/NAME (its health from its resources),
+    /// kustomization/NAME (its wait) or helmrelease/NAME (the wait of its latest Helm release,
+    /// read from its storage Secret), with the live objects it names from the cluster or the
     /// files.
     #[arg(
         value_name = "KIND/NAME",
         required_unless_present = "files",
-        add = ArgValueCandidates::new(crate::candidates::targets)
+        add = ArgValueCandidates::new(crate::candidates::explain_targets)
     )]
     pub target: Option<String>,
     /// Explain the objects of files instead (YAML or JSON, directories, - for stdin).
@@ -651,8 +655,8 @@ pub struct ExplainArgs {
     /// when several objects are explained).
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT")]
     pub output: Option<Output>,
-    /// For application/NAME and kustomization/NAME: the objects below it as a tree (`kubectl
-    /// pacto tree`).
+    /// For application/NAME, kustomization/NAME and helmrelease/NAME: the objects below it as a
+    /// tree (`kubectl pacto tree`).
     #[arg(long)]
     pub tree: bool,
     /// With --tree: how many levels below the object are shown (1: its own resources only).
@@ -668,8 +672,8 @@ pub struct ExplainArgs {
 /// `kubectl pacto tree`.
 #[derive(Debug, Args)]
 pub struct TreeArgs {
-    /// application/NAME or kustomization/NAME.
-    #[arg(value_name = "KIND/NAME", add = ArgValueCandidates::new(crate::candidates::targets))]
+    /// application/NAME, kustomization/NAME or helmrelease/NAME.
+    #[arg(value_name = "KIND/NAME", add = ArgValueCandidates::new(crate::candidates::gate_kinds))]
     pub target: String,
     /// Read the Application or Kustomization and the live objects from files instead (YAML or
     /// JSON, directories, - for stdin).

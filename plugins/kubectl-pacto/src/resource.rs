@@ -132,6 +132,8 @@ pub enum Explained {
     Application,
     /// A Flux Kustomization: its wait.
     Kustomization,
+    /// A Flux HelmRelease: the wait of its latest Helm release.
+    HelmRelease,
 }
 
 /// A `KIND/NAME` of `explain`.
@@ -150,6 +152,7 @@ impl Target {
             Explained::Operation => (DELIVERY_GROUP, "Operation"),
             Explained::Application => (kinds::APPLICATION.group, kinds::APPLICATION.kind),
             Explained::Kustomization => (kinds::KUSTOMIZATION.group, kinds::KUSTOMIZATION.kind),
+            Explained::HelmRelease => (kinds::HELM_RELEASE.group, kinds::HELM_RELEASE.kind),
         }
     }
 
@@ -194,7 +197,12 @@ pub fn explain_target(t: &str) -> Result<Target> {
         | "ks"
         | "kustomization.kustomize.toolkit.fluxcd.io"
         | "kustomizations.kustomize.toolkit.fluxcd.io" => Explained::Kustomization,
-        _ => bail!("{t}: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME, operation/NAME, application/NAME and kustomization/NAME"),
+        "helmrelease"
+        | "helmreleases"
+        | "hr"
+        | "helmrelease.helm.toolkit.fluxcd.io"
+        | "helmreleases.helm.toolkit.fluxcd.io" => Explained::HelmRelease,
+        _ => bail!("{t}: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME, operation/NAME, application/NAME, kustomization/NAME and helmrelease/NAME"),
     };
     Ok(Target {
         kind,
@@ -262,7 +270,7 @@ mod tests {
             ("pacto.trianalab.io", "Pacto")
         );
         let e = explain_target("deployment/web").unwrap_err().to_string();
-        assert_eq!(e, "deployment/web: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME, operation/NAME, application/NAME and kustomization/NAME");
+        assert_eq!(e, "deployment/web: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME, operation/NAME, application/NAME, kustomization/NAME and helmrelease/NAME");
         assert_eq!(
             explain_target("app/shop").unwrap().kind,
             Explained::Application

@@ -44,6 +44,17 @@ impl ServedKind {
         }
     }
 
+    /// The core v1 Secret (no discovery needed).
+    pub fn secret() -> ServedKind {
+        ServedKind {
+            group: String::new(),
+            version: "v1".into(),
+            kind: "Secret".into(),
+            plural: "secrets".into(),
+            namespaced: true,
+        }
+    }
+
     /// The core v1 Namespace (cluster-scoped; no discovery needed).
     pub fn namespace() -> ServedKind {
         ServedKind {

@@ -272,7 +272,9 @@ fn load(kubeconfig: Option<&Path>) -> Result<Found, Box<ClusterError>> {
             let kc = read_kubeconfig(f)?;
             merged = Some(match merged {
                 None => kc,
-                Some(m) => m.merge(kc).map_err(|e| Box::new(config_error(&source, e)))?,
+                Some(m) => m
+                    .merge(kc)
+                    .map_err(|e| Box::new(config_error(&source, e)))?,
             });
         }
         // None of them exists: an empty configuration, which the flags alone (`--server`)

@@ -4,6 +4,7 @@
 //! (fluxcd/pkg `ssa/manager_wait.go`, kustomize-controller).
 
 pub mod health;
+pub mod helm_release;
 pub mod kstatus;
 pub mod kustomization;
 pub mod suite;

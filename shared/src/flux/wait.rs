@@ -162,6 +162,36 @@ pub fn verdict(k: &Kustomization, objects: &[Checked]) -> WaitVerdict {
     }
 }
 
+/// The verdict of fluxcd/pkg ssa `WaitForSetWithContext` itself (fail-fast on) over the
+/// statuses of the objects, assuming they do not change, in ssa's own words: any Failed ends it
+/// (`failed early due to stalled resources: [...]`), all Current passes, else it runs out the
+/// `timeout` (`timeout waiting for: [...]`). helm-controller's waits (`internal/action/wait.go`,
+/// `Wait` and `WaitWithJobs`, fail-fast) return this error to the Helm action.
+pub fn ssa_verdict(objects: &[Checked], timeout: Duration) -> WaitVerdict {
+    let failed: Vec<String> = objects
+        .iter()
+        .filter(|o| o.status == KStatus::Failed)
+        .map(Checked::entry)
+        .collect();
+    if !failed.is_empty() {
+        return WaitVerdict::FailsEarly {
+            message: fails_early_message(&failed),
+        };
+    }
+    if aggregate(objects) == KStatus::Current {
+        return WaitVerdict::Passes;
+    }
+    let waiting: Vec<String> = objects
+        .iter()
+        .filter(|o| o.status != KStatus::Current)
+        .map(Checked::entry)
+        .collect();
+    WaitVerdict::TimesOut {
+        timeout,
+        message: format!("timeout waiting for: [{}]", waiting.join(", ")),
+    }
+}
+
 /// ssa's fail-fast text: `failed early due to stalled resources: [<entries>]`.
 pub fn fails_early_message(entries: &[String]) -> String {
     format!(

@@ -90,7 +90,7 @@ fn bad_input_to_get_and_explain_is_a_clear_error() {
         (vec!["get", "-f", &broken], format!("error: {broken}")),
         (vec!["explain", "orders"], "error: orders: expected KIND/NAME, for example pacto/orders\n".into()),
         (vec!["explain", "pacto/"], "error: pacto/: a name is needed after the slash\n".into()),
-        (vec!["explain", "deployment/web"], "error: deployment/web: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME, operation/NAME, application/NAME and kustomization/NAME\n".into()),
+        (vec!["explain", "deployment/web"], "error: deployment/web: kubectl pacto explain knows pacto/NAME, codertemplatetest/NAME, stage/NAME, operation/NAME, application/NAME, kustomization/NAME and helmrelease/NAME\n".into()),
         (vec!["get", "deployments"], "error: \"deployments\" is not a resource type kubectl pacto get knows: it lists pactos, stages and operations (for one Pacto: kubectl pacto get pactos deployments)\n".into()),
         (vec!["get", "pacto/orders", "orders"], "error: give the name once: pacto/ORDERS or pactos NAME\n".replace("ORDERS", "NAME")),
         (

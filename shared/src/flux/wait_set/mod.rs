@@ -98,6 +98,9 @@ pub enum Covered {
     HealthChecks,
     /// Neither: nothing is checked.
     Nothing,
+    /// A HelmRelease: the objects of its latest Helm release (helm-controller waits for what
+    /// the release applied, paused Deployments left out).
+    Release,
 }
 
 /// One object the wait covers, judged.
@@ -174,18 +177,89 @@ fn badness(s: KStatus) -> u8 {
     }
 }
 
+/// (group, kind, namespace, name) of an object a wait covers.
+pub(crate) type Wanted = (String, String, String, String);
+
+/// How the wait's outcome is worded: as kustomize-controller's Ready message (`health check
+/// failed after <d>: ...`), or as fluxcd/pkg ssa's own error (`timeout waiting for: [...]`,
+/// `failed early due to stalled resources: [...]`), which helm-controller's failed action
+/// carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Words {
+    Kustomization,
+    Ssa,
+}
+
 /// Explains the wait of the Kustomization `k` over the live objects `live` (the Kustomization
 /// itself may be among them), with kstatus's now at `now_unix`. Errors: `k` is not a Flux
 /// Kustomization or HelmRelease, a field of the wrong type, a malformed inventory.
 pub fn explain_wait(k: &Value, live: &[Value], now_unix: i64) -> Result<WaitExplanation, String> {
     let kz: Kustomization = parse(k)?;
-    let timeout_seconds = wait::timeout(&kz).as_secs();
+    let timeout = wait::timeout(&kz);
+    let covered = covered(&kz, k);
+    let wanted = || -> Result<Vec<Wanted>, String> {
+        Ok(match covered {
+            Covered::Nothing | Covered::Release => Vec::new(),
+            Covered::Inventory => inventory(k)?
+                .unwrap_or_default()
+                .into_iter()
+                .map(|e| (e.group, e.kind, e.namespace, e.name))
+                .collect(),
+            Covered::ObjectsGiven => live
+                .iter()
+                .map(|o| {
+                    (
+                        crate::k8s::gvk_of(o).group.to_string(),
+                        str_at(o, "/kind").to_string(),
+                        str_at(o, "/metadata/namespace").to_string(),
+                        str_at(o, "/metadata/name").to_string(),
+                    )
+                })
+                .collect(),
+            Covered::HealthChecks => kz
+                .health_checks
+                .iter()
+                .map(|r| {
+                    let g = r.api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
+                    (
+                        g.to_string(),
+                        r.kind.clone(),
+                        r.namespace.clone(),
+                        r.name.clone(),
+                    )
+                })
+                .collect(),
+        })
+    };
+    judge(
+        &kz,
+        covered,
+        timeout,
+        wanted,
+        live,
+        now_unix,
+        Words::Kustomization,
+    )
+}
+
+/// The wait of `kz` over the objects `wanted` gives (asked for only when the expressions
+/// compile), looked up among `live` and judged by `kz`'s readers; `timeout` is the wait's.
+pub(crate) fn judge(
+    kz: &Kustomization,
+    covered: Covered,
+    timeout: std::time::Duration,
+    wanted: impl FnOnce() -> Result<Vec<Wanted>, String>,
+    live: &[Value],
+    now_unix: i64,
+    words: Words,
+) -> Result<WaitExplanation, String> {
+    let timeout_seconds = timeout.as_secs();
     let engine = match FluxHealth::new(&kz.exprs, kz.job_order(), now_unix) {
         Ok(e) => e,
         Err(e) => {
             return Ok(WaitExplanation {
                 overall: Overall::Stalled,
-                covered: covered(&kz, k),
+                covered,
                 timeout_seconds,
                 message: kz.invalid_cel_expression(&e),
                 objects: Vec::new(),
@@ -193,44 +267,15 @@ pub fn explain_wait(k: &Value, live: &[Value], now_unix: i64) -> Result<WaitExpl
         }
     };
     let by_id = index_by_identity(live);
-    let covered = covered(&kz, k);
-    // (group, kind, namespace, name) of each object waited for, in order.
-    let wanted: Vec<(String, String, String, String)> = match covered {
-        Covered::Nothing => Vec::new(),
-        Covered::Inventory => inventory(k)?
-            .unwrap_or_default()
-            .into_iter()
-            .map(|e| (e.group, e.kind, e.namespace, e.name))
-            .collect(),
-        Covered::ObjectsGiven => live
-            .iter()
-            .map(|o| {
-                (
-                    crate::k8s::gvk_of(o).group.to_string(),
-                    str_at(o, "/kind").to_string(),
-                    str_at(o, "/metadata/namespace").to_string(),
-                    str_at(o, "/metadata/name").to_string(),
-                )
-            })
-            .collect(),
-        Covered::HealthChecks => kz
-            .health_checks
-            .iter()
-            .map(|r| {
-                let g = r.api_version.split_once('/').map(|(g, _)| g).unwrap_or("");
-                (
-                    g.to_string(),
-                    r.kind.clone(),
-                    r.namespace.clone(),
-                    r.name.clone(),
-                )
-            })
-            .collect(),
-    };
+    let wanted = wanted()?;
     let mut objects: Vec<Waited> = Vec::with_capacity(wanted.len());
     for (group, kind, namespace, name) in wanted {
         // checkHealth drops the Kustomization itself (by kind, name and namespace).
-        if kind == "Kustomization" && name == kz.name && namespace == kz.namespace {
+        if kz.kind == "Kustomization"
+            && kind == "Kustomization"
+            && name == kz.name
+            && namespace == kz.namespace
+        {
             continue;
         }
         let found = by_id
@@ -287,8 +332,15 @@ pub fn explain_wait(k: &Value, live: &[Value], now_unix: i64) -> Result<WaitExpl
     let (overall, message) = if covered == Covered::Nothing || checked.is_empty() {
         // checkHealth deletes the Healthy condition when there is nothing to check.
         (Overall::NotChecked, String::new())
+    } else if words == Words::Ssa {
+        match wait::ssa_verdict(&checked, timeout) {
+            WaitVerdict::NotChecked => (Overall::NotChecked, String::new()),
+            WaitVerdict::Passes => (Overall::Ready, String::new()),
+            WaitVerdict::FailsEarly { message } => (Overall::WouldFail, message),
+            WaitVerdict::TimesOut { message, .. } => (Overall::WouldTimeOut, message),
+        }
     } else {
-        match wait::verdict(&kz, &checked) {
+        match wait::verdict(kz, &checked) {
             WaitVerdict::NotChecked => (Overall::NotChecked, String::new()),
             WaitVerdict::Passes => (Overall::Ready, String::new()),
             WaitVerdict::FailsEarly { message } => (Overall::WouldFail, message),

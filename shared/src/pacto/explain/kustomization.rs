@@ -1,5 +1,6 @@
-//! The report of a Flux Kustomization's wait (`explain kustomization/NAME`): what the wait comes
-//! to (`crate::flux::wait_set`), what it covers, the timeout and the text Flux would print, then
+//! The report of a Flux Kustomization's wait (`explain kustomization/NAME`), or a HelmRelease's
+//! (`explain helmrelease/NAME`): what the wait comes to (`crate::flux::wait_set`,
+//! `crate::flux::helm_release`), what it covers, the timeout and the text Flux would print, then
 //! the objects not Current, worst first, each with its status, reader and message; the Current
 //! ones only counted. Pure: rows and data out.
 
@@ -27,23 +28,34 @@ fn id(w: &Waited) -> String {
     }
 }
 
-/// The report: `k` is the Kustomization object, `wait` its wait from
-/// [`crate::flux::wait_set::explain_wait`]. Data: `{"apiVersion":
-/// "pacto.trianalab.io/v1alpha1", "kind": "KustomizationExplanation", "object": {namespace,
-/// name}, "wait": {overall, covered, timeout_seconds, message, objects: [every object, worst
-/// first]}}`.
+/// The report: `k` is the Kustomization (or HelmRelease) object, `wait` its wait from
+/// [`crate::flux::wait_set::explain_wait`] (or [`crate::flux::helm_release::explain_release`]).
+/// Data: `{"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "KustomizationExplanation"
+/// (or "HelmReleaseExplanation"), "object": {namespace, name}, "wait": {overall, covered,
+/// timeout_seconds, message, objects: [every object, worst first]}}`.
 pub fn kustomization_report(k: &Value, wait: &WaitExplanation) -> Report {
     let s = |p: &str| k.pointer(p).and_then(Value::as_str).unwrap_or("");
     let (ns, name) = (s("/metadata/namespace"), s("/metadata/name"));
+    let helm = s("/kind") == "HelmRelease";
     let mut r = Rows(Vec::new());
     let full = if ns.is_empty() {
         name.to_string()
     } else {
         format!("{ns}/{name}")
     };
-    r.add(0, "Kustomization", full, Tone::Plain);
+    r.add(
+        0,
+        if helm { "HelmRelease" } else { "Kustomization" },
+        full,
+        Tone::Plain,
+    );
     let timeout = go_duration(Duration::from_secs(wait.timeout_seconds));
     let (word, tone) = match wait.overall {
+        Overall::NotChecked if helm => (
+            "not checked: the release's action does not wait (disableWait), or it applied nothing"
+                .to_string(),
+            Tone::Plain,
+        ),
         Overall::NotChecked => (
             "not checked: neither spec.wait nor spec.healthChecks".to_string(),
             Tone::Plain,
@@ -73,6 +85,7 @@ pub fn kustomization_report(k: &Value, wait: &WaitExplanation) -> Report {
         }
         Covered::HealthChecks => "spec.healthChecks only (no spec.wait)",
         Covered::Nothing => "nothing",
+        Covered::Release => "every object of the latest Helm release (paused Deployments left out)",
     };
     r.add(
         1,
@@ -82,7 +95,13 @@ pub fn kustomization_report(k: &Value, wait: &WaitExplanation) -> Report {
     );
     r.add(1, "Timeout", timeout.clone(), Tone::Plain);
     if !wait.message.is_empty() {
-        r.add(1, "Flux prints", wait.message.clone(), tone);
+        // helm-controller puts the wait's error into its failed action's message.
+        let label = if helm {
+            "The wait fails"
+        } else {
+            "Flux prints"
+        };
+        r.add(1, label, wait.message.clone(), tone);
     }
     let shown: Vec<&Waited> = wait
         .objects
@@ -120,7 +139,7 @@ pub fn kustomization_report(k: &Value, wait: &WaitExplanation) -> Report {
     }
     let data = json!({
         "apiVersion": "pacto.trianalab.io/v1alpha1",
-        "kind": "KustomizationExplanation",
+        "kind": if helm { "HelmReleaseExplanation" } else { "KustomizationExplanation" },
         "object": {"namespace": ns, "name": name},
         "wait": wait,
     });
@@ -129,6 +148,49 @@ pub fn kustomization_report(k: &Value, wait: &WaitExplanation) -> Report {
         data,
         notes: Vec::new(),
     }
+}
+
+/// The report of a HelmRelease's wait: [`kustomization_report`] with the release it is for
+/// (`Release: NAMESPACE/NAME vVERSION (ACTION, Helm status STATUS, chart CHART@VERSION)`) after
+/// the first row, and `release` (name, namespace, version, action, status, chart_name,
+/// chart_version) in the data.
+pub fn helm_release_report(
+    hr: &Value,
+    release: &crate::flux::helm_release::Release,
+    wait: &WaitExplanation,
+) -> Report {
+    let mut report = kustomization_report(hr, wait);
+    let mut what = format!(
+        "{}/{} v{}",
+        release.namespace, release.name, release.version
+    );
+    let mut about: Vec<String> = Vec::new();
+    if !release.action.is_empty() {
+        about.push(release.action.clone());
+    }
+    if !release.status.is_empty() {
+        about.push(format!("Helm status {}", release.status));
+    }
+    if !release.chart_name.is_empty() {
+        about.push(format!(
+            "chart {}@{}",
+            release.chart_name, release.chart_version
+        ));
+    }
+    if !about.is_empty() {
+        what = format!("{what} ({})", about.join(", "));
+    }
+    report.rows.insert(
+        1,
+        super::Row {
+            indent: 1,
+            key: "Release".into(),
+            value: what,
+            tone: Tone::Plain,
+        },
+    );
+    report.data["release"] = json!(release);
+    report
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! The gate as a tree (`kubectl pacto tree`, `explain --tree`): an Argo CD Application with the
-//! resources of its `status.resources`, or a Flux Kustomization with the objects of its
-//! `status.inventory`, each with its health through the gate that judges it; a child
-//! Application (app of apps) or a child Kustomization found among the live objects is expanded
-//! the same way, below it.
+//! resources of its `status.resources`, a Flux Kustomization with the objects of its
+//! `status.inventory`, or a Flux HelmRelease with the objects of its latest Helm release, each
+//! with its health through the gate that judges it; a child Application (app of apps), a child
+//! Kustomization or a HelmRelease found among the live objects is expanded the same way, below
+//! it.
 //!
 //! What each node's health is, by the source that decides it:
 //! - the root Application: argo-cd `setApplicationHealth` over its resources
@@ -66,6 +67,7 @@ pub struct TreeNode {
 
 const ARGO: &str = "argoproj.io";
 const FLUX: &str = "kustomize.toolkit.fluxcd.io";
+const HELM: &str = "helm.toolkit.fluxcd.io";
 
 /// The identity an object is expanded under: (group, kind, namespace, name).
 type Seen = HashSet<(String, String, String, String)>;
@@ -251,9 +253,11 @@ pub fn kustomization_tree(
     let (g, kind, ns, n) = identity(k);
     let children = kustomization_children(k, &w, live, now_unix, depth, 0, &mut seen)?;
     let rule = match w.covered {
-        Covered::Inventory | Covered::ObjectsGiven => "wait (spec.wait: the inventory)",
+        Covered::Inventory => "wait (spec.wait: the inventory)",
+        Covered::ObjectsGiven => "wait (spec.wait; no inventory: the objects given)",
         Covered::HealthChecks => "wait (spec.healthChecks)",
         Covered::Nothing => "no wait (spec.wait: false, no spec.healthChecks)",
+        Covered::Release => "wait (the latest Helm release)",
     };
     Ok(TreeNode {
         group: g,
@@ -287,18 +291,36 @@ fn kustomization_children(
             .into_iter()
             .map(|e| (e.group, e.kind, e.namespace, e.name))
             .collect(),
-        None => w
-            .objects
-            .iter()
-            .map(|o| {
-                (
-                    o.group.clone(),
-                    o.kind.clone(),
-                    o.namespace.clone(),
-                    o.name.clone(),
-                )
-            })
-            .collect(),
+        None => {
+            // The wait lists its objects worst first; the tree keeps the order they were given.
+            let at = |o: &crate::flux::wait_set::Waited| {
+                live.iter()
+                    .position(|l| {
+                        identity(l)
+                            == (
+                                o.group.clone(),
+                                o.kind.clone(),
+                                o.namespace.clone(),
+                                o.name.clone(),
+                            )
+                    })
+                    .unwrap_or(usize::MAX)
+            };
+            let mut given: Vec<(usize, &crate::flux::wait_set::Waited)> =
+                w.objects.iter().map(|o| (at(o), o)).collect();
+            given.sort_by_key(|(i, _)| *i);
+            given
+                .into_iter()
+                .map(|(_, o)| {
+                    (
+                        o.group.clone(),
+                        o.kind.clone(),
+                        o.namespace.clone(),
+                        o.name.clone(),
+                    )
+                })
+                .collect()
+        }
     };
     let mut out = Vec::with_capacity(entries.len());
     for (group, kind, namespace, name) in entries {
@@ -340,23 +362,166 @@ fn kustomization_children(
                 children: Vec::new(),
             },
         };
-        if group == FLUX && kind == "Kustomization" && !own {
-            let child = by_id
-                .get(&(
-                    group.clone(),
-                    kind.as_str(),
-                    namespace.as_str(),
-                    name.as_str(),
-                ))
-                .copied();
-            expand(&mut node, child, depth, level, seen, |c, seen| {
-                let w = explain_wait(c, live, now_unix)?;
-                kustomization_children(c, &w, live, now_unix, depth, level + 1, seen)
-            });
-        }
+        expand_flux(&mut node, &by_id, live, now_unix, depth, level, seen, own);
         out.push(node);
     }
     Ok(out)
+}
+
+/// The tree of the HelmRelease `hr` over the live objects `live` (which hold its Helm storage
+/// Secret), `depth` levels deep. The root's health is what the wait of its latest release comes
+/// to ([`crate::flux::helm_release::explain_release`]). Errors: as that function's, no release
+/// recorded, the storage Secret not among `live`, a release that cannot be read.
+pub fn helm_release_tree(
+    hr: &Value,
+    live: &[Value],
+    now_unix: i64,
+    depth: Option<usize>,
+) -> Result<TreeNode, String> {
+    let with_root = with(live, hr);
+    let live = with_root.as_deref().unwrap_or(live);
+    let mut seen = Seen::new();
+    seen.insert(identity(hr));
+    let (w, children) = helm_release_children(hr, live, now_unix, depth, 0, &mut seen)?;
+    let (g, kind, ns, n) = identity(hr);
+    let rule = match w.covered {
+        Covered::Nothing => "no wait (the action's disableWait)",
+        _ => "wait (the latest Helm release)",
+    };
+    Ok(TreeNode {
+        group: g,
+        kind,
+        namespace: ns,
+        name: n,
+        tone: overall_tone(w.overall),
+        health: w.overall.as_str().into(),
+        rule: rule.into(),
+        message: w.message,
+        deciding: false,
+        note: None,
+        children,
+    })
+}
+
+/// Expands a child Kustomization (its own wait and inventory) or a child HelmRelease (the wait
+/// and objects of its latest Helm release) below `node`; other kinds stay leaves.
+#[allow(clippy::too_many_arguments)]
+fn expand_flux(
+    node: &mut TreeNode,
+    by_id: &std::collections::HashMap<crate::k8s::gvk::Identity<'_>, &Value>,
+    live: &[Value],
+    now_unix: i64,
+    depth: Option<usize>,
+    level: usize,
+    seen: &mut Seen,
+    own: bool,
+) {
+    let kustomization = node.group == FLUX && node.kind == "Kustomization" && !own;
+    let helm = node.group == HELM && node.kind == "HelmRelease";
+    if !kustomization && !helm {
+        return;
+    }
+    let child = by_id
+        .get(&(
+            node.group.clone(),
+            node.kind.as_str(),
+            node.namespace.as_str(),
+            node.name.as_str(),
+        ))
+        .copied();
+    expand(node, child, depth, level, seen, |c, seen| {
+        if helm {
+            Ok(helm_release_children(c, live, now_unix, depth, level + 1, seen)?.1)
+        } else {
+            let w = explain_wait(c, live, now_unix)?;
+            kustomization_children(c, &w, live, now_unix, depth, level + 1, seen)
+        }
+    });
+}
+
+/// The wait of the HelmRelease `hr`'s latest release, and the nodes of its objects, in the
+/// release manifest's order, each
+/// with the status helm-controller's wait gives it (`-` for what it does not wait for: a paused
+/// Deployment, or everything when the action does not wait). The release is read from its Helm
+/// storage Secret among `live` ([`crate::flux::helm_release::storage`]). Errors: no release
+/// recorded, its Secret not among the live objects, a release that cannot be read.
+fn helm_release_children(
+    hr: &Value,
+    live: &[Value],
+    now_unix: i64,
+    depth: Option<usize>,
+    level: usize,
+    seen: &mut Seen,
+) -> Result<(WaitExplanation, Vec<TreeNode>), String> {
+    use crate::flux::helm_release::{explain_release, latest, storage};
+    let Some((release, storage_ns)) = latest(hr)? else {
+        return Err("records no Helm release (status.history, status.storageNamespace)".into());
+    };
+    let secret_name = storage::secret_name(&release.name, release.version);
+    let secret = live
+        .iter()
+        .find(|o| {
+            str_at(o, "/kind") == "Secret"
+                && str_at(o, "/metadata/name") == secret_name
+                && str_at(o, "/metadata/namespace") == storage_ns
+        })
+        .ok_or_else(|| {
+            format!(
+                "its Helm storage Secret {storage_ns}/{secret_name} is not among the live objects"
+            )
+        })?;
+    let manifest = storage::manifest(secret, crate::k8s::read::max_input_bytes())
+        .map_err(|e| format!("Secret {storage_ns}/{secret_name}: {e}"))?;
+    let cluster_scoped = |g: &str, k: &str| {
+        storage::CLUSTER_SCOPED.contains(&(g, k))
+            || live.iter().any(|o| {
+                gvk_of(o).group == g
+                    && str_at(o, "/kind") == k
+                    && str_at(o, "/metadata/namespace").is_empty()
+            })
+    };
+    let objects = storage::objects(&manifest, &release.namespace, |g, k| !cluster_scoped(g, k))
+        .map_err(|e| format!("Secret {storage_ns}/{secret_name}: {e}"))?;
+    let w = explain_release(hr, &release, &objects, live, now_unix)?;
+    let by_id = index_by_identity(live);
+    let mut out = Vec::with_capacity(objects.len());
+    for o in &objects {
+        let (group, kind, namespace, name) = identity(o);
+        let waited = w.objects.iter().find(|x| {
+            x.group == group && x.kind == kind && x.namespace == namespace && x.name == name
+        });
+        let mut node = match waited {
+            Some(x) => TreeNode {
+                group,
+                kind,
+                namespace,
+                name,
+                health: x.status.as_str().into(),
+                tone: kstatus_tone(x.status),
+                rule: x.reader.clone(),
+                message: x.error.clone().unwrap_or_else(|| x.message.clone()),
+                deciding: x.deciding,
+                note: None,
+                children: Vec::new(),
+            },
+            None => TreeNode {
+                group,
+                kind,
+                namespace,
+                name,
+                health: "-".into(),
+                tone: Tone::Plain,
+                rule: "not waited".into(),
+                message: String::new(),
+                deciding: false,
+                note: None,
+                children: Vec::new(),
+            },
+        };
+        expand_flux(&mut node, &by_id, live, now_unix, depth, level, seen, false);
+        out.push(node);
+    }
+    Ok((w, out))
 }
 
 /// The number of nodes of `t`, itself included.

@@ -3,6 +3,7 @@
 //! recommended gate); Stages and Operations against what they depend on. The reports print as
 //! text, or as data with `-o json|yaml` (a kubectl List when there are several).
 
+mod helm_release;
 mod one_level_up;
 pub(crate) mod tree;
 
@@ -117,6 +118,7 @@ fn from_cluster(o: &Options<'_>, t: &Target) -> Result<Report> {
         Explained::Application | Explained::Kustomization => {
             one_level_up::from_cluster(&o.cluster, t, &o.args.gates, o.global.now)
         }
+        Explained::HelmRelease => helm_release::from_cluster(&o.cluster, t, o.global.now),
         Explained::Gated(group, version, kind) => {
             let (obj, (argo, flux)) = block_on_within(o.cluster.connect.deadline, async {
                 let cluster = connect(&o.cluster).await?;
@@ -139,6 +141,14 @@ fn from_files(o: &Options<'_>) -> Result<Vec<Report>> {
     let all: Vec<Value> = object::read_values(&o.args.files)?;
     let namespace = o.cluster.namespace.as_deref();
     let target = o.target.as_ref();
+    if let Some(t) = target.filter(|t| t.kind == Explained::HelmRelease) {
+        return Ok(vec![helm_release::report(
+            &all,
+            t,
+            namespace,
+            o.global.now,
+        )?]);
+    }
     if let Some(t) =
         target.filter(|t| matches!(t.kind, Explained::Application | Explained::Kustomization))
     {

@@ -1,4 +1,5 @@
-//! `kubectl pacto tree application/NAME|kustomization/NAME` (and `explain ... --tree`): the
+//! `kubectl pacto tree application/NAME|kustomization/NAME|helmrelease/NAME` (and `explain ...
+//! --tree`): the
 //! gate's object and the objects below it, read from files or from the cluster, laid out by
 //! the library (`pacto::explain::tree`, `render::tree`). From the cluster, the objects are read
 //! level by level: the Application's `status.resources` (or the Kustomization's inventory),
@@ -18,7 +19,9 @@ use pacto_gates::argo::app_health::resources;
 use pacto_gates::flux::wait_set::inventory;
 use pacto_gates::kinds;
 use pacto_gates::object;
-use pacto_gates::pacto::explain::tree::{application_tree, kustomization_tree, TreeNode};
+use pacto_gates::pacto::explain::tree::{
+    application_tree, helm_release_tree, kustomization_tree, TreeNode,
+};
 use pacto_gates::render;
 use serde_json::Value;
 use std::process::ExitCode;
@@ -72,10 +75,10 @@ pub(super) fn from_explain(args: &ExplainArgs, global: &Global) -> Result<ExitCo
 fn print(r: Request<'_>, global: &Global) -> Result<ExitCode> {
     if !matches!(
         r.target.kind,
-        Explained::Application | Explained::Kustomization
+        Explained::Application | Explained::Kustomization | Explained::HelmRelease
     ) {
         bail!(
-            "{}/{}: a tree is drawn for application/NAME or kustomization/NAME",
+            "{}/{}: a tree is drawn for application/NAME, kustomization/NAME or helmrelease/NAME",
             r.target.group_kind().1.to_ascii_lowercase(),
             r.target.name
         );
@@ -115,6 +118,7 @@ fn from_files(r: &Request<'_>, namespace: Option<&str>, global: &Global) -> Resu
             let argo = argo_gate_of_files(&all, r.gates, global.now)?;
             application_tree(obj, &all, engine_of(&argo)?, r.depth)
         }
+        Explained::HelmRelease => helm_release_tree(obj, &all, global.now.as_second(), r.depth),
         _ => kustomization_tree(obj, &all, global.now.as_second(), r.depth),
     }
     .map_err(|e| anyhow!("{what}: {e}"))
@@ -147,7 +151,14 @@ fn named_by(o: &Value) -> Vec<Reference> {
 fn from_cluster(r: &Request<'_>, c: &ClusterOptions, global: &Global) -> Result<TreeNode> {
     let api = match r.target.kind {
         Explained::Application => kinds::APPLICATION,
+        Explained::HelmRelease => kinds::HELM_RELEASE,
         _ => kinds::KUSTOMIZATION,
+    };
+    // The kinds expanded below the root: Applications in an app of apps; Kustomizations and
+    // HelmReleases in Flux's tree.
+    let expanded = |o: &Value| match r.target.kind {
+        Explained::Application => kinds::APPLICATION.is(o),
+        _ => kinds::KUSTOMIZATION.is(o) || kinds::HELM_RELEASE.is(o),
     };
     let bound = r.cluster.max_list_items;
     block_on_within(c.connect.deadline, async {
@@ -162,16 +173,24 @@ fn from_cluster(r: &Request<'_>, c: &ClusterOptions, global: &Global) -> Result<
         let mut level: Vec<Value> = vec![root.clone()];
         let mut depth = 0usize;
         while !level.is_empty() && r.depth.is_none_or(|d| depth < d) {
-            let refs: Vec<Reference> = level
-                .iter()
-                .flat_map(named_by)
+            let mut named: Vec<Reference> = level.iter().flat_map(named_by).collect();
+            for hr in level.iter().filter(|o| kinds::HELM_RELEASE.is(o)) {
+                // A HelmRelease names the objects of its latest release, read from its storage
+                // Secret (kept among the live objects, where the tree finds it again).
+                if let Some((secret, objects)) = release_of(&cluster, hr).await? {
+                    all.push(secret);
+                    named.extend(objects);
+                }
+            }
+            let refs: Vec<Reference> = named
+                .into_iter()
                 .filter(|x| asked.insert(x.clone()))
                 .collect();
             if asked.len() as u64 > bound {
                 bail!("{what}: the tree names more than {bound} objects (--max-list-items)");
             }
             let read = read_referenced(&cluster, &refs).await?;
-            level = read.iter().filter(|o| api.is(o)).cloned().collect();
+            level = read.iter().filter(|o| expanded(o)).cloned().collect();
             all.extend(read);
             depth += 1;
         }
@@ -180,8 +199,61 @@ fn from_cluster(r: &Request<'_>, c: &ClusterOptions, global: &Global) -> Result<
                 let (argo, _) = load_gates(r.gates, Some(&cluster), global.now).await?;
                 application_tree(&root, &all, engine_of(&argo)?, r.depth)
             }
+            Explained::HelmRelease => {
+                helm_release_tree(&root, &all, global.now.as_second(), r.depth)
+            }
             _ => kustomization_tree(&root, &all, global.now.as_second(), r.depth),
         }
         .map_err(|e| anyhow!("{what}: {e}"))
     })
+}
+
+/// The storage Secret of the HelmRelease `hr`'s latest release and the objects the release
+/// holds (their namespaces as Kubernetes scopes its built-in kinds; a custom kind is taken as
+/// namespaced); None when it records no release or its Secret is not there (the tree then
+/// says so on its node). Errors: a read refused (a Secret the user may not read), a release
+/// that cannot be read.
+async fn release_of(
+    cluster: &pacto_gates::cluster::Cluster,
+    hr: &Value,
+) -> Result<Option<(Value, Vec<Reference>)>> {
+    use pacto_gates::flux::helm_release::{latest, storage};
+    let Ok(Some((release, storage_ns))) = latest(hr) else {
+        return Ok(None);
+    };
+    let name = storage::secret_name(&release.name, release.version);
+    let secret = match cluster
+        .get(
+            &pacto_gates::cluster::ServedKind::secret(),
+            &storage_ns,
+            &name,
+        )
+        .await
+    {
+        Ok(s) => s,
+        Err(pacto_gates::cluster::ClusterError::NotFound { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let Ok(manifest) = storage::manifest(&secret, pacto_gates::k8s::read::max_input_bytes()) else {
+        return Ok(Some((secret, Vec::new())));
+    };
+    let objects = storage::objects(&manifest, &release.namespace, |g, k| {
+        !storage::CLUSTER_SCOPED.contains(&(g, k))
+    })
+    .unwrap_or_default();
+    let refs = objects
+        .iter()
+        .map(|o| {
+            let api = pacto_gates::k8s::gvk::str_at(o, "/apiVersion");
+            let version = api.rsplit_once('/').map_or(api, |(_, v)| v);
+            (
+                pacto_gates::k8s::gvk_of(o).group.to_string(),
+                version.to_string(),
+                pacto_gates::k8s::gvk::str_at(o, "/kind").to_string(),
+                pacto_gates::k8s::gvk::str_at(o, "/metadata/namespace").to_string(),
+                pacto_gates::k8s::gvk::str_at(o, "/metadata/name").to_string(),
+            )
+        })
+        .collect();
+    Ok(Some((secret, refs)))
 }

@@ -204,3 +204,51 @@ fn an_application_tree_nests_its_child_applications() {
         t.message
     );
 }
+
+/// A HelmRelease in a Kustomization's inventory is expanded with the objects of its latest
+/// release, read from its Helm storage Secret (flux2 `cmd/flux/tree_kustomization.go`), each
+/// judged as helm-controller's wait judges it (`internal/action/wait.go`: the release's
+/// `healthCheckExprs`, a paused Deployment left out); without its Secret, the node says so.
+#[test]
+fn a_helmrelease_is_expanded_with_its_release() {
+    use base64::Engine as _;
+    let manifest = "apiVersion: pacto.trianalab.io/v1alpha1\nkind: Pacto\nmetadata: {name: web}\n---\n\
+                    apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: canary}\nspec: {paused: true}\n";
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let release = json!({"name": "web", "version": 2, "manifest": manifest}).to_string();
+    let secret = json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "sh.helm.release.v1.web.v2", "namespace": "shop"},
+        "data": {"release": b64.encode(b64.encode(release))}});
+    let hr = json!({"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+        "metadata": {"name": "web", "namespace": "shop", "generation": 1},
+        "spec": {"healthCheckExprs": [{"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+            "failed": PACTO_EXPRS, "current": "status.contractStatus == 'Compliant'"}]},
+        "status": {"observedGeneration": 1, "storageNamespace": "shop",
+            "conditions": [{"type": "Ready", "status": "True", "reason": "UpgradeSucceeded"}],
+            "history": [{"name": "web", "namespace": "shop", "version": 2, "action": "upgrade"}]}});
+    let pacto = json!({"apiVersion": "pacto.trianalab.io/v1alpha1", "kind": "Pacto",
+        "metadata": {"name": "web", "namespace": "shop"}, "status": {"contractStatus": "NonCompliant"}});
+    let root = kustomization(
+        "apps",
+        &["shop_web_helm.toolkit.fluxcd.io_HelmRelease"],
+        json!({}),
+    );
+    let live = vec![hr.clone(), secret, pacto.clone()];
+    let t = kustomization_tree(&root, &live, 0, None).unwrap();
+    assert_eq!(
+        rendered(&t),
+        [
+            "Kustomization/apps Ready wait (spec.wait: the inventory) -",
+            "  HelmRelease/web Current kstatus -",
+            "    Pacto/web Failed healthCheckExprs[0] deciding",
+            "    Deployment/canary - not waited -",
+        ]
+    );
+    let t = kustomization_tree(&root, &[hr, pacto], 0, None).unwrap();
+    assert_eq!(
+        t.children[0].note.as_deref(),
+        Some(
+            "its Helm storage Secret shop/sh.helm.release.v1.web.v2 is not among the live objects"
+        )
+    );
+}
