@@ -229,9 +229,9 @@ pub enum Command {
     /// Reads argocd-cm, argocd-cmd-params-cm, Kustomizations, HelmReleases, Pactos,
     /// CoderTemplateTests, Stages with their OCIRepositories and Applications, from -f files
     /// and directories (suite files skipped) or with --cluster from the cluster (one list per
-    /// kind, in pages of --chunk-size objects), and checks that each gate does what "GitOps
-    /// promotion gates", "Gate template promotion with GitOps" and "Delivery reference: setup
-    /// and gates" set it up to do: Flux (F checks), Argo CD (A), the Pacto operator and its
+    /// kind, in pages of --chunk-size objects), and checks that each gate does what the Pacto
+    /// documents set it up to do (docs/upstream.md names them: the GitOps promotion gates, the
+    /// template gate, the delivery setup): Flux (F checks), Argo CD (A), the Pacto operator and its
     /// objects (O), CoderTemplateTests (C) and delivery Stages (S). Each finding has an ID, a
     /// severity, the object, the evidence and the fix. Some checks run the configured Argo CD
     /// scripts and Flux expressions on probe objects (no status, a stale generation, every
