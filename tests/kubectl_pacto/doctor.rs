@@ -414,3 +414,94 @@ fn the_docs_show_the_broken_report() {
     r.assert_code(1);
     assert_eq!(shown, r.stdout);
 }
+
+/// `doctor --cluster --context a,b` (and `--all-contexts`): each cluster checked at once, the
+/// findings in one table under their context; one exit code for the run (the worst: 1 for a
+/// cluster with errors, 2 when a context could not be checked).
+#[test]
+fn several_contexts_are_checked_into_one_report() {
+    let (broken, _dir_a, _) = cluster();
+    let clean = FakeApiServer::start();
+    clean.register(Resource::pacto());
+    clean.register(Resource::new("v1", "Pod", "pods", true, true));
+    let cm: Value = serde_saphyr::from_str(
+        &std::fs::read_to_string(repo().join("examples/argocd-cm.yaml")).unwrap(),
+    )
+    .unwrap();
+    clean.insert(cm);
+    let dir = tempfile::tempdir().unwrap();
+    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let gone_url = format!("http://{}", gone.local_addr().unwrap());
+    drop(gone);
+    let mut text = String::from("apiVersion: v1\nkind: Config\nclusters:\n");
+    for (name, url) in [
+        ("broken", broken.url()),
+        ("clean", clean.url()),
+        ("gone", gone_url),
+    ] {
+        text += &format!("- name: {name}\n  cluster: {{server: {url:?}}}\n");
+    }
+    text += "users:\n- name: u\n  user: {token: t}\ncontexts:\n";
+    for name in ["broken", "clean", "gone"] {
+        text += &format!("- name: {name}\n  context: {{cluster: {name}, user: u}}\n");
+    }
+    let kc = dir.path().join("kubeconfig");
+    std::fs::write(&kc, text).unwrap();
+
+    let r = doctor_cluster(&kc, &["--context", "clean,broken"]);
+    r.assert_no_panic().assert_code(1);
+    let j = json_of(&r);
+    let found: Vec<(&str, &str)> = j["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["context"].as_str().unwrap(), f["id"].as_str().unwrap()))
+        .collect();
+    // The broken cluster's Kustomization findings are its own; the clean one has no error.
+    assert!(found.contains(&("broken", "F06")), "{found:?}");
+    assert!(
+        !found
+            .iter()
+            .any(|(c, id)| *c == "clean" && id.starts_with('F')),
+        "{found:?}"
+    );
+    let first_broken = found.iter().position(|(c, _)| *c == "broken").unwrap();
+    assert!(
+        found[..first_broken].iter().all(|(c, _)| *c == "clean"),
+        "the contexts' order: {found:?}"
+    );
+
+    let mut c = pacto(&[
+        "doctor",
+        "--cluster",
+        "--all-contexts",
+        "--kubeconfig",
+        s(&kc),
+        "--timeout",
+        "20s",
+    ]);
+    c.env("KUBECTL_PACTO_NOW", NOW).env_remove("KUBECONFIG");
+    let t = run_with(&mut c, None, Duration::from_secs(60));
+    t.assert_no_panic().assert_code(2);
+    assert!(t.stdout.starts_with("CONTEXT "), "{}", t.stdout);
+    let contexts: Vec<String> = (0..t.stdout.lines().count().saturating_sub(2))
+        .map(|i| crate::common::cell(&t.stdout, i, "CONTEXT"))
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert!(
+        contexts.iter().any(|c| c == "broken") && contexts.iter().any(|c| c == "clean"),
+        "{}",
+        t.stdout
+    );
+    let errors: Vec<&str> = t
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", t.stderr);
+    assert!(
+        errors[0].starts_with("error: context \"gone\": "),
+        "{}",
+        t.stderr
+    );
+}

@@ -352,6 +352,11 @@ pub struct DoctorArgs {
     /// Read the objects from the cluster (also with -f: both are checked together).
     #[arg(long)]
     pub cluster: bool,
+    /// With --cluster: check every context of the kubeconfig, in parallel, into one table with a
+    /// CONTEXT column (as --context a,b does for the contexts named); the files, if any, are
+    /// checked with each. One exit code for the run: the worst of the contexts'.
+    #[arg(long, requires = "cluster", conflicts_with = "context")]
+    pub all_contexts: bool,
     /// The namespace of Argo CD (argocd-cm, argocd-cmd-params-cm, the application controller).
     #[arg(long, value_name = "NAMESPACE", default_value = "argocd")]
     pub argocd_namespace: String,
@@ -659,6 +664,11 @@ pub struct ExplainArgs {
     /// tree (`kubectl pacto tree`).
     #[arg(long)]
     pub tree: bool,
+    /// Explain KIND/NAME in every context of the kubeconfig, read in parallel: a report per
+    /// context, each headed by its context (as --context a,b does for the contexts named).
+    /// Exit 1 when any context could not be read (the others are still printed).
+    #[arg(long, conflicts_with_all = ["context", "files", "tree"])]
+    pub all_contexts: bool,
     /// With --tree: how many levels below the object are shown (1: its own resources only).
     #[arg(long, value_name = "N", requires = "tree",
           value_parser = clap::value_parser!(u32).range(1..=10_000))]

@@ -20,39 +20,56 @@ fn severity_word(s: Severity, colour: bool) -> String {
 }
 
 /// The table, findings grouped by object (the report's order), the object named on every row so
-/// that a row stands alone (`| grep`). `wide` adds the EVIDENCE column. Empty when there is no
-/// finding.
-pub fn doctor_table(report: &Report, colour: bool, wide: bool, width: Option<usize>) -> String {
+/// that a row stands alone (`| grep`). `wide` adds the EVIDENCE column; `contexts` (several
+/// clusters checked at once: the context of each finding, in order) a CONTEXT column first.
+/// Empty when there is no finding.
+pub fn doctor_table(
+    report: &Report,
+    colour: bool,
+    wide: bool,
+    width: Option<usize>,
+    contexts: Option<&[String]>,
+) -> String {
     if report.findings.is_empty() {
         return String::new();
     }
     let rows = report
         .findings
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             // Cells are cut (the whole text is in -o json): a table's layout grows with the
             // square of its widest cell.
-            let mut row = vec![
+            let mut row: Vec<String> = contexts
+                .map(|c| clip(&one_line(c.get(i).map(String::as_str).unwrap_or(""))))
+                .into_iter()
+                .collect();
+            row.extend([
                 f.id.to_string(),
                 severity_word(f.severity, colour),
                 clip(&one_line(&f.object)),
                 clip(&one_line(&f.finding)),
                 clip(&one_line(&f.fix)),
-            ];
+            ]);
             if wide {
                 row.push(clip(&one_line(&f.evidence)));
             }
             row
         })
         .collect();
-    let mut headers = vec!["ID", "SEVERITY", "OBJECT", "FINDING", "FIX"];
+    let mut headers = Vec::new();
+    if contexts.is_some() {
+        headers.push("CONTEXT");
+    }
+    headers.extend(["ID", "SEVERITY", "OBJECT", "FINDING", "FIX"]);
     if wide {
         headers.push("EVIDENCE");
     }
     // On a terminal (`width`), the finding and the fix are wrapped to fit it; `-o wide` keeps
     // each on one line.
+    let shift = usize::from(contexts.is_some());
     let rows = match width {
-        Some(w) if !wide => super::fit::fit(&headers, rows, w, &[3, 4]),
+        Some(w) if !wide => super::fit::fit(&headers, rows, w, &[3 + shift, 4 + shift]),
         _ => rows,
     };
     table(&headers, rows)
@@ -105,7 +122,7 @@ mod tests {
             ..Report::default()
         };
         assert_eq!(
-            doctor_table(&report, false, false, None),
+            doctor_table(&report, false, false, None, None),
             "ID    SEVERITY   OBJECT                       FINDING   FIX\n\
              A01   error      ConfigMap argocd/argocd-cm   f         x\n\
              A03   error      ConfigMap argocd/argocd-cm   f         x\n\

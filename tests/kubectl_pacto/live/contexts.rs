@@ -163,6 +163,62 @@ fn several_contexts_are_one_table_with_a_context_column() {
         r.assert_no_panic().assert_code(1);
         assert_eq!(r.stderr, want, "{args:?}");
     }
+    // explain: a report per context, headed by it; the context without the object is an error
+    // line after the others' reports, and the run exits 1.
+    let r = run(&mut cmd(
+        dir.path(),
+        &[
+            "explain",
+            "pacto/billing",
+            "--context",
+            "staging,prod",
+            "--kubeconfig",
+            s(&kc),
+        ],
+    ));
+    r.assert_no_panic().assert_code(1);
+    assert!(r.stdout.starts_with("Context:"), "{}", r.stdout);
+    assert_eq!(
+        r.stdout.lines().next().unwrap().split_whitespace().nth(1),
+        Some("staging")
+    );
+    assert!(
+        r.stdout.contains("Pacto:         shop/billing"),
+        "{}",
+        r.stdout
+    );
+    let errors: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{}", r.stderr);
+    assert!(
+        errors[0].starts_with("error: context \"prod\": "),
+        "{}",
+        r.stderr
+    );
+    assert!(errors[0].contains("\"billing\" not found"), "{}", r.stderr);
+    let j = run(&mut cmd(
+        dir.path(),
+        &[
+            "explain",
+            "pacto/billing",
+            "--context",
+            "staging,staging",
+            "--kubeconfig",
+            s(&kc),
+            "-o",
+            "json",
+        ],
+    ));
+    j.assert_code(0);
+    let v: Value = serde_json::from_str(&j.stdout).unwrap();
+    assert_eq!(
+        v["context"], "staging",
+        "a list of one context after its repeat is dropped"
+    );
+
     let r = run(&mut cmd(
         dir.path(),
         &[

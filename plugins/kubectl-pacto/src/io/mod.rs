@@ -6,6 +6,7 @@
 //! uses a command. The rules these reads feed are the library's.
 
 pub(crate) mod connect;
+pub(crate) mod contexts;
 pub(crate) mod delivery;
 pub(crate) mod files;
 pub(crate) mod gates;

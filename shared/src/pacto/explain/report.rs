@@ -20,6 +20,28 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report as read through the kubeconfig context `context` (`explain --context a,b`):
+    /// a first row `Context: NAME`, `context` in the data, and each note prefixed with
+    /// `context "NAME": `.
+    pub fn in_context(mut self, context: &str) -> Report {
+        self.rows.insert(
+            0,
+            super::Row {
+                indent: 0,
+                key: "Context".into(),
+                value: context.to_string(),
+                tone: super::Tone::Plain,
+            },
+        );
+        if let Some(m) = self.data.as_object_mut() {
+            m.insert("context".into(), Value::from(context));
+        }
+        for n in self.notes.iter_mut() {
+            *n = format!("context {context:?}: {n}");
+        }
+        self
+    }
+
     /// The report of an object the gates judge: [`explain`]'s rows under `decision`, as data
     /// [`explanation`], with no notes (the gates' notes are the listing's).
     pub fn gated(obj: &Value, decision: &Decision, now: Timestamp, opts: Options) -> Report {

@@ -197,6 +197,13 @@ fn validate(args: &DoctorArgs) -> Result<()> {
     Ok(())
 }
 
+/// One check: the report, what each cluster read came to, and the notes of the reads.
+struct Checked {
+    report: doctor::Report,
+    outcomes: Vec<ReadOutcome>,
+    notes: Vec<String>,
+}
+
 fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
     validate(args)?;
     let window = duration_flag(
@@ -204,23 +211,79 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
         &args.stabilization_window,
         "2m or 90 (seconds)",
     )?;
-    let mut objects = object::read_values(&args.files)?;
-    let mut input = Input {
+    let files = object::read_values(&args.files)?;
+    let input = Input {
         stabilization_window: window.as_secs() as i64,
         now_unix: global.now_unix(),
         live: args.cluster,
         max_upstream_depth: Some(crate::io::delivery::max_upstream_depth()),
         ..Input::default()
     };
+    if !args.cluster {
+        let checked = one(args, None, files, input)?;
+        return print(args, global, &checked, None);
+    }
+    let mut opts = ClusterOptions::new(&args.cluster_args)?;
+    kubectl_pacto::options::argocd_namespace(&args.argocd_namespace)?;
+    opts.connect.deadline = kubectl_pacto::options::deadline(&args.timeout, "30s or 5m (0: none)")?;
+    let Some(contexts) = crate::io::contexts::named(&args.cluster_args, args.all_contexts)? else {
+        let checked = one(args, Some(&opts), files, input)?;
+        return print(args, global, &checked, None);
+    };
+    // Several clusters: each checked at once with the files, the findings in one table under
+    // their context; a context that could not be checked is an error line after it, and the
+    // run exits with the worst code.
+    let each = crate::io::contexts::each(&contexts, &opts, |c| {
+        one(args, Some(c), files.clone(), input.clone())
+    });
+    let mut all = Checked {
+        report: doctor::Report::default(),
+        outcomes: Vec::new(),
+        notes: Vec::new(),
+    };
+    let mut cells: Vec<String> = Vec::new();
+    let mut failed: Vec<(String, anyhow::Error)> = Vec::new();
+    let mut code = 0u8;
+    for (ctx, r) in each {
+        match r {
+            Ok(c) => {
+                code = code.max(doctor::cluster::exit_code(
+                    &c.outcomes,
+                    c.report.exit_code(),
+                ));
+                cells.extend(std::iter::repeat_n(ctx.clone(), c.report.findings.len()));
+                all.report.findings.extend(c.report.findings);
+                all.notes.extend(
+                    c.notes
+                        .iter()
+                        .chain(&c.report.notes)
+                        .map(|n| format!("context {ctx:?}: {n}")),
+                );
+            }
+            Err(e) => failed.push((ctx, e)),
+        }
+    }
+    print(args, global, &all, Some(&cells))?;
+    for (ctx, e) in &failed {
+        crate::io::output::error_line(&format!("context {ctx:?}: {e:#}"));
+        code = 2;
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// Checks the files with what the cluster of `opts` holds (None: the files alone). Errors: bad
+/// files, a cluster from which nothing could be read when no files are given.
+fn one(
+    args: &DoctorArgs,
+    opts: Option<&ClusterOptions>,
+    mut objects: Vec<Value>,
+    mut input: Input,
+) -> Result<Checked> {
     let mut notes = Vec::new();
     let mut outcomes = Vec::new();
-    if args.cluster {
-        let mut opts = ClusterOptions::new(&args.cluster_args)?;
-        kubectl_pacto::options::argocd_namespace(&args.argocd_namespace)?;
-        opts.connect.deadline =
-            kubectl_pacto::options::deadline(&args.timeout, "30s or 5m (0: none)")?;
+    if let Some(opts) = opts {
         let read = block_on_within(opts.connect.deadline, async {
-            let cluster = connect(&opts).await?;
+            let cluster = connect(opts).await?;
             Ok(read_cluster(&cluster, &args.argocd_namespace).await)
         })?;
         if doctor::cluster::could_not_run(&read.outcomes) && args.files.is_empty() {
@@ -242,33 +305,63 @@ fn check(args: &DoctorArgs, global: &Global) -> Result<ExitCode> {
     }
     input.objects = objects;
     let report = doctor::run(&input);
-    for n in notes.iter().chain(&report.notes) {
-        note(n);
+    Ok(Checked {
+        report,
+        outcomes,
+        notes,
+    })
+}
+
+/// Prints the notes and the report (`contexts`: the context of each finding, for a CONTEXT
+/// column), and gives the exit code of one check.
+fn print(
+    args: &DoctorArgs,
+    global: &Global,
+    c: &Checked,
+    contexts: Option<&[String]>,
+) -> Result<ExitCode> {
+    let report = &c.report;
+    if contexts.is_some() {
+        for n in &c.notes {
+            note(n);
+        }
+    } else {
+        for n in c.notes.iter().chain(&report.notes) {
+            note(n);
+        }
     }
+    let data = || {
+        let mut v = render::doctor::doctor_json(report);
+        if let (Some(cells), Some(list)) = (contexts, v["findings"].as_array_mut()) {
+            for (f, ctx) in list.iter_mut().zip(cells) {
+                f["context"] = Value::from(ctx.as_str());
+            }
+        }
+        v
+    };
     let out = match args.output {
         Some(TableOutput::Json) => json_for(
-            serde_json::to_string_pretty(&render::doctor::doctor_json(&report))? + "\n",
+            serde_json::to_string_pretty(&data())? + "\n",
             global.terminal,
         ),
         Some(TableOutput::Yaml) => text_for(
-            serde_saphyr::to_string(&render::doctor::doctor_json(&report))
-                .context("rendering YAML")?,
+            serde_saphyr::to_string(&data()).context("rendering YAML")?,
             global.terminal,
         ),
         None | Some(TableOutput::Wide) => {
             let wide = args.output == Some(TableOutput::Wide);
             let width = crate::io::output::terminal_width(global.terminal);
-            let mut t = render::doctor::doctor_table(&report, global.colour, wide, width);
+            let mut t = render::doctor::doctor_table(report, global.colour, wide, width, contexts);
             if !t.is_empty() {
                 t.push('\n');
             }
-            t.push_str(&render::doctor::doctor_summary(&report));
+            t.push_str(&render::doctor::doctor_summary(report));
             t
         }
     };
     write_stdout(&out)?;
     Ok(ExitCode::from(doctor::cluster::exit_code(
-        &outcomes,
+        &c.outcomes,
         report.exit_code(),
     )))
 }

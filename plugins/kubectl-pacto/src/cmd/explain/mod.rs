@@ -68,10 +68,27 @@ pub(crate) fn run(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
         return tree::from_explain(args, global);
     }
     let o = Options::complete(args, global)?;
+    let mut failed: Vec<(String, anyhow::Error)> = Vec::new();
     let reports = match (&o.target, args.files.is_empty()) {
         (_, false) => from_files(&o)?,
         (None, true) => bail!("give KIND/NAME, or -f FILE"),
-        (Some(t), true) => vec![from_cluster(&o, t)?],
+        (Some(t), true) => match crate::io::contexts::named(&args.cluster, args.all_contexts)? {
+            None => vec![from_cluster(&o, &o.cluster, t)?],
+            // Several clusters: a report per context, each read at once; a context that could
+            // not be read is an error line after the others, and the run exits 1.
+            Some(contexts) => {
+                let mut reports = Vec::new();
+                for (ctx, r) in
+                    crate::io::contexts::each(&contexts, &o.cluster, |c| from_cluster(&o, c, t))
+                {
+                    match r {
+                        Ok(report) => reports.push(report.in_context(&ctx)),
+                        Err(e) => failed.push((ctx, e)),
+                    }
+                }
+                reports
+            }
+        },
     };
     for r in &reports {
         for n in &r.notes {
@@ -105,25 +122,30 @@ pub(crate) fn run(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
         }
     };
     write_stdout(&out)?;
-    Ok(ExitCode::SUCCESS)
+    for (ctx, e) in &failed {
+        crate::io::output::error_line(&format!("context {ctx:?}: {e:#}"));
+    }
+    Ok(if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
-/// The report of the one object `KIND/NAME` names in the cluster.
-fn from_cluster(o: &Options<'_>, t: &Target) -> Result<Report> {
+/// The report of the one object `KIND/NAME` names in the cluster `c`.
+fn from_cluster(o: &Options<'_>, c: &ClusterOptions, t: &Target) -> Result<Report> {
     match t.kind {
-        Explained::Stage => {
-            delivery::stage_report(&o.cluster, &t.name, &o.args.gates.argocd_namespace)
-        }
-        Explained::Operation => delivery::operation_report(&o.cluster, &t.name),
+        Explained::Stage => delivery::stage_report(c, &t.name, &o.args.gates.argocd_namespace),
+        Explained::Operation => delivery::operation_report(c, &t.name),
         Explained::Application | Explained::Kustomization => {
-            one_level_up::from_cluster(&o.cluster, t, &o.args.gates, o.global.now)
+            one_level_up::from_cluster(c, t, &o.args.gates, o.global.now)
         }
-        Explained::HelmRelease => helm_release::from_cluster(&o.cluster, t, o.global.now),
+        Explained::HelmRelease => helm_release::from_cluster(c, t, o.global.now),
         Explained::Gated(group, version, kind) => {
-            let (obj, (argo, flux)) = block_on_within(o.cluster.connect.deadline, async {
-                let cluster = connect(&o.cluster).await?;
+            let (obj, (argo, flux)) = block_on_within(c.connect.deadline, async {
+                let cluster = connect(c).await?;
                 let kind = cluster.discover(group, version, kind).await?;
-                let ns = namespace(&o.cluster, &cluster);
+                let ns = namespace(c, &cluster);
                 let obj = cluster.get(&kind, &ns, &t.name).await?;
                 let gates = load_gates(&o.args.gates, Some(&cluster), o.global.now).await?;
                 Ok::<_, anyhow::Error>((obj, gates))

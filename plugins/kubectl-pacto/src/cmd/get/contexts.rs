@@ -10,7 +10,6 @@ use super::options::Options;
 use super::pactos;
 use crate::io::output::{print_notes, write_stdout};
 use anyhow::{bail, Result};
-use kubectl_pacto::cli::GetArgs;
 use kubectl_pacto::printer::OutputFormat;
 use kubectl_pacto::resource::ResourceType;
 use pacto_gates::pacto::gate::{self, Decision};
@@ -18,39 +17,6 @@ use pacto_gates::pacto::view::PactoView;
 use pacto_gates::render::{self, PactoRow, TableOptions};
 use serde_json::Value;
 use std::process::ExitCode;
-
-/// The contexts a `get` reads when it reads several: `--all-contexts`, or a `--context` list
-/// `a,b` (a context whose own name holds the comma is that one context). None: one context, the
-/// usual path. Errors: a kubeconfig that cannot be read (for `--all-contexts`, or to tell a
-/// list from a name); a list with an empty name; a kubeconfig without contexts.
-pub(super) fn named(args: &GetArgs) -> Result<Option<Vec<String>>> {
-    let kubeconfig = args.cluster.kubeconfig.as_deref();
-    if args.all_contexts {
-        let names = pacto_gates::cluster::context_names(kubeconfig)?;
-        if names.is_empty() {
-            bail!("--all-contexts: the kubeconfig has no contexts");
-        }
-        return Ok(Some(names));
-    }
-    let Some(given) = args.cluster.context.as_deref().filter(|c| c.contains(',')) else {
-        return Ok(None);
-    };
-    if pacto_gates::cluster::context_names(kubeconfig)
-        .is_ok_and(|names| names.iter().any(|n| n == given))
-    {
-        return Ok(None);
-    }
-    let mut list: Vec<String> = Vec::new();
-    for c in given.split(',') {
-        if c.is_empty() {
-            bail!("--context {given:?}: an empty context name in the list");
-        }
-        if !list.iter().any(|x| x == c) {
-            list.push(c.to_string());
-        }
-    }
-    Ok(Some(list))
-}
 
 /// One context's Pactos, judged.
 type Judged = (Vec<Value>, Vec<PactoView>, Vec<Decision>);
@@ -67,25 +33,8 @@ pub(super) fn run(o: &Options<'_>, contexts: &[String]) -> Result<ExitCode> {
     if !o.print.format.is_table() {
         bail!("several contexts are printed as one table (or -o wide); for other formats, read one context at a time (--context NAME)");
     }
-    let read: Vec<(String, Result<Judged>)> = std::thread::scope(|s| {
-        let running: Vec<_> = contexts
-            .iter()
-            .map(|ctx| {
-                let mut c = o.cluster.clone();
-                c.connect.context = Some(ctx.clone());
-                (ctx, s.spawn(move || pactos::judged(o, &c)))
-            })
-            .collect();
-        running
-            .into_iter()
-            .map(|(ctx, h)| {
-                let r = h
-                    .join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("the read of this context failed")));
-                (ctx.clone(), r)
-            })
-            .collect()
-    });
+    let read: Vec<(String, Result<Judged>)> =
+        crate::io::contexts::each(contexts, &o.cluster, |c| pactos::judged(o, c));
     let mut objects: Vec<Value> = Vec::new();
     let mut views: Vec<PactoView> = Vec::new();
     let mut decisions: Vec<Decision> = Vec::new();

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 /// `kubectl pacto get`.
 pub(crate) fn run(args: &GetArgs, global: &Global) -> Result<ExitCode> {
     let o = options::Options::complete(args, global)?;
-    if let Some(names) = contexts::named(args)? {
+    if let Some(names) = crate::io::contexts::named(&args.cluster, args.all_contexts)? {
         return contexts::run(&o, &names);
     }
     match o.listed {
