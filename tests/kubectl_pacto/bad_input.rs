@@ -291,3 +291,68 @@ fn a_health_script_over_the_script_bound_is_refused_before_it_is_compiled() {
     );
     assert_eq!(report["items"][0]["argo"]["message"], "big");
 }
+
+/// A document nested deeper than the parser's fixed bound of 512 levels is refused with the
+/// bound named, for flow (JSON) and block nesting alike; 300 levels (beyond the parser's own
+/// default of 255 for flow collections) are read.
+#[test]
+fn nesting_beyond_the_bound_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let nested = |levels: usize| {
+        format!(
+            "{{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {{\"name\": \"a\"}}, \"data\": {{\"a\": {}0{}}}}}",
+            "[".repeat(levels),
+            "]".repeat(levels)
+        )
+    };
+    let ok = dir.path().join("ok.json");
+    std::fs::write(&ok, nested(300)).unwrap();
+    crate::common::run(&mut crate::common::pacto(&[
+        "health",
+        "-f",
+        crate::common::s(&ok),
+    ]))
+    .assert_no_panic()
+    .assert_code(0);
+    let deep = dir.path().join("deep.json");
+    std::fs::write(&deep, nested(600)).unwrap();
+    let r = crate::common::run(&mut crate::common::pacto(&[
+        "health",
+        "-f",
+        crate::common::s(&deep),
+    ]));
+    r.assert_no_panic().assert_code(1);
+    assert!(
+        r.stderr.starts_with(&format!(
+            "error: {}: document 1: line 1 column ",
+            deep.display()
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .ends_with(": it nests deeper than 512 levels (a fixed bound)\n"),
+        "{}",
+        r.stderr
+    );
+    let block = dir.path().join("block.yaml");
+    let mut text = String::from("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n");
+    for i in 0..600 {
+        text += &format!("{}k:\n", " ".repeat(i + 1));
+    }
+    text += &format!("{}x\n", " ".repeat(602));
+    std::fs::write(&block, text).unwrap();
+    let r = crate::common::run(&mut crate::common::pacto(&[
+        "health",
+        "-f",
+        crate::common::s(&block),
+    ]));
+    r.assert_no_panic().assert_code(1);
+    assert!(
+        r.stderr
+            .contains("it nests deeper than 512 levels (a fixed bound)"),
+        "{}",
+        r.stderr
+    );
+}

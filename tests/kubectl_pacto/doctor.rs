@@ -505,3 +505,37 @@ fn several_contexts_are_checked_into_one_report() {
         t.stderr
     );
 }
+
+/// A global flag refused before the command runs exits as the command's usage errors do: 2 for
+/// doctor and reconcile (whose 1 means findings or work left), 1 for the others.
+#[test]
+fn a_refused_global_flag_exits_with_the_commands_usage_code() {
+    for (args, code, want) in [
+        (
+            vec!["doctor", "--max-input-bytes", "0", "-f", "examples"],
+            2,
+            "error: --max-input-bytes \"0\": the size must be more than 0\n",
+        ),
+        (
+            vec!["doctor", "--max-script-bytes", "abc", "-f", "examples"],
+            2,
+            "error: --max-script-bytes \"abc\": expected a size such as 1Gi, 512Mi or 1000000\n",
+        ),
+        (
+            vec!["reconcile", "--once", "-A", "--max-input-bytes", "abc"],
+            2,
+            "error: --max-input-bytes \"abc\": expected a size such as 1Gi, 512Mi or 1000000\n",
+        ),
+        (
+            vec!["health", "--max-input-bytes", "abc", "-f", "examples"],
+            1,
+            "error: --max-input-bytes \"abc\": expected a size such as 1Gi, 512Mi or 1000000\n",
+        ),
+    ] {
+        let mut c = pacto(&args);
+        c.current_dir(repo());
+        let r = run(&mut c);
+        r.assert_no_panic().assert_code(code);
+        assert_eq!(r.stderr, want, "{args:?}");
+    }
+}

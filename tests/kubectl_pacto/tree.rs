@@ -353,3 +353,49 @@ fn from_the_cluster_the_tree_is_read_level_by_level() {
         "error: kustomization/apps: the tree names more than 30 objects (--max-list-items)\n"
     );
 }
+
+/// From the cluster, an entry no object can match (a name that is not a valid object name, an
+/// empty version in `status.resources`) is read as not found, as from files: the tree is drawn
+/// with a NotFound leaf instead of the whole command failing.
+#[test]
+fn from_the_cluster_an_impossible_entry_is_not_found() {
+    use fake_apiserver::{FakeApiServer, Resource};
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeApiServer::start();
+    server.register(Resource::new(
+        "kustomize.toolkit.fluxcd.io/v1",
+        "Kustomization",
+        "kustomizations",
+        true,
+        true,
+    ));
+    server.register(Resource::new("v1", "ConfigMap", "configmaps", true, false));
+    let ready = "conditions: [{type: Ready, status: \"True\", reason: ReconciliationSucceeded}]\n  observedGeneration: 2";
+    let text = kustomization(
+        "root",
+        "{wait: true, timeout: 1m}",
+        ready,
+        &[(
+            "flux-system_child_kustomize.toolkit.fluxcd.io_Kustomization".into(),
+            "v1",
+        )],
+    ) + &kustomization(
+        "child",
+        "{wait: true, timeout: 1m}",
+        ready,
+        &[("shop_bad name!__ConfigMap".into(), "v1")],
+    );
+    for doc in text.split("---\n").filter(|d| !d.trim().is_empty()) {
+        server.insert(serde_saphyr::from_str::<Value>(doc).unwrap());
+    }
+    let kubeconfig = server.write_kubeconfig(dir.path(), Some("flux-system"));
+    let r = run(&mut crate::common::isolated(
+        dir.path(),
+        "2026-11-29T12:00:00Z",
+        &["tree", "kustomization/root", "--kubeconfig", s(&kubeconfig)],
+    ));
+    r.assert_no_panic().assert_code(0);
+    let t = &r.stdout;
+    assert_eq!(drawn(t, 2), "  └─ConfigMap/bad name!", "{t}");
+    assert_eq!(cell(t, 2, "HEALTH"), "NotFound", "{t}");
+}

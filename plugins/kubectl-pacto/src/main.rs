@@ -61,6 +61,13 @@ fn main() -> ExitCode {
     // (reserved address space, not memory). 256 MiB holds an answer at Go's nesting limit of
     // 10,000 levels through every command (parsed, judged, printed as JSON, YAML or JSONPath);
     // 1 GiB took a quarter of a 4 GiB address-space limit.
+    // A global flag refused before the command runs exits as the command's own usage errors do
+    // (2 for doctor and reconcile, whose 1 means findings or work left).
+    let code = kubectl_pacto::cli::usage_error_code(match &cli.command {
+        Command::Doctor(_) => Some("doctor"),
+        Command::Reconcile(_) => Some("reconcile"),
+        _ => None,
+    });
     let worker = std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(move || run(cli));
@@ -70,7 +77,7 @@ fn main() -> ExitCode {
             .unwrap_or_else(|_| Err(anyhow!("internal error: the evaluation thread panicked"))),
         Err(e) => Err(anyhow!("cannot start the evaluation thread: {e}")),
     };
-    io::output::exit_on_error(result, 1)
+    io::output::exit_on_error(result, code)
 }
 
 /// Dispatches to the command.

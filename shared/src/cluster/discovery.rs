@@ -67,6 +67,9 @@ impl ServedKind {
     }
 }
 
+/// How many discovery requests [`Cluster::discover_each`] has in flight at once.
+pub const DISCOVERY_IN_FLIGHT: usize = 16;
+
 /// client-go's discovery client timeout when none is set (`discovery_client.go`
 /// `setDiscoveryDefaults`: `defaultTimeout = 32 * time.Second`): kubectl gives up on a silent
 /// API server after it, and so do we.
@@ -111,21 +114,24 @@ impl Cluster {
         kinds: &[(&str, &str, &str)],
     ) -> Vec<Result<ServedKind, ClusterError>> {
         let mut wanted: Vec<(&str, &str)> = Vec::new();
+        let mut at: std::collections::HashMap<(&str, &str), usize> = Default::default();
         for &(group, version, _) in kinds {
-            if !wanted.contains(&(group, version)) {
+            at.entry((group, version)).or_insert_with(|| {
                 wanted.push((group, version));
-            }
+                wanted.len() - 1
+            });
         }
-        let served =
-            futures_util::future::join_all(wanted.iter().map(|(g, v)| self.served(g, v))).await;
-        let documents: Vec<((&str, &str), Served)> = wanted.into_iter().zip(served).collect();
+        // At most DISCOVERY_IN_FLIGHT requests at once, in order: a status naming thousands of
+        // group versions is read without opening thousands of connections.
+        use futures_util::stream::StreamExt as _;
+        let served: Vec<Served> =
+            futures_util::stream::iter(wanted.iter().map(|(g, v)| self.served(g, v)))
+                .buffered(DISCOVERY_IN_FLIGHT)
+                .collect()
+                .await;
         let mut out = Vec::with_capacity(kinds.len());
         for &(group, version, kind) in kinds {
-            let at = documents
-                .iter()
-                .position(|(gv, _)| *gv == (group, version))
-                .expect("every group version was asked for");
-            out.push(match &documents[at].1 {
+            out.push(match &served[at[&(group, version)]] {
                 Ok(served) => find_kind(served.as_deref(), group, version, kind)
                     .ok_or_else(|| not_installed(group, version, kind)),
                 Err(e) => Err(e.clone()),

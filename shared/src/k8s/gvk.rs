@@ -58,8 +58,12 @@ pub fn str_at<'a>(v: &'a Value, p: &str) -> &'a str {
 /// group, kind, namespace, name); the version does not count.
 pub type Identity<'a> = (String, &'a str, &'a str, &'a str);
 
+/// Live objects by [`Identity`] ([`index_by_identity`]): built once, looked up by each rule
+/// that names objects (an Application's resources, a wait's objects, a tree's every level).
+pub type Index<'a> = std::collections::HashMap<Identity<'a>, &'a Value>;
+
 /// `live` indexed by [`Identity`]; the first of two objects with one identity is kept.
-pub fn index_by_identity(live: &[Value]) -> std::collections::HashMap<Identity<'_>, &Value> {
+pub fn index_by_identity(live: &[Value]) -> Index<'_> {
     let mut index = std::collections::HashMap::with_capacity(live.len());
     for o in live {
         index

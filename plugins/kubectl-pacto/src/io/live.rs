@@ -10,30 +10,32 @@ use serde_json::Value;
 /// One reference: (group, version, kind, namespace, name).
 pub(crate) type Reference = (String, String, String, String, String);
 
-/// The objects `refs` name that exist. Errors: any failed read other than not found or not
-/// installed (forbidden, a timeout), named by the cluster error.
+/// The objects `refs` name that exist (a reference no object can match, by its kind or its
+/// name, is one that does not). Errors: any failed read other than not found, not installed or
+/// an impossible name (forbidden, a timeout), named by the cluster error.
 pub(crate) async fn read_referenced(cluster: &Cluster, refs: &[Reference]) -> Result<Vec<Value>> {
     let mut kinds: Vec<(&str, &str, &str)> = Vec::new();
+    let mut index: std::collections::HashMap<(&str, &str, &str), usize> = Default::default();
     for (g, v, k, _, _) in refs {
-        if !kinds.contains(&(g.as_str(), v.as_str(), k.as_str())) {
+        index.entry((g, v, k)).or_insert_with(|| {
             kinds.push((g, v, k));
-        }
+            kinds.len() - 1
+        });
     }
     let served = cluster.discover_each(&kinds).await;
     let mut out = Vec::with_capacity(refs.len());
     for (g, v, k, ns, name) in refs {
-        let at = kinds
-            .iter()
-            .position(|x| *x == (g.as_str(), v.as_str(), k.as_str()))
-            .expect("every kind was discovered");
+        let at = index[&(g.as_str(), v.as_str(), k.as_str())];
+        // A kind not served, or a group, version, namespace or name no object can have (a
+        // malformed status entry): no such object, as for one not found.
         let kind = match &served[at] {
             Ok(kind) => kind,
-            Err(ClusterError::NotInstalled { .. }) => continue,
+            Err(ClusterError::NotInstalled { .. } | ClusterError::InvalidName { .. }) => continue,
             Err(e) => return Err(e.clone().into()),
         };
         match cluster.get(kind, ns, name).await {
             Ok(obj) => out.push(obj),
-            Err(ClusterError::NotFound { .. }) => {}
+            Err(ClusterError::NotFound { .. } | ClusterError::InvalidName { .. }) => {}
             Err(e) => return Err(e.into()),
         }
     }

@@ -251,23 +251,59 @@ fn csv(v: &str) -> Vec<&str> {
 /// kind, namespace and name among `live`. Errors: `status.resources` is not a list, or an entry
 /// is not an object.
 pub fn resources<'a>(app: &Value, live: &'a [Value]) -> Result<Vec<AppResource<'a>>, String> {
+    resources_in(app, &index_by_identity(live))
+}
+
+/// [`resources`] over live objects already indexed (`index_by_identity`): for a caller that
+/// looks up many Applications among the same objects (a tree of apps). Errors: as
+/// [`resources`], and a field of an entry (`group`, `version`, `kind`, `namespace`, `name`,
+/// `health.status`, `health.message`) that is not a string, `hook` that is not a boolean.
+pub fn resources_in<'a>(
+    app: &Value,
+    index: &crate::k8s::gvk::Index<'a>,
+) -> Result<Vec<AppResource<'a>>, String> {
     let list = match app.pointer("/status/resources") {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(a)) => a,
         Some(_) => return Err("status.resources: not a list".into()),
     };
     let mut out = Vec::with_capacity(list.len());
-    let index = index_by_identity(live);
     for (i, e) in list.iter().enumerate() {
         if !e.is_object() {
             return Err(format!("status.resources[{i}]: not an object"));
         }
-        let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        let (group, kind, namespace, name) = (s("group"), s("kind"), s("namespace"), s("name"));
-        let recorded = e
-            .get("health")
-            .filter(|h| h.is_object())
-            .map(|h| HealthStatus::new(str_at(h, "/status"), str_at(h, "/message")));
+        // ResourceStatus is a typed struct in Argo CD: a field of another type would not
+        // decode (the API server's schema refuses it), so it is an error here, not an empty
+        // string.
+        let text = |v: Option<&Value>, path: &str| -> Result<String, String> {
+            match v {
+                None | Some(Value::Null) => Ok(String::new()),
+                Some(Value::String(t)) => Ok(t.clone()),
+                Some(other) => Err(format!(
+                    "status.resources[{i}].{path}: expected a string, found {}",
+                    crate::object::json_type(other)
+                )),
+            }
+        };
+        let s = |k: &str| text(e.get(k), k);
+        let (group, kind, namespace, name) = (s("group")?, s("kind")?, s("namespace")?, s("name")?);
+        let recorded = match e.get("health") {
+            Some(h) if h.is_object() => Some(HealthStatus::new(
+                &text(h.get("status"), "health.status")?,
+                &text(h.get("message"), "health.message")?,
+            )),
+            _ => None,
+        };
+        let hook = match e.get("hook") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err(format!(
+                    "status.resources[{i}].hook: expected a boolean, found {}",
+                    crate::object::json_type(other)
+                ))
+            }
+        };
         let found = index
             .get(&(
                 group.clone(),
@@ -277,8 +313,8 @@ pub fn resources<'a>(app: &Value, live: &'a [Value]) -> Result<Vec<AppResource<'
             ))
             .copied();
         out.push(AppResource {
-            version: s("version"),
-            hook: e.get("hook").and_then(Value::as_bool).unwrap_or(false),
+            version: s("version")?,
+            hook,
             recorded,
             live: found,
             group,

@@ -124,6 +124,24 @@ pub fn explain_release(
     live: &[Value],
     now_unix: i64,
 ) -> Result<WaitExplanation, String> {
+    explain_release_in(
+        hr,
+        release,
+        objects,
+        &crate::k8s::gvk::index_by_identity(live),
+        now_unix,
+    )
+}
+
+/// [`explain_release`] over live objects already indexed (`index_by_identity`): for a caller
+/// that explains many HelmReleases among the same objects (a tree).
+pub fn explain_release_in(
+    hr: &Value,
+    release: &Release,
+    objects: &[Value],
+    index: &crate::k8s::gvk::Index<'_>,
+    now_unix: i64,
+) -> Result<WaitExplanation, String> {
     let mut kz = parse(hr)?;
     if kz.kind != "HelmRelease" {
         return Err(format!("expected a HelmRelease, found {}", kz.kind));
@@ -181,7 +199,7 @@ pub fn explain_release(
             })
             .collect())
     };
-    judge(&kz, covered, timeout, wanted, live, now_unix, Words::Ssa)
+    judge(&kz, covered, timeout, wanted, index, now_unix, Words::Ssa)
 }
 
 /// An `apps/v1` Deployment whose `spec.paused` is true in the release: helm-controller's wait

@@ -12,7 +12,7 @@ use super::health::{FluxHealth, FluxSource};
 use super::kustomization::{parse, Kustomization};
 use super::wait::{self, Checked, WaitVerdict};
 use super::KStatus;
-use crate::k8s::gvk::{index_by_identity, str_at};
+use crate::k8s::gvk::{index_by_identity, str_at, Index};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -27,10 +27,23 @@ pub struct InventoryEntry {
     pub version: String,
 }
 
-/// Reads `status.inventory.entries`: None when the Kustomization has no inventory. Errors:
-/// `entries` not a list, an entry without a string `id`, an `id` not of four `_`-separated parts
-/// (named by index).
+/// Reads `status.inventory.entries`: None when the Kustomization has no inventory. Each `id` is
+/// parsed as fluxcd/cli-utils `pkg/object/objmetadata.go` `ParseObjMetadata` parses it (which
+/// kustomize-controller's inventory reads with): the namespace up to the first `_`, the kind
+/// after the last, the group before that, the name between them with `__` read back as `:`
+/// (`system__controller` is `system:controller`). Errors: `status.inventory` not a mapping,
+/// `entries` not a list, an entry without a string `id`, an `id` with fewer than three `_`, a
+/// `v` that is not a string (named by index).
 pub fn inventory(k: &Value) -> Result<Option<Vec<InventoryEntry>>, String> {
+    match k.pointer("/status/inventory") {
+        None | Some(Value::Null) | Some(Value::Object(_)) => {}
+        Some(other) => {
+            return Err(format!(
+                "status.inventory: expected a mapping, found {}",
+                crate::object::json_type(other)
+            ))
+        }
+    }
     let entries = match k.pointer("/status/inventory/entries") {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Array(a)) => a,
@@ -42,18 +55,30 @@ pub fn inventory(k: &Value) -> Result<Option<Vec<InventoryEntry>>, String> {
             .get("id")
             .and_then(Value::as_str)
             .ok_or_else(|| format!("status.inventory.entries[{i}].id: expected a string"))?;
-        let parts: Vec<&str> = id.split('_').collect();
-        let [namespace, name, group, kind] = parts.as_slice() else {
-            return Err(format!(
+        let bad = || {
+            format!(
                 "status.inventory.entries[{i}].id: {id:?} is not <namespace>_<name>_<group>_<kind>"
-            ));
+            )
+        };
+        let (namespace, rest) = id.split_once('_').ok_or_else(bad)?;
+        let (rest, kind) = rest.rsplit_once('_').ok_or_else(bad)?;
+        let (name, group) = rest.rsplit_once('_').ok_or_else(bad)?;
+        let version = match e.get("v") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(v)) => v.clone(),
+            Some(other) => {
+                return Err(format!(
+                    "status.inventory.entries[{i}].v: expected a string, found {}",
+                    crate::object::json_type(other)
+                ))
+            }
         };
         out.push(InventoryEntry {
             namespace: namespace.to_string(),
-            name: name.to_string(),
+            name: name.replace("__", ":"),
             group: group.to_string(),
             kind: kind.to_string(),
-            version: e.get("v").and_then(Value::as_str).unwrap_or("").to_string(),
+            version,
         });
     }
     Ok(Some(out))
@@ -194,6 +219,17 @@ pub(crate) enum Words {
 /// itself may be among them), with kstatus's now at `now_unix`. Errors: `k` is not a Flux
 /// Kustomization or HelmRelease, a field of the wrong type, a malformed inventory.
 pub fn explain_wait(k: &Value, live: &[Value], now_unix: i64) -> Result<WaitExplanation, String> {
+    explain_wait_in(k, live, &index_by_identity(live), now_unix)
+}
+
+/// [`explain_wait`] over live objects already indexed (`index` is `index_by_identity(live)`):
+/// for a caller that explains many Kustomizations among the same objects (a tree).
+pub fn explain_wait_in(
+    k: &Value,
+    live: &[Value],
+    index: &Index<'_>,
+    now_unix: i64,
+) -> Result<WaitExplanation, String> {
     let kz: Kustomization = parse(k)?;
     let timeout = wait::timeout(&kz);
     let covered = covered(&kz, k);
@@ -236,20 +272,21 @@ pub fn explain_wait(k: &Value, live: &[Value], now_unix: i64) -> Result<WaitExpl
         covered,
         timeout,
         wanted,
-        live,
+        index,
         now_unix,
         Words::Kustomization,
     )
 }
 
 /// The wait of `kz` over the objects `wanted` gives (asked for only when the expressions
-/// compile), looked up among `live` and judged by `kz`'s readers; `timeout` is the wait's.
+/// compile), looked up in `index` (the live objects) and judged by `kz`'s readers; `timeout` is
+/// the wait's.
 pub(crate) fn judge(
     kz: &Kustomization,
     covered: Covered,
     timeout: std::time::Duration,
     wanted: impl FnOnce() -> Result<Vec<Wanted>, String>,
-    live: &[Value],
+    by_id: &Index<'_>,
     now_unix: i64,
     words: Words,
 ) -> Result<WaitExplanation, String> {
@@ -266,7 +303,6 @@ pub(crate) fn judge(
             })
         }
     };
-    let by_id = index_by_identity(live);
     let wanted = wanted()?;
     let mut objects: Vec<Waited> = Vec::with_capacity(wanted.len());
     for (group, kind, namespace, name) in wanted {

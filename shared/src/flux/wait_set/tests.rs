@@ -69,6 +69,53 @@ fn a_malformed_inventory_is_an_error() {
         "status.inventory.entries[0].id: expected a string"
     );
     assert_eq!(inventory(&serde_json::json!({})).unwrap(), None);
+    for (k, want) in [
+        (
+            serde_json::json!({"status": {"inventory": "x"}}),
+            "status.inventory: expected a mapping, found a string",
+        ),
+        (
+            serde_json::json!({"status": {"inventory": {"entries": [{"id": "a_b__C", "v": [1]}]}}}),
+            "status.inventory.entries[0].v: expected a string, found a list",
+        ),
+    ] {
+        assert_eq!(inventory(&k).unwrap_err(), want);
+    }
+}
+
+/// Entry ids as fluxcd/cli-utils `ParseObjMetadata` reads them: the namespace up to the first
+/// `_`, the kind after the last, the group before it, and the name between, where `__` stands
+/// for `:` (`ObjMetadata.String` writes a colon so, as RBAC names hold them).
+#[test]
+fn inventory_ids_are_read_as_cli_utils_reads_them() {
+    let k = serde_json::json!({"status": {"inventory": {"entries": [
+        {"id": "_system__controller__leader_rbac.authorization.k8s.io_ClusterRole", "v": "v1"},
+        {"id": "shop_web_apps_Deployment", "v": "v1"},
+        {"id": "_shop__Namespace", "v": "v1"},
+        {"id": "a_b_c_d_e", "v": "v1"}]}}});
+    let got: Vec<(String, String, String, String)> = inventory(&k)
+        .unwrap()
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.namespace, e.name, e.group, e.kind))
+        .collect();
+    let want = [
+        (
+            "",
+            "system:controller:leader",
+            "rbac.authorization.k8s.io",
+            "ClusterRole",
+        ),
+        ("shop", "web", "apps", "Deployment"),
+        ("", "shop", "", "Namespace"),
+        // No check for extra fields: what is left between them is the name.
+        ("a", "b_c", "d", "e"),
+    ];
+    let want: Vec<(String, String, String, String)> = want
+        .iter()
+        .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
+        .collect();
+    assert_eq!(got, want);
 }
 
 /// The live objects to read: the inventory with `spec.wait`, else `spec.healthChecks`.

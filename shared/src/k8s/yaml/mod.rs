@@ -286,6 +286,12 @@ pub fn readable(message: &str, bounds: &Bounds) -> String {
             "a value is missing (null) where text is expected",
         );
     }
+    if let Some(at) = message.find("recursion limit exceeded") {
+        return format!(
+            "{}it nests deeper than {MAX_DEPTH} levels (a fixed bound)",
+            &message[..at]
+        );
+    }
     if let Some(at) = message.find("non-finite float") {
         let value = message[at..].split('`').nth(1).unwrap_or("");
         return format!(
@@ -307,6 +313,8 @@ pub fn options_for_len(len: usize) -> (serde_saphyr::Options, Bounds) {
             max_events: bounds.nodes.saturating_mul(2),
             max_nodes: bounds.nodes,
             max_depth: MAX_DEPTH,
+            // Flow collections (`[`, `{`, JSON's) nest as deep as block ones.
+            flow_nesting_limit: MAX_DEPTH,
             max_total_scalar_bytes: bounds.scalar_bytes,
             max_recorded_anchor_events: bounds.alias_values,
         },

@@ -23,11 +23,13 @@
 //! Pure: objects in, nodes out.
 
 use super::Tone;
-use crate::argo::app_health::{app_health, resources, AppHealth, Counted};
+use crate::argo::app_health::{app_health, resources_in, AppHealth, Counted};
 use crate::argo::health::ArgoHealth;
-use crate::flux::wait_set::{explain_wait, inventory, Covered, Overall, WaitExplanation};
+use crate::flux::wait_set::{
+    explain_wait_in, inventory, Covered, Overall, WaitExplanation, Waited,
+};
 use crate::flux::KStatus;
-use crate::k8s::gvk::{gvk_of, index_by_identity, str_at};
+use crate::k8s::gvk::{gvk_of, index_by_identity, str_at, Identity, Index};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -121,6 +123,49 @@ fn overall_tone(o: Overall) -> Tone {
     }
 }
 
+/// What every level of one tree reads: the live objects, indexed once (a tree of N objects
+/// costs about N lookups, however many Kustomizations or Applications it nests).
+struct Ctx<'a> {
+    live: &'a [Value],
+    index: Index<'a>,
+    /// The first position of each identity among `live` (the order the objects were given).
+    position: std::collections::HashMap<Identity<'a>, usize>,
+    /// (group, kind) of the live objects without a namespace: kinds that are cluster-scoped.
+    cluster_scoped: HashSet<(String, &'a str)>,
+    now_unix: i64,
+    depth: Option<usize>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(live: &'a [Value], now_unix: i64, depth: Option<usize>) -> Ctx<'a> {
+        let mut position = std::collections::HashMap::with_capacity(live.len());
+        let mut cluster_scoped = HashSet::new();
+        for (i, o) in live.iter().enumerate() {
+            let (ns, kind) = (str_at(o, "/metadata/namespace"), str_at(o, "/kind"));
+            position
+                .entry((gvk_of(o).group, kind, ns, str_at(o, "/metadata/name")))
+                .or_insert(i);
+            if ns.is_empty() && !str_at(o, "/metadata/name").is_empty() {
+                cluster_scoped.insert((gvk_of(o).group, kind));
+            }
+        }
+        Ctx {
+            live,
+            index: index_by_identity(live),
+            position,
+            cluster_scoped,
+            now_unix,
+            depth,
+        }
+    }
+
+    fn get(&self, group: &str, kind: &str, namespace: &str, name: &str) -> Option<&'a Value> {
+        self.index
+            .get(&(group.to_string(), kind, namespace, name))
+            .copied()
+    }
+}
+
 /// The tree of the Application `app` over the live objects `live`, its resources judged with
 /// `engine` (the cluster's argocd-cm), `depth` levels deep (None: all). Errors: the root's
 /// `status.resources` is malformed (a child's is a note on its node).
@@ -132,9 +177,10 @@ pub fn application_tree(
 ) -> Result<TreeNode, String> {
     let with_root = with(live, app);
     let live = with_root.as_deref().unwrap_or(live);
+    let ctx = Ctx::new(live, 0, depth);
     let mut seen = Seen::new();
     seen.insert(identity(app));
-    let (h, children) = application_children(app, live, engine, depth, 0, &mut seen)?;
+    let (h, children) = application_children(app, &ctx, engine, 0, &mut seen)?;
     let (g, k, ns, n) = identity(app);
     Ok(TreeNode {
         group: g,
@@ -154,13 +200,12 @@ pub fn application_tree(
 /// The Application's health over its resources, and their nodes in `status.resources` order.
 fn application_children(
     app: &Value,
-    live: &[Value],
+    ctx: &Ctx<'_>,
     engine: &ArgoHealth,
-    depth: Option<usize>,
     level: usize,
     seen: &mut Seen,
 ) -> Result<(AppHealth, Vec<TreeNode>), String> {
-    let rs = resources(app, live)?;
+    let rs = resources_in(app, &ctx.index)?;
     let mut h = app_health(app, &rs, engine);
     let mut judged = std::mem::take(&mut h.resources);
     // The tree keeps status.resources' order; explain sorts worst first.
@@ -199,8 +244,8 @@ fn application_children(
         };
         if j.group == ARGO && j.kind == "Application" {
             let child = rs.get(j.index).and_then(|r| r.live);
-            expand(&mut node, child, depth, level, seen, |c, seen| {
-                Ok(application_children(c, live, engine, depth, level + 1, seen)?.1)
+            expand(&mut node, child, ctx.depth, level, seen, |c, seen| {
+                Ok(application_children(c, ctx, engine, level + 1, seen)?.1)
             });
         }
         out.push(node);
@@ -247,11 +292,12 @@ pub fn kustomization_tree(
 ) -> Result<TreeNode, String> {
     let with_root = with(live, k);
     let live = with_root.as_deref().unwrap_or(live);
+    let ctx = Ctx::new(live, now_unix, depth);
     let mut seen = Seen::new();
     seen.insert(identity(k));
-    let w = explain_wait(k, live, now_unix)?;
+    let w = explain_wait_in(k, live, &ctx.index, now_unix)?;
     let (g, kind, ns, n) = identity(k);
-    let children = kustomization_children(k, &w, live, now_unix, depth, 0, &mut seen)?;
+    let children = kustomization_children(k, &w, &ctx, 0, &mut seen)?;
     let rule = match w.covered {
         Covered::Inventory => "wait (spec.wait: the inventory)",
         Covered::ObjectsGiven => "wait (spec.wait; no inventory: the objects given)",
@@ -274,17 +320,73 @@ pub fn kustomization_tree(
     })
 }
 
-/// The nodes of the Kustomization `k`'s inventory (without one, of what its wait `w` covers).
+/// The waited objects of `w` by identity.
+fn waited_by_id(
+    w: &WaitExplanation,
+) -> std::collections::HashMap<(&str, &str, &str, &str), &Waited> {
+    w.objects
+        .iter()
+        .map(|o| {
+            (
+                (
+                    o.group.as_str(),
+                    o.kind.as_str(),
+                    o.namespace.as_str(),
+                    o.name.as_str(),
+                ),
+                o,
+            )
+        })
+        .collect()
+}
+
+/// The node of one object of a Flux wait: its status and reader when the wait covers it, else
+/// `-` with `not_waited` as its rule.
+fn flux_node(
+    (group, kind, namespace, name): (String, String, String, String),
+    waited: Option<&Waited>,
+    not_waited: &str,
+) -> TreeNode {
+    match waited {
+        Some(o) => TreeNode {
+            group,
+            kind,
+            namespace,
+            name,
+            health: o.status.as_str().into(),
+            tone: kstatus_tone(o.status),
+            rule: o.reader.clone(),
+            message: o.error.clone().unwrap_or_else(|| o.message.clone()),
+            deciding: o.deciding,
+            note: None,
+            children: Vec::new(),
+        },
+        None => TreeNode {
+            group,
+            kind,
+            namespace,
+            name,
+            health: "-".into(),
+            tone: Tone::Plain,
+            rule: not_waited.into(),
+            message: String::new(),
+            deciding: false,
+            note: None,
+            children: Vec::new(),
+        },
+    }
+}
+
+/// The nodes of the Kustomization `k`'s inventory (without one, of what its wait `w` covers,
+/// in the order the objects were given).
 fn kustomization_children(
     k: &Value,
     w: &WaitExplanation,
-    live: &[Value],
-    now_unix: i64,
-    depth: Option<usize>,
+    ctx: &Ctx<'_>,
     level: usize,
     seen: &mut Seen,
 ) -> Result<Vec<TreeNode>, String> {
-    let by_id = index_by_identity(live);
+    let waited = waited_by_id(w);
     // The inventory is what the Kustomization applied; without one, what the wait covers.
     let entries: Vec<(String, String, String, String)> = match inventory(k)? {
         Some(inv) => inv
@@ -293,21 +395,23 @@ fn kustomization_children(
             .collect(),
         None => {
             // The wait lists its objects worst first; the tree keeps the order they were given.
-            let at = |o: &crate::flux::wait_set::Waited| {
-                live.iter()
-                    .position(|l| {
-                        identity(l)
-                            == (
-                                o.group.clone(),
-                                o.kind.clone(),
-                                o.namespace.clone(),
-                                o.name.clone(),
-                            )
-                    })
-                    .unwrap_or(usize::MAX)
-            };
-            let mut given: Vec<(usize, &crate::flux::wait_set::Waited)> =
-                w.objects.iter().map(|o| (at(o), o)).collect();
+            let mut given: Vec<(usize, &Waited)> = w
+                .objects
+                .iter()
+                .map(|o| {
+                    let at = ctx
+                        .position
+                        .get(&(
+                            o.group.clone(),
+                            o.kind.as_str(),
+                            o.namespace.as_str(),
+                            o.name.as_str(),
+                        ))
+                        .copied()
+                        .unwrap_or(usize::MAX);
+                    (at, o)
+                })
+                .collect();
             given.sort_by_key(|(i, _)| *i);
             given
                 .into_iter()
@@ -322,47 +426,26 @@ fn kustomization_children(
                 .collect()
         }
     };
+    let (own_name, own_ns) = (
+        str_at(k, "/metadata/name"),
+        str_at(k, "/metadata/namespace"),
+    );
     let mut out = Vec::with_capacity(entries.len());
-    for (group, kind, namespace, name) in entries {
-        let waited = w.objects.iter().find(|o| {
-            o.group == group && o.kind == kind && o.namespace == namespace && o.name == name
-        });
-        let own = str_at(k, "/metadata/name") == name
-            && str_at(k, "/metadata/namespace") == namespace
-            && kind == "Kustomization";
-        let mut node = match waited {
-            Some(o) => TreeNode {
-                group: group.clone(),
-                kind: kind.clone(),
-                namespace: namespace.clone(),
-                name: name.clone(),
-                health: o.status.as_str().into(),
-                tone: kstatus_tone(o.status),
-                rule: o.reader.clone(),
-                message: o.error.clone().unwrap_or_else(|| o.message.clone()),
-                deciding: o.deciding,
-                note: None,
-                children: Vec::new(),
+    for id in entries {
+        let own = id.3 == own_name && id.2 == own_ns && id.1 == "Kustomization";
+        let found = waited
+            .get(&(id.0.as_str(), id.1.as_str(), id.2.as_str(), id.3.as_str()))
+            .copied();
+        let mut node = flux_node(
+            id,
+            found,
+            if own {
+                "not waited (the Kustomization itself)"
+            } else {
+                "not waited"
             },
-            None => TreeNode {
-                group: group.clone(),
-                kind: kind.clone(),
-                namespace: namespace.clone(),
-                name: name.clone(),
-                health: "-".into(),
-                tone: Tone::Plain,
-                rule: if own {
-                    "not waited (the Kustomization itself)".into()
-                } else {
-                    "not waited".into()
-                },
-                message: String::new(),
-                deciding: false,
-                note: None,
-                children: Vec::new(),
-            },
-        };
-        expand_flux(&mut node, &by_id, live, now_unix, depth, level, seen, own);
+        );
+        expand_flux(&mut node, ctx, level, seen, own);
         out.push(node);
     }
     Ok(out)
@@ -380,9 +463,10 @@ pub fn helm_release_tree(
 ) -> Result<TreeNode, String> {
     let with_root = with(live, hr);
     let live = with_root.as_deref().unwrap_or(live);
+    let ctx = Ctx::new(live, now_unix, depth);
     let mut seen = Seen::new();
     seen.insert(identity(hr));
-    let (w, children) = helm_release_children(hr, live, now_unix, depth, 0, &mut seen)?;
+    let (w, children) = helm_release_children(hr, &ctx, 0, &mut seen)?;
     let (g, kind, ns, n) = identity(hr);
     let rule = match w.covered {
         Covered::Nothing => "no wait (the action's disableWait)",
@@ -405,66 +489,42 @@ pub fn helm_release_tree(
 
 /// Expands a child Kustomization (its own wait and inventory) or a child HelmRelease (the wait
 /// and objects of its latest Helm release) below `node`; other kinds stay leaves.
-#[allow(clippy::too_many_arguments)]
-fn expand_flux(
-    node: &mut TreeNode,
-    by_id: &std::collections::HashMap<crate::k8s::gvk::Identity<'_>, &Value>,
-    live: &[Value],
-    now_unix: i64,
-    depth: Option<usize>,
-    level: usize,
-    seen: &mut Seen,
-    own: bool,
-) {
+fn expand_flux(node: &mut TreeNode, ctx: &Ctx<'_>, level: usize, seen: &mut Seen, own: bool) {
     let kustomization = node.group == FLUX && node.kind == "Kustomization" && !own;
     let helm = node.group == HELM && node.kind == "HelmRelease";
     if !kustomization && !helm {
         return;
     }
-    let child = by_id
-        .get(&(
-            node.group.clone(),
-            node.kind.as_str(),
-            node.namespace.as_str(),
-            node.name.as_str(),
-        ))
-        .copied();
-    expand(node, child, depth, level, seen, |c, seen| {
+    let child = ctx.get(&node.group, &node.kind, &node.namespace, &node.name);
+    expand(node, child, ctx.depth, level, seen, |c, seen| {
         if helm {
-            Ok(helm_release_children(c, live, now_unix, depth, level + 1, seen)?.1)
+            Ok(helm_release_children(c, ctx, level + 1, seen)?.1)
         } else {
-            let w = explain_wait(c, live, now_unix)?;
-            kustomization_children(c, &w, live, now_unix, depth, level + 1, seen)
+            let w = explain_wait_in(c, ctx.live, &ctx.index, ctx.now_unix)?;
+            kustomization_children(c, &w, ctx, level + 1, seen)
         }
     });
 }
 
 /// The wait of the HelmRelease `hr`'s latest release, and the nodes of its objects, in the
-/// release manifest's order, each
-/// with the status helm-controller's wait gives it (`-` for what it does not wait for: a paused
-/// Deployment, or everything when the action does not wait). The release is read from its Helm
-/// storage Secret among `live` ([`crate::flux::helm_release::storage`]). Errors: no release
-/// recorded, its Secret not among the live objects, a release that cannot be read.
+/// release manifest's order, each with the status helm-controller's wait gives it (`-` for what
+/// it does not wait for: a paused Deployment, or everything when the action does not wait). The
+/// release is read from its Helm storage Secret among the live objects
+/// ([`crate::flux::helm_release::storage`]). Errors: no release recorded, its Secret not among
+/// the live objects, a release that cannot be read.
 fn helm_release_children(
     hr: &Value,
-    live: &[Value],
-    now_unix: i64,
-    depth: Option<usize>,
+    ctx: &Ctx<'_>,
     level: usize,
     seen: &mut Seen,
 ) -> Result<(WaitExplanation, Vec<TreeNode>), String> {
-    use crate::flux::helm_release::{explain_release, latest, storage};
+    use crate::flux::helm_release::{explain_release_in, latest, storage};
     let Some((release, storage_ns)) = latest(hr)? else {
         return Err("records no Helm release (status.history, status.storageNamespace)".into());
     };
     let secret_name = storage::secret_name(&release.name, release.version);
-    let secret = live
-        .iter()
-        .find(|o| {
-            str_at(o, "/kind") == "Secret"
-                && str_at(o, "/metadata/name") == secret_name
-                && str_at(o, "/metadata/namespace") == storage_ns
-        })
+    let secret = ctx
+        .get("", "Secret", &storage_ns, &secret_name)
         .ok_or_else(|| {
             format!(
                 "its Helm storage Secret {storage_ns}/{secret_name} is not among the live objects"
@@ -472,53 +532,21 @@ fn helm_release_children(
         })?;
     let manifest = storage::manifest(secret, crate::k8s::read::max_input_bytes())
         .map_err(|e| format!("Secret {storage_ns}/{secret_name}: {e}"))?;
-    let cluster_scoped = |g: &str, k: &str| {
-        storage::CLUSTER_SCOPED.contains(&(g, k))
-            || live.iter().any(|o| {
-                gvk_of(o).group == g
-                    && str_at(o, "/kind") == k
-                    && str_at(o, "/metadata/namespace").is_empty()
-            })
-    };
-    let objects = storage::objects(&manifest, &release.namespace, |g, k| !cluster_scoped(g, k))
-        .map_err(|e| format!("Secret {storage_ns}/{secret_name}: {e}"))?;
-    let w = explain_release(hr, &release, &objects, live, now_unix)?;
-    let by_id = index_by_identity(live);
+    let objects = storage::objects(&manifest, &release.namespace, |g, k| {
+        !storage::CLUSTER_SCOPED.contains(&(g, k))
+            && !ctx.cluster_scoped.contains(&(g.to_string(), k))
+    })
+    .map_err(|e| format!("Secret {storage_ns}/{secret_name}: {e}"))?;
+    let w = explain_release_in(hr, &release, &objects, &ctx.index, ctx.now_unix)?;
+    let waited = waited_by_id(&w);
     let mut out = Vec::with_capacity(objects.len());
     for o in &objects {
-        let (group, kind, namespace, name) = identity(o);
-        let waited = w.objects.iter().find(|x| {
-            x.group == group && x.kind == kind && x.namespace == namespace && x.name == name
-        });
-        let mut node = match waited {
-            Some(x) => TreeNode {
-                group,
-                kind,
-                namespace,
-                name,
-                health: x.status.as_str().into(),
-                tone: kstatus_tone(x.status),
-                rule: x.reader.clone(),
-                message: x.error.clone().unwrap_or_else(|| x.message.clone()),
-                deciding: x.deciding,
-                note: None,
-                children: Vec::new(),
-            },
-            None => TreeNode {
-                group,
-                kind,
-                namespace,
-                name,
-                health: "-".into(),
-                tone: Tone::Plain,
-                rule: "not waited".into(),
-                message: String::new(),
-                deciding: false,
-                note: None,
-                children: Vec::new(),
-            },
-        };
-        expand_flux(&mut node, &by_id, live, now_unix, depth, level, seen, false);
+        let id = identity(o);
+        let found = waited
+            .get(&(id.0.as_str(), id.1.as_str(), id.2.as_str(), id.3.as_str()))
+            .copied();
+        let mut node = flux_node(id, found, "not waited");
+        expand_flux(&mut node, ctx, level, seen, false);
         out.push(node);
     }
     Ok((w, out))
