@@ -110,10 +110,24 @@ impl<R: BufRead> Splitter<R> {
                 self.started = false;
                 self.cur_start = line_no + 1;
             } else {
+                let t = bare.trim_start();
+                // Blank and comment lines before a document's first content are not kept (the
+                // document starts on the next line kept, so that line numbers still count in
+                // the whole stream): a stream of comments alone takes no memory. A bare marker
+                // kept so far is dropped with them; `started` remembers it.
+                let before_content = !self.cur_content && !self.cur_directives;
+                // (A marker line, with no content after it: else `cur_content` would be set.)
+                let only_marker = self.cur.is_empty()
+                    || (self.cur.starts_with("---")
+                        && self.cur.find('\n').is_none_or(|i| i + 1 == self.cur.len()));
+                if before_content && only_marker && (t.is_empty() || t.starts_with('#')) {
+                    self.cur.clear();
+                    self.line = line;
+                    continue;
+                }
                 if self.cur.is_empty() {
                     self.cur_start = line_no;
                 }
-                let t = bare.trim_start();
                 if bare.starts_with('%') && !self.cur_content && !self.started {
                     self.cur_directives = true;
                 } else if !t.is_empty() && !t.starts_with('#') {
@@ -239,6 +253,10 @@ fn has_negative_zero(v: &Value) -> bool {
 /// How deeply a document may nest (a fixed bound, deeper than any real object).
 pub const MAX_DEPTH: usize = 512;
 
+/// How many comment lines in a row the parser holds while it looks ahead inside a mapping or a
+/// list (each a few dozen bytes): far beyond any commented-out block of a manifest.
+pub const MAX_BUFFERED_COMMENTS: usize = 100_000;
+
 /// A parser message in a user's words where the parser speaks Rust: its budget breaches (of
 /// `bounds`, the document's), its alias limits, serde's type errors and non-finite numbers.
 pub fn readable(message: &str, bounds: &Bounds) -> String {
@@ -286,6 +304,12 @@ pub fn readable(message: &str, bounds: &Bounds) -> String {
             "a value is missing (null) where text is expected",
         );
     }
+    if let Some(at) = message.find("too many buffered comments while looking ahead") {
+        return format!(
+            "{}more than {MAX_BUFFERED_COMMENTS} comment lines in a row inside a mapping or list (a fixed bound)",
+            &message[..at]
+        );
+    }
     if let Some(at) = message.find("recursion limit exceeded") {
         return format!(
             "{}it nests deeper than {MAX_DEPTH} levels (a fixed bound)",
@@ -315,6 +339,9 @@ pub fn options_for_len(len: usize) -> (serde_saphyr::Options, Bounds) {
             max_depth: MAX_DEPTH,
             // Flow collections (`[`, `{`, JSON's) nest as deep as block ones.
             flow_nesting_limit: MAX_DEPTH,
+            // Comment lines the parser holds while it looks ahead for a key (its default of 32
+            // refuses a commented-out block inside a mapping, which go-yaml reads).
+            max_buffered_comment_events: MAX_BUFFERED_COMMENTS,
             max_total_scalar_bytes: bounds.scalar_bytes,
             max_recorded_anchor_events: bounds.alias_values,
         },
@@ -391,6 +418,39 @@ mod tests {
             parse_all("{a: 0644}\n"),
             vec![Some(serde_json::json!({"a": 420}))]
         );
+    }
+
+    /// Blank and comment lines before a document's content are not kept in its text (a stream of
+    /// comments takes no memory), and the document's lines still count in the whole stream: an
+    /// error names the line of the stream. Documents, empty ones included, are as before.
+    #[test]
+    fn comments_before_a_document_are_not_kept() {
+        let comments = "# c\n\n  # d\n".repeat(1000);
+        let text =
+            format!("{comments}a: 1\n---\n{comments}b: 2\n--- # x\n{comments}---\n{comments}");
+        let mut split = Splitter::new(text.as_bytes(), u64::MAX);
+        let mut chunks = Vec::new();
+        while let Some(c) = split.next_chunk().unwrap() {
+            chunks.push((c.offset, c.text.clone(), parse_chunk(&c).unwrap()));
+        }
+        let got: Vec<(usize, &str, Option<Value>)> = chunks
+            .iter()
+            .map(|(o, t, v)| (*o, t.as_str(), v.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (3000, "a: 1\n", Some(serde_json::json!({"a": 1}))),
+                (6002, "b: 2\n", Some(serde_json::json!({"b": 2}))),
+                (6003, "", None),
+                (9004, "", None),
+            ]
+        );
+        let bad = format!("{comments}---\n{comments}kind: [\n");
+        let mut split = Splitter::new(bad.as_bytes(), u64::MAX);
+        let c = split.next_chunk().unwrap().unwrap();
+        let e = parse_chunk(&c).unwrap_err();
+        assert!(e.starts_with("line 6002 column 7: "), "{e}");
     }
 
     /// A document of `levels` anchors, each a list of nine aliases of the one before (the first
