@@ -399,3 +399,43 @@ fn from_the_cluster_an_impossible_entry_is_not_found() {
     assert_eq!(drawn(t, 2), "  └─ConfigMap/bad name!", "{t}");
     assert_eq!(cell(t, 2, "HEALTH"), "NotFound", "{t}");
 }
+
+/// A file given twice gives each object twice: the same object, read once; two different
+/// objects of one name and namespace are refused, naming them.
+#[test]
+fn an_object_given_twice_is_the_same_object() {
+    let f = crate::common::fixture("gate/platform.yaml");
+    let once = run(&mut pacto(&["tree", "kustomization/platform", "-f", s(&f)]));
+    let twice = run(&mut pacto(&[
+        "tree",
+        "kustomization/platform",
+        "-f",
+        s(&f),
+        "-f",
+        s(&f),
+    ]));
+    twice.assert_no_panic().assert_code(0);
+    assert_eq!(twice.stdout, once.stdout);
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.yaml");
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(&f)
+            .unwrap()
+            .replace("timeout: 10m", "timeout: 11m"),
+    )
+    .unwrap();
+    let r = run(&mut pacto(&[
+        "tree",
+        "kustomization/platform",
+        "-f",
+        s(&f),
+        "-f",
+        s(&other),
+    ]));
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: 2 different Kustomizations flux-system/platform in the files given: give each object once\n"
+    );
+}

@@ -35,6 +35,12 @@ pub(super) fn the_one<'a>(
         .filter(|x| in_namespace(x, namespace) && t.is(x))
         .collect();
     let (_, kind) = t.group_kind();
+    let ns = |x: &Value| {
+        x.pointer("/metadata/namespace")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
     match found.as_slice() {
         [] => bail!(
             "{}/{} is not in the files given",
@@ -42,6 +48,14 @@ pub(super) fn the_one<'a>(
             t.name
         ),
         [one] => Ok(one),
+        // One object given twice (a file named twice): the same object.
+        [first, rest @ ..] if rest.iter().all(|x| *x == *first) => Ok(first),
+        [first, rest @ ..] if rest.iter().all(|x| ns(x) == ns(first)) => bail!(
+            "{} different {kind}s {}/{} in the files given: give each object once",
+            found.len(),
+            ns(first),
+            t.name
+        ),
         _ => bail!(
             "{} {kind}s named {} in the files given: pick one with -n NAMESPACE",
             found.len(),
