@@ -137,28 +137,19 @@ pub fn verdict(k: &Kustomization, objects: &[Checked]) -> WaitVerdict {
     if !k.wait && k.health_checks.is_empty() {
         return WaitVerdict::NotChecked;
     }
-    let failed: Vec<String> = objects
-        .iter()
-        .filter(|o| o.status == KStatus::Failed)
-        .map(Checked::entry)
-        .collect();
-    if !failed.is_empty() {
-        return WaitVerdict::FailsEarly {
-            message: early_failure_message(&failed),
-        };
-    }
-    if aggregate(objects) == KStatus::Current {
-        return WaitVerdict::Passes;
-    }
-    let timeout = timeout(k);
-    let waiting: Vec<String> = objects
-        .iter()
-        .filter(|o| o.status != KStatus::Current)
-        .map(Checked::entry)
-        .collect();
-    WaitVerdict::TimesOut {
-        timeout,
-        message: timeout_message(timeout, &waiting),
+    // kustomize-controller wraps ssa's error as `health check failed after <d>: <error>`.
+    match ssa_verdict(objects, timeout(k)) {
+        WaitVerdict::FailsEarly { message } => WaitVerdict::FailsEarly {
+            message: early_failure_message(&message),
+        },
+        WaitVerdict::TimesOut { timeout, message } => WaitVerdict::TimesOut {
+            timeout,
+            message: format!(
+                "health check failed after {}: {message}",
+                go_duration(timeout)
+            ),
+        },
+        other => other,
     }
 }
 
@@ -200,18 +191,17 @@ pub fn fails_early_message(entries: &[String]) -> String {
     )
 }
 
-/// kustomize-controller's Ready message for a wait that failed early: the fail-fast text under
+/// kustomize-controller's Ready message for a wait that failed early: ssa's fail-fast `error` under
 /// the same `health check failed after <d>: ` prefix as the timeout's, since `checkHealth` wraps
 /// every error of `WaitForSetWithContext` that way and `reconcile` puts the wrapped error on the
 /// Ready condition (kustomize-controller `internal/controller/kustomization_controller.go`; only
 /// the Healthy condition carries the bare text). `<d>` is the time Flux measured to the poll that
 /// saw the Failed object; the first poll runs at once, so it is printed as `0s` (Flux shows a few
 /// milliseconds).
-fn early_failure_message(entries: &[String]) -> String {
+fn early_failure_message(error: &str) -> String {
     format!(
-        "health check failed after {}: {}",
-        go_duration(Duration::ZERO),
-        fails_early_message(entries)
+        "health check failed after {}: {error}",
+        go_duration(Duration::ZERO)
     )
 }
 

@@ -296,7 +296,6 @@ pub fn kustomization_tree(
     let mut seen = Seen::new();
     seen.insert(identity(k));
     let w = explain_wait_in(k, live, &ctx.index, now_unix)?;
-    let (g, kind, ns, n) = identity(k);
     let children = kustomization_children(k, &w, &ctx, 0, &mut seen)?;
     let rule = match w.covered {
         Covered::Inventory => "wait (spec.wait: the inventory)",
@@ -305,11 +304,18 @@ pub fn kustomization_tree(
         Covered::Nothing => "no wait (spec.wait: false, no spec.healthChecks)",
         Covered::Release => "wait (the latest Helm release)",
     };
-    Ok(TreeNode {
-        group: g,
+    Ok(flux_root(k, w, rule, children))
+}
+
+/// The root node of a Flux tree: the object, what its wait `w` comes to under `rule`, and its
+/// children.
+fn flux_root(obj: &Value, w: WaitExplanation, rule: &str, children: Vec<TreeNode>) -> TreeNode {
+    let (group, kind, namespace, name) = identity(obj);
+    TreeNode {
+        group,
         kind,
-        namespace: ns,
-        name: n,
+        namespace,
+        name,
         tone: overall_tone(w.overall),
         health: w.overall.as_str().into(),
         rule: rule.into(),
@@ -317,7 +323,7 @@ pub fn kustomization_tree(
         deciding: false,
         note: None,
         children,
-    })
+    }
 }
 
 /// The waited objects of `w` by identity.
@@ -467,24 +473,11 @@ pub fn helm_release_tree(
     let mut seen = Seen::new();
     seen.insert(identity(hr));
     let (w, children) = helm_release_children(hr, &ctx, 0, &mut seen)?;
-    let (g, kind, ns, n) = identity(hr);
     let rule = match w.covered {
         Covered::Nothing => "no wait (the action's disableWait)",
         _ => "wait (the latest Helm release)",
     };
-    Ok(TreeNode {
-        group: g,
-        kind,
-        namespace: ns,
-        name: n,
-        tone: overall_tone(w.overall),
-        health: w.overall.as_str().into(),
-        rule: rule.into(),
-        message: w.message,
-        deciding: false,
-        note: None,
-        children,
-    })
+    Ok(flux_root(hr, w, rule, children))
 }
 
 /// Expands a child Kustomization (its own wait and inventory) or a child HelmRelease (the wait
