@@ -56,7 +56,7 @@ pub(crate) fn run(args: &TreeArgs, global: &Global) -> Result<ExitCode> {
 /// `kubectl pacto explain KIND/NAME --tree`.
 pub(super) fn from_explain(args: &ExplainArgs, global: &Global) -> Result<ExitCode> {
     let Some(target) = args.target.as_deref() else {
-        bail!("--tree needs application/NAME or kustomization/NAME");
+        bail!("--tree needs application/NAME, kustomization/NAME or helmrelease/NAME");
     };
     print(
         Request {
