@@ -3,7 +3,7 @@
 //! Pacto's conditions and falls through to Current), fluxcd/pkg `runtime/cel/status_evaluator.go`,
 //! `runtime/cel/status_reader.go` and `ssa/manager_wait.go` (docs/upstream.md, "Flux health").
 
-use crate::common::{pacto, run_with, s, Run, DEADLINE};
+use crate::common::{pacto, run, run_with, s, Run, DEADLINE};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -197,5 +197,64 @@ fn a_runaway_expression_is_bounded() {
             .contains("operation interrupted"),
         "{}",
         r.stdout
+    );
+}
+
+/// `--flux-version` (and `KUBECTL_PACTO_FLUX_VERSION`): two entries for one kind are the first
+/// entry's before Flux v2.8 (fluxcd/pkg `runtime/cel` `PollerWithCustomHealthChecks`) and stall
+/// the Kustomization from v2.8 (`NewStatusReader`'s duplicate error); a version outside 2.5..2.9
+/// is refused before anything is read.
+#[test]
+fn flux_version_emulates_the_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let k = dir.path().join("k.yaml");
+    std::fs::write(
+        &k,
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: shop, namespace: flux-system}\n\
+         spec:\n  interval: 10m\n  wait: true\n  healthCheckExprs:\n\
+         \x20   - {apiVersion: pacto.trianalab.io/v1alpha1, kind: Pacto, current: \"status.contractStatus == 'Compliant'\", failed: \"status.contractStatus == 'NonCompliant'\"}\n\
+         \x20   - {apiVersion: pacto.trianalab.io/v1alpha1, kind: Pacto, current: \"true\"}\n",
+    )
+    .unwrap();
+    let objects = crate::common::repo().join("examples/objects");
+    let base = [
+        "health",
+        "-f",
+        s(&objects),
+        "--kustomization",
+        s(&k),
+        "-o",
+        "json",
+    ];
+    let old = run(&mut pacto(
+        &[&base[..], &["--flux-version", "2.7"]].concat(),
+    ));
+    old.assert_no_panic().assert_code(0);
+    let v: serde_json::Value = serde_json::from_str(&old.stdout).unwrap();
+    let payments = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["ref"]["name"] == "payments")
+        .unwrap_or_else(|| panic!("{}", old.stdout));
+    assert_eq!(payments["flux"]["status"], "Failed", "{payments}");
+    let mut env = pacto(&base);
+    env.env("KUBECTL_PACTO_FLUX_VERSION", "v2.7.3");
+    let via_env = run(&mut env);
+    assert_eq!(via_env.stdout, old.stdout);
+    let new = run(&mut pacto(&base));
+    new.assert_code(1);
+    assert!(
+        new.stderr.contains("duplicate custom health check for GroupKind Pacto.pacto.trianalab.io at healthchecks[1]"),
+        "{}",
+        new.stderr
+    );
+    let bad = run(&mut pacto(
+        &[&base[..], &["--flux-version", "2.4"]].concat(),
+    ));
+    bad.assert_code(1);
+    assert_eq!(
+        bad.stderr,
+        "error: --flux-version \"2.4\": Flux before v2.5 has no healthCheckExprs (kustomize-controller v1.5.0 added them)\n"
     );
 }

@@ -26,6 +26,18 @@ pub struct Cli {
     /// larger script is refused with an error before it is compiled.
     #[arg(long, global = true, value_name = "SIZE", default_value = "1Mi")]
     pub max_script_bytes: String,
+    /// The Flux release to judge as, 2.5 to 2.9 (the newest, the one the engines follow): where
+    /// healthCheckExprs behave otherwise (duplicate entries, entries without kind, a HelmRelease's
+    /// entries, a non-integer observedGeneration), the older release's behaviour is emulated.
+    /// KUBECTL_PACTO_FLUX_VERSION sets a default.
+    #[arg(
+        long,
+        global = true,
+        value_name = "VERSION",
+        default_value = "2.9",
+        env = "KUBECTL_PACTO_FLUX_VERSION"
+    )]
+    pub flux_version: String,
 }
 
 impl Cli {

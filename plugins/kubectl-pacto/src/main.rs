@@ -87,6 +87,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         &cli.max_input_bytes,
     )?);
     io::delivery::set_max_upstream_depth(cli.max_upstream_depth as usize);
+    pacto_gates::flux::release::set_emulated(
+        pacto_gates::flux::release::FluxRelease::parse(&cli.flux_version)
+            .map_err(|e| anyhow!("{e}"))?,
+    );
     pacto_gates::argo::lua::set_max_script_bytes(
         usize::try_from(size_flag("--max-script-bytes", &cli.max_script_bytes)?)
             .unwrap_or(usize::MAX),

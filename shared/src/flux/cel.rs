@@ -373,8 +373,23 @@ impl StatusEvaluator {
             message: String::new(),
             conditions: Vec::new(),
         };
-        let observed = nested_int64(obj, &["status", "observedGeneration"]);
-        let generation = nested_int64(obj, &["metadata", "generation"]);
+        let (observed, generation) =
+            if crate::flux::release::emulated().tolerates_string_generation() {
+                (
+                    nested_int64(obj, &["status", "observedGeneration"]),
+                    nested_int64(obj, &["metadata", "generation"]),
+                )
+            } else {
+                // Before Flux v2.9 the guard read both with apimachinery's NestedInt64 and returned
+                // its error: the object is then Unknown with it.
+                match strict_nested_int64(obj, &["status", "observedGeneration"])? {
+                    None => (None, None),
+                    Some(o) => (
+                        Some(o),
+                        strict_nested_int64(obj, &["metadata", "generation"])?,
+                    ),
+                }
+            };
         if let (Some(o), Some(g)) = (observed, generation) {
             if o != g {
                 return Ok((
@@ -442,6 +457,60 @@ impl Decided {
 
 /// apimachinery `unstructured.NestedInt64`: the value at `path` when every step is a map and the
 /// value an int64 (a JSON whole number fitting int64).
+/// apimachinery `unstructured.NestedInt64` as fluxcd/pkg `runtime/cel` before v0.105.0 (Flux
+/// before v2.9) used it: absent is None; a value that is not an integer, or a step through
+/// something that is not a mapping, is its error (`.status.observedGeneration accessor error: 2
+/// is of the type string, expected int64`). A value Go would print in a way not reproduced here
+/// (a list, a mapping, a number with an exponent) is refused as not emulated.
+fn strict_nested_int64(obj: &Json, path: &[&str]) -> Result<Option<i64>, String> {
+    let json_path = format!(".{}", path.join("."));
+    let go_value = |v: &Json| -> Result<(String, &'static str), String> {
+        match v {
+            Json::String(t) => Ok((t.clone(), "string")),
+            Json::Bool(b) => Ok((b.to_string(), "bool")),
+            Json::Number(n) => match n.as_f64() {
+                // Go prints these as Rust does (%v: shortest digits, no exponent below 1e6).
+                Some(f) if f == 0.0 || (f.abs() >= 1e-4 && f.abs() < 1e6) => Ok((format!("{f}"), "float64")),
+                _ => Err(format!("{json_path}: the value {n} of Flux before v2.9's generation check is not emulated (--flux-version)")),
+            },
+            _ => Err(format!("{json_path}: a {} where Flux before v2.9 reads an integer is not emulated (--flux-version)", crate::object::json_type(v))),
+        }
+    };
+    // NestedFieldNoCopy: a null on the way is absent; a step into what is not a mapping is an
+    // error naming the path up to the field looked up.
+    let mut cur = obj;
+    for (i, key) in path.iter().enumerate() {
+        let m = match cur {
+            Json::Null => return Ok(None),
+            Json::Object(m) => m,
+            _ => {
+                let (v, t) = go_value(cur)?;
+                let at = format!(".{}", path[..=i].join("."));
+                return Err(format!(
+                    "{at} accessor error: {v} is of the type {t}, expected map[string]interface{{}}"
+                ));
+            }
+        };
+        match fast::get(m, key) {
+            None => return Ok(None),
+            Some(next) => cur = next,
+        }
+    }
+    match cur {
+        Json::Number(n) if !n.is_f64() && n.as_i64().is_some() => Ok(n.as_i64()),
+        // Found, but nil: the int64 assertion fails on it.
+        Json::Null => Err(format!(
+            "{json_path} accessor error: <nil> is of the type <nil>, expected int64"
+        )),
+        other => {
+            let (v, t) = go_value(other)?;
+            Err(format!(
+                "{json_path} accessor error: {v} is of the type {t}, expected int64"
+            ))
+        }
+    }
+}
+
 fn nested_int64(obj: &Json, path: &[&str]) -> Option<i64> {
     let mut cur = obj;
     for key in path {

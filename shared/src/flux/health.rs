@@ -89,7 +89,8 @@ impl FluxHealth {
     ) -> Result<FluxHealth, String> {
         let selector = Selector::new(exprs)?;
         let mut evaluators = Vec::new();
-        for e in exprs {
+        // A skipped duplicate (before Flux v2.8) is never compiled.
+        for e in exprs.iter().filter(|e| selector.uses(e.index)) {
             let ev =
                 StatusEvaluator::new_with_limits(&e.current, &e.failed, &e.in_progress, limits)
                     .map_err(|err| {

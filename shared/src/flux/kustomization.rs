@@ -164,8 +164,15 @@ pub fn parse(obj: &Value) -> Result<Kustomization, String> {
             )),
         }
     };
+    let release = crate::flux::release::emulated();
     let mut exprs = Vec::new();
-    for (i, e) in list("healthCheckExprs")?.iter().enumerate() {
+    // Before Flux v2.8 a HelmRelease has no healthCheckExprs: the API server prunes the field.
+    let written = if helm && !release.helm_release_exprs() {
+        Vec::new()
+    } else {
+        list("healthCheckExprs")?
+    };
+    for (i, e) in written.iter().enumerate() {
         let p = |f: &str| format!("spec.healthCheckExprs[{i}].{f}");
         exprs.push(HealthCheckExpr {
             index: i,
@@ -175,6 +182,13 @@ pub fn parse(obj: &Value) -> Result<Kustomization, String> {
             failed: text(e.get("failed"), &p("failed"))?,
             in_progress: text(e.get("inProgress"), &p("inProgress"))?,
         });
+        if !release.kind_optional() && exprs[i].kind.is_empty() {
+            return Err(format!(
+                "{}: Required value: Flux {} requires a kind (from v2.9 an entry without one covers its whole group); the API server refuses this {kind}",
+                p("kind"),
+                release.name()
+            ));
+        }
     }
     let mut health_checks = Vec::new();
     for (i, r) in list("healthChecks")?.iter().enumerate() {
@@ -231,8 +245,14 @@ impl Selector {
     /// `duplicate custom health check for GroupKind <Kind.group> at healthchecks[i]` for a second
     /// entry with the same group and kind (or the same group, for group-only entries).
     pub fn new(exprs: &[HealthCheckExpr]) -> Result<Selector, String> {
+        let refuses = crate::flux::release::emulated().refuses_duplicates();
         let mut s = Selector::default();
         for e in exprs {
+            // Before Flux v2.8 (`PollerWithCustomHealthChecks`) the first entry for a
+            // GroupKind is used and a later one is skipped.
+            if !refuses && s.taken(e) {
+                continue;
+            }
             let group = e.group().to_string();
             let taken = if e.kind.is_empty() {
                 s.by_group.insert(group.clone(), e.index).is_some()
@@ -252,6 +272,28 @@ impl Selector {
             }
         }
         Ok(s)
+    }
+
+    /// Whether an entry for `e`'s GroupKind (or group, for a group-only entry) is indexed.
+    fn taken(&self, e: &HealthCheckExpr) -> bool {
+        let group = e.group();
+        if e.kind.is_empty() {
+            self.by_group.contains_key(group)
+        } else {
+            self.by_group_kind
+                .get(group)
+                .is_some_and(|k| k.contains_key(&e.kind))
+        }
+    }
+
+    /// Whether entry `index` is the one used for its GroupKind (a skipped duplicate is not,
+    /// before Flux v2.8).
+    pub fn uses(&self, index: usize) -> bool {
+        self.by_group.values().any(|i| *i == index)
+            || self
+                .by_group_kind
+                .values()
+                .any(|k| k.values().any(|i| *i == index))
     }
 
     /// The index of the entry that covers `group`/`kind`, if any.

@@ -7,6 +7,7 @@ pub mod health;
 pub mod helm_release;
 pub mod kstatus;
 pub mod kustomization;
+pub mod release;
 pub mod suite;
 pub mod wait;
 pub mod wait_set;
