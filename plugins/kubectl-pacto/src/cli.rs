@@ -364,7 +364,7 @@ pub struct DoctorArgs {
     /// Read the objects from the cluster (also with -f: both are checked together).
     #[arg(long)]
     pub cluster: bool,
-    /// With --cluster: check every context of the kubeconfig, in parallel, into one table with a
+    /// With --cluster: check every context of the kubeconfig, eight at a time, into one table with a
     /// CONTEXT column (as --context a,b does for the contexts named); the files, if any, are
     /// checked with each. One exit code for the run: the worst of the contexts'.
     #[arg(long, requires = "cluster", conflicts_with = "context")]
@@ -633,7 +633,7 @@ pub struct GetArgs {
     /// cluster; for Stages, the files also hold what they depend on.
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
     pub files: Vec<PathBuf>,
-    /// Read every context of the kubeconfig, in parallel, into one table with a CONTEXT column
+    /// Read every context of the kubeconfig, eight at a time, into one table with a CONTEXT column
     /// (as --context a,b does for the contexts named). One exit code for the run: 1 when any
     /// context could not be read (the others are still printed).
     #[arg(long, conflicts_with_all = ["context", "files", "watch", "name"])]
@@ -676,7 +676,7 @@ pub struct ExplainArgs {
     /// tree (`kubectl pacto tree`).
     #[arg(long)]
     pub tree: bool,
-    /// Explain KIND/NAME in every context of the kubeconfig, read in parallel: a report per
+    /// Explain KIND/NAME in every context of the kubeconfig, eight at a time: a report per
     /// context, each headed by its context (as --context a,b does for the contexts named).
     /// Exit 1 when any context could not be read (the others are still printed).
     #[arg(long, conflicts_with_all = ["context", "files", "tree"])]

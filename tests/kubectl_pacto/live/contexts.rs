@@ -239,3 +239,52 @@ fn several_contexts_are_one_table_with_a_context_column() {
         .iter()
         .any(|q| q.path.contains("/pactos")));
 }
+
+/// A kubeconfig of 200 contexts, every one on a port nothing listens on: they are read eight at a
+/// time (not by 200 threads), each ends with its error, and the run exits 1 once.
+#[test]
+fn many_contexts_are_read_a_few_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", gone.local_addr().unwrap());
+    drop(gone);
+    let mut text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: gone\n  cluster: {{server: {url:?}}}\nusers:\n- name: u\n  user: {{token: t}}\ncontexts:\n"
+    );
+    for i in 0..200 {
+        text +=
+            &format!("- name: c{i:03}\n  context: {{cluster: gone, user: u, namespace: shop}}\n");
+    }
+    let kc = dir.path().join("kubeconfig");
+    std::fs::write(&kc, text).unwrap();
+    let r = run(&mut cmd(
+        dir.path(),
+        &[
+            "get",
+            "pactos",
+            "--all-contexts",
+            "--kubeconfig",
+            s(&kc),
+            "--timeout",
+            "30s",
+        ],
+    ));
+    r.assert_no_panic().assert_code(1);
+    let errors: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error: context \"c"))
+        .collect();
+    assert_eq!(errors.len(), 200, "{}", r.stderr);
+    assert!(
+        errors[0].starts_with("error: context \"c000\": "),
+        "{}",
+        errors[0]
+    );
+    assert!(
+        errors[199].starts_with("error: context \"c199\": "),
+        "{}",
+        errors[199]
+    );
+    assert_eq!(r.stdout, "");
+}

@@ -1,6 +1,6 @@
 //! Several clusters in one run (`--context a,b`, `--all-contexts`): which contexts a command
-//! reads, and each read at once on a thread of its own (its own connection and I/O runtime,
-//! within the command's one deadline).
+//! reads, and the reads, eight at a time, each context on its own connection and I/O runtime
+//! within the command's one deadline.
 
 use anyhow::{bail, Result};
 use kubectl_pacto::cli::ClusterArgs;
@@ -40,32 +40,52 @@ pub(crate) fn named(c: &ClusterArgs, all: bool) -> Result<Option<Vec<String>>> {
     Ok(Some(list))
 }
 
-/// Runs `read` once per context of `contexts`, each on a thread of its own with `base`'s
-/// options pointed at that context, and returns what each came to, in the order of
+/// How many contexts are read at once: a kubeconfig of thousands of contexts is read by this
+/// many threads in turn, not by a thread each.
+pub(crate) const AT_ONCE: usize = 8;
+
+/// Runs `read` once per context of `contexts`, [`AT_ONCE`] at a time, each on a thread with
+/// `base`'s options pointed at that context, and returns what each came to, in the order of
 /// `contexts`. A read that panics is an error of its context.
 pub(crate) fn each<T: Send>(
     contexts: &[String],
     base: &ClusterOptions,
     read: impl Fn(&ClusterOptions) -> Result<T> + Sync,
 ) -> Vec<(String, Result<T>)> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done: std::sync::Mutex<Vec<Option<Result<T>>>> =
+        std::sync::Mutex::new(contexts.iter().map(|_| None).collect());
     std::thread::scope(|s| {
-        let read = &read;
-        let running: Vec<_> = contexts
-            .iter()
-            .map(|ctx| {
-                let mut c = base.clone();
-                c.connect.context = Some(ctx.clone());
-                (ctx, s.spawn(move || read(&c)))
-            })
-            .collect();
-        running
-            .into_iter()
-            .map(|(ctx, h)| {
-                let r = h
-                    .join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("the read of this context failed")));
-                (ctx.clone(), r)
-            })
-            .collect()
-    })
+        for _ in 0..AT_ONCE.min(contexts.len()) {
+            // The stack of the command's own thread (main.rs): deeply nested answers are read
+            // recursively.
+            let worker = std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn_scoped(s, || loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(ctx) = contexts.get(i) else { break };
+                    let mut c = base.clone();
+                    c.connect.context = Some(ctx.clone());
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| read(&c)))
+                        .unwrap_or_else(|_| {
+                            Err(anyhow::anyhow!("the read of this context failed"))
+                        });
+                    if let Ok(mut d) = done.lock() {
+                        d[i] = Some(r);
+                    }
+                });
+            // A thread that cannot start leaves its contexts to the others.
+            drop(worker);
+        }
+    });
+    let done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    contexts
+        .iter()
+        .cloned()
+        .zip(done)
+        .map(|(ctx, r)| {
+            let r = r.unwrap_or_else(|| Err(anyhow::anyhow!("the read of this context failed")));
+            (ctx, r)
+        })
+        .collect()
 }
