@@ -252,3 +252,18 @@ fn a_helmrelease_is_expanded_with_its_release() {
         )
     );
 }
+
+/// On a terminal the health words are coloured as kubectl tree and flux tree users read them:
+/// green for Healthy/Current/Ready, yellow for Progressing/InProgress/WouldTimeOut, red for
+/// Degraded/Failed/WouldFail; the names and the other columns stay plain.
+#[test]
+fn health_words_are_coloured_by_what_they_mean() {
+    let t = kustomization_tree(&root(), &live(), 0, None).unwrap();
+    let table = crate::render::tree::tree_table(&t, true, None);
+    let coloured =
+        |word: &str, code: &str| table.contains(&format!("\u{1b}[{code}m{word}\u{1b}[39m"));
+    assert!(coloured("Failed", "31"), "{table:?}");
+    assert!(coloured("InProgress", "33"), "{table:?}");
+    assert!(coloured("Current", "32"), "{table:?}");
+    assert!(!table.contains("\u{1b}[31mKustomization"), "{table:?}");
+}
