@@ -136,4 +136,24 @@ mod tests {
         let whole = tree_table(&t, false, None);
         assert_eq!(whole.lines().count(), 3, "{whole}");
     }
+
+    /// On a terminal each health word is painted by its tone: good green, pending yellow, bad
+    /// red; names stay plain.
+    #[test]
+    fn health_words_are_painted_by_their_tone() {
+        let mut bad = node("Pacto", "billing", vec![]);
+        bad.health = "Failed".into();
+        bad.tone = Tone::Bad;
+        let mut pending = node("Pacto", "orders", vec![]);
+        pending.health = "InProgress".into();
+        pending.tone = Tone::Pending;
+        let t = node("Kustomization", "apps", vec![bad, pending]);
+        let table = tree_table(&t, true, None);
+        let painted =
+            |word: &str, code: &str| table.contains(&format!("\u{1b}[{code}m{word}\u{1b}[39m"));
+        assert!(painted("Failed", "31"), "{table:?}");
+        assert!(painted("InProgress", "33"), "{table:?}");
+        assert!(painted("Current", "32"), "{table:?}");
+        assert!(!table.contains("\u{1b}[31mPacto"), "{table:?}");
+    }
 }
