@@ -681,7 +681,8 @@ pub struct ExplainArgs {
     /// Exit 1 when any context could not be read (the others are still printed).
     #[arg(long, conflicts_with_all = ["context", "files", "tree"])]
     pub all_contexts: bool,
-    /// With --tree: how many levels below the object are shown (1: its own resources only).
+    /// With --tree: how many levels below the object are shown (1: its own resources only;
+    /// 1000 by default).
     #[arg(long, value_name = "N", requires = "tree",
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub depth: Option<u32>,
@@ -701,7 +702,8 @@ pub struct TreeArgs {
     /// JSON, directories, - for stdin).
     #[arg(short = 'f', long = "filename", value_name = "FILE|DIR|-")]
     pub files: Vec<PathBuf>,
-    /// How many levels below the object are shown (1: its own resources only); all by default.
+    /// How many levels below the object are shown (1: its own resources only; 1000 by default:
+    /// a tree's text grows with the square of its depth).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub depth: Option<u32>,
     /// The deadline of the whole command against a cluster, e.g. 30s, 5m; 0: none.

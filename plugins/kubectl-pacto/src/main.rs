@@ -88,8 +88,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
     )?);
     io::delivery::set_max_upstream_depth(cli.max_upstream_depth as usize);
     pacto_gates::flux::release::set_emulated(
-        pacto_gates::flux::release::FluxRelease::parse(&cli.flux_version)
-            .map_err(|e| anyhow!("{e}"))?,
+        pacto_gates::flux::release::FluxRelease::parse(&cli.flux_version).map_err(|e| {
+            // A value from the environment is named by its variable.
+            match std::env::var("KUBECTL_PACTO_FLUX_VERSION") {
+                Ok(v) if v == cli.flux_version => {
+                    anyhow!(
+                        "{}",
+                        e.replacen("--flux-version", "KUBECTL_PACTO_FLUX_VERSION", 1)
+                    )
+                }
+                _ => anyhow!("{e}"),
+            }
+        })?,
     );
     pacto_gates::argo::lua::set_max_script_bytes(
         usize::try_from(size_flag("--max-script-bytes", &cli.max_script_bytes)?)

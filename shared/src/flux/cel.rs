@@ -473,7 +473,7 @@ fn strict_nested_int64(obj: &Json, path: &[&str]) -> Result<Option<i64>, String>
                 Some(f) if f == 0.0 || (f.abs() >= 1e-4 && f.abs() < 1e6) => Ok((format!("{f}"), "float64")),
                 _ => Err(format!("{json_path}: the value {n} of Flux before v2.9's generation check is not emulated (--flux-version)")),
             },
-            _ => Err(format!("{json_path}: a {} where Flux before v2.9 reads an integer is not emulated (--flux-version)", crate::object::json_type(v))),
+            _ => Err(format!("{json_path}: {} where Flux before v2.9 reads an integer is not emulated (--flux-version)", crate::object::json_type(v))),
         }
     };
     // NestedFieldNoCopy: a null on the way is absent; a step into what is not a mapping is an

@@ -123,7 +123,16 @@ pub fn parse(obj: &Value) -> Result<Kustomization, String> {
             or_none("(no kind)", kind)
         ));
     }
-    let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
+    let spec = match obj.get("spec") {
+        None | Some(Value::Null) => Value::Null,
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(other) => {
+            return Err(format!(
+                "spec: expected a mapping, found {}",
+                crate::object::json_type(other)
+            ))
+        }
+    };
     let meta = obj.get("metadata");
     let text = |v: Option<&Value>, path: &str| -> Result<String, String> {
         match v {

@@ -32,8 +32,15 @@ impl FluxRelease {
     /// Reads `2.9`, `v2.9`, `2.8.3`, `v2.7.0`. Errors: not a Flux v2 version, older than v2.5
     /// (no `healthCheckExprs`), newer than the release the engines follow.
     pub fn parse(text: &str) -> Result<FluxRelease, String> {
+        // A long value is cut in the message (the rest says nothing more).
+        let mut shown: String = text.chars().take(64).collect();
+        if shown.len() < text.len() {
+            shown.push_str("...");
+        }
         let bad = || {
-            format!("--flux-version {text:?}: expected a Flux release such as 2.9, v2.8 or 2.7.3")
+            format!(
+                "--flux-version {shown:?}: expected a Flux v2 release such as 2.9, v2.8 or 2.7.3"
+            )
         };
         let t = text.strip_prefix('v').unwrap_or(text);
         let mut parts = t.split('.');
@@ -47,12 +54,12 @@ impl FluxRelease {
         let r = FluxRelease { minor };
         if r < OLDEST {
             return Err(format!(
-                "--flux-version {text:?}: Flux before v2.5 has no healthCheckExprs (kustomize-controller v1.5.0 added them)"
+                "--flux-version {shown:?}: Flux before v2.5 has no healthCheckExprs (kustomize-controller v1.5.0 added them)"
             ));
         }
         if r > NEWEST {
             return Err(format!(
-                "--flux-version {text:?}: newer than Flux v2.{}, the release the engines follow (kubectl pacto version)",
+                "--flux-version {shown:?}: newer than Flux v2.{}, the release the engines follow (kubectl pacto version)",
                 NEWEST.minor
             ));
         }

@@ -288,3 +288,42 @@ fn many_contexts_are_read_a_few_at_a_time() {
     );
     assert_eq!(r.stdout, "");
 }
+
+/// One run reads at most 256 contexts: a longer list, or --all-contexts on a kubeconfig of more,
+/// is refused before any connection, naming the bound.
+#[test]
+fn more_contexts_than_the_bound_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: \"http://127.0.0.1:9\"}\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n");
+    for i in 0..300 {
+        text += &format!("- name: c{i}\n  context: {{cluster: c, user: u}}\n");
+    }
+    let kc = dir.path().join("kubeconfig");
+    std::fs::write(&kc, text).unwrap();
+    let r = run(&mut cmd(
+        dir.path(),
+        &["get", "pactos", "--all-contexts", "--kubeconfig", s(&kc)],
+    ));
+    r.assert_no_panic().assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: --all-contexts: the kubeconfig has 300 contexts, more than the 256 one run reads (a fixed bound): name them with --context a,b,...\n"
+    );
+    let list: Vec<String> = (0..300).map(|i| format!("c{i}")).collect();
+    let r = run(&mut cmd(
+        dir.path(),
+        &[
+            "get",
+            "pactos",
+            "--context",
+            &list.join(","),
+            "--kubeconfig",
+            s(&kc),
+        ],
+    ));
+    r.assert_code(1);
+    assert_eq!(
+        r.stderr,
+        "error: --context: more than the 256 contexts one run reads (a fixed bound)\n"
+    );
+}

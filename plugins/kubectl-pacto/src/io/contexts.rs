@@ -18,6 +18,12 @@ pub(crate) fn named(c: &ClusterArgs, all: bool) -> Result<Option<Vec<String>>> {
         if names.is_empty() {
             bail!("--all-contexts: the kubeconfig has no contexts");
         }
+        if names.len() > MAX_CONTEXTS {
+            bail!(
+                "--all-contexts: the kubeconfig has {} contexts, more than the {MAX_CONTEXTS} one run reads (a fixed bound): name them with --context a,b,...",
+                names.len()
+            );
+        }
         return Ok(Some(names));
     }
     let Some(given) = c.context.as_deref().filter(|c| c.contains(',')) else {
@@ -36,9 +42,16 @@ pub(crate) fn named(c: &ClusterArgs, all: bool) -> Result<Option<Vec<String>>> {
         if !list.iter().any(|x| x == c) {
             list.push(c.to_string());
         }
+        if list.len() > MAX_CONTEXTS {
+            bail!("--context: more than the {MAX_CONTEXTS} contexts one run reads (a fixed bound)");
+        }
     }
     Ok(Some(list))
 }
+
+/// How many contexts one run reads: each connects on its own (the kubeconfig is read for each),
+/// so thousands would take minutes whatever `--timeout` says.
+pub(crate) const MAX_CONTEXTS: usize = 256;
 
 /// How many contexts are read at once: a kubeconfig of thousands of contexts is read by this
 /// many threads in turn, not by a thread each.

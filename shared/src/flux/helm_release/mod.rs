@@ -77,7 +77,9 @@ pub fn latest(hr: &Value) -> Result<Option<(Release, String)>, String> {
             ));
         }
         let version = match s.get("version") {
-            Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64().unwrap_or_default(),
+            Some(Value::Number(n)) if n.as_u64().is_some_and(|v| v > 0) => {
+                n.as_u64().unwrap_or_default()
+            }
             other => {
                 return Err(format!(
                     "status.history[{i}].version: expected a positive integer, found {}",
@@ -98,7 +100,16 @@ pub fn latest(hr: &Value) -> Result<Option<(Release, String)>, String> {
             best = Some(r);
         }
     }
-    let storage = str_at(hr, "/status/storageNamespace").to_string();
+    let storage = match hr.pointer("/status/storageNamespace") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(t)) => t.clone(),
+        Some(other) => {
+            return Err(format!(
+                "status.storageNamespace: expected a string, found {}",
+                crate::object::json_type(other)
+            ))
+        }
+    };
     Ok(best.filter(|_| !storage.is_empty()).map(|r| (r, storage)))
 }
 
@@ -146,6 +157,19 @@ pub fn explain_release_in(
     if kz.kind != "HelmRelease" {
         return Err(format!("expected a HelmRelease, found {}", kz.kind));
     }
+    let mapping = |v: Option<&Value>, path: &str| -> Result<(), String> {
+        match v {
+            None | Some(Value::Null) | Some(Value::Object(_)) => Ok(()),
+            Some(other) => Err(format!(
+                "{path}: expected a mapping, found {}",
+                crate::object::json_type(other)
+            )),
+        }
+    };
+    mapping(hr.pointer("/spec/waitStrategy"), "spec.waitStrategy")?;
+    for a in ["install", "upgrade", "rollback"] {
+        mapping(hr.pointer(&format!("/spec/{a}")), &format!("spec.{a}"))?;
+    }
     match hr.pointer("/spec/waitStrategy/name") {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) if s == "poller" => {}
@@ -176,10 +200,19 @@ pub fn explain_release_in(
     };
     kz.wait = !flag("disableWait")?;
     kz.waits_for_jobs = !flag("disableWaitForJobs")?;
-    let given = |v: Option<&Value>| v.and_then(Value::as_str).and_then(parse_go_duration);
-    let timeout = given(action.and_then(|a| a.get("timeout")))
-        .or_else(|| given(hr.pointer("/spec/timeout")))
-        .unwrap_or(Duration::from_secs(300));
+    let action_name = if release.action.is_empty() {
+        "install"
+    } else {
+        release.action.as_str()
+    };
+    let timeout = match duration_at(
+        action.and_then(|a| a.get("timeout")),
+        &format!("spec.{action_name}.timeout"),
+    )? {
+        Some(t) => t,
+        None => duration_at(hr.pointer("/spec/timeout"), "spec.timeout")?
+            .unwrap_or(Duration::from_secs(300)),
+    };
     let covered = if kz.wait {
         Covered::Release
     } else {
@@ -200,6 +233,57 @@ pub fn explain_release_in(
             .collect())
     };
     judge(&kz, covered, timeout, wanted, index, now_unix, Words::Ssa)
+}
+
+/// A `metav1.Duration` field of a HelmRelease: absent is None; a value that is not a string
+/// matching the CRD's pattern `^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$` is an error (the API server
+/// refuses it).
+fn duration_at(v: Option<&Value>, path: &str) -> Result<Option<Duration>, String> {
+    let text = match v {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(t)) => t,
+        Some(other) => {
+            return Err(format!(
+                "{path}: expected a duration such as 5m or 1h30m, found {}",
+                crate::object::json_type(other)
+            ))
+        }
+    };
+    let bad = || {
+        format!("{path}: {text:?} is not a duration of ms, s, m and h (the API server refuses it)")
+    };
+    let b = text.as_bytes();
+    let mut i = 0;
+    if b.is_empty() {
+        return Err(bad());
+    }
+    while i < b.len() {
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return Err(bad());
+        }
+        if i < b.len() && b[i] == b'.' {
+            i += 1;
+            let frac = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            if i == frac {
+                return Err(bad());
+            }
+        }
+        if b[i..].starts_with(b"ms") {
+            i += 2;
+        } else if i < b.len() && matches!(b[i], b's' | b'm' | b'h') {
+            i += 1;
+        } else {
+            return Err(bad());
+        }
+    }
+    parse_go_duration(text).map(Some).ok_or_else(bad)
 }
 
 /// An `apps/v1` Deployment whose `spec.paused` is true in the release: helm-controller's wait

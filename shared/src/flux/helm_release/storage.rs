@@ -43,7 +43,9 @@ pub fn manifest(secret: &Value, max_bytes: u64) -> Result<String, String> {
         .map_err(|e| format!("data.release: the release is not base64 text: {e}"))?;
     if bytes.starts_with(&GZIP) {
         let mut out = Vec::new();
-        flate2::read::GzDecoder::new(bytes.as_slice())
+        // Go's gzip reader reads concatenated members as one stream, and refuses what follows
+        // that is not one.
+        flate2::read::MultiGzDecoder::new(bytes.as_slice())
             .take(max_bytes.saturating_add(1))
             .read_to_end(&mut out)
             .map_err(|e| format!("data.release: the release's gzip stream is broken: {e}"))?;
@@ -54,17 +56,28 @@ pub fn manifest(secret: &Value, max_bytes: u64) -> Result<String, String> {
         }
         bytes = out;
     }
-    let release: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("data.release: the release is not JSON: {e}"))?;
-    match release.get("manifest") {
+    // Only `manifest` is kept: the rest of the release (its chart, values, hooks) is read past
+    // without being built, so a small Secret cannot unpack into a large value.
+    #[derive(serde::Deserialize)]
+    struct Stored {
+        #[serde(default)]
+        manifest: Option<serde_json::Value>,
+    }
+    let release: Stored = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("data.release: the release is not a JSON object: {e}"))?;
+    match release.manifest {
         None | Some(Value::Null) => Ok(String::new()),
-        Some(Value::String(m)) => Ok(m.clone()),
+        Some(Value::String(m)) => Ok(m),
         Some(other) => Err(format!(
             "data.release: manifest: expected a string, found {}",
-            crate::object::json_type(other)
+            crate::object::json_type(&other)
         )),
     }
 }
+
+/// The most objects one release manifest may hold (the API server's list bound of this tool,
+/// `--max-list-items`' default): a release of more is refused with this bound named.
+pub const MAX_RELEASE_OBJECTS: usize = crate::cluster::DEFAULT_MAX_LIST_ITEMS as usize;
 
 /// The kinds of the API server's built-in groups that are cluster-scoped (not namespaced), by
 /// (group, kind): what a release object without `metadata.namespace` keeps when the cluster's
@@ -116,11 +129,27 @@ pub fn objects(
     namespace: &str,
     namespaced: impl Fn(&str, &str) -> bool,
 ) -> Result<Vec<Value>, String> {
-    let docs = crate::object::parse_documents(manifest, "the release manifest")
-        .map_err(|e| e.to_string())?;
+    // One document at a time, so that the bound stops the reading, not the parsed whole.
+    let mut split = crate::k8s::yaml::Splitter::new(manifest.as_bytes(), u64::MAX);
     let mut out = Vec::new();
-    for (i, doc) in docs.into_iter().enumerate() {
-        let Some(mut doc) = doc else { continue };
+    let mut i = 0usize;
+    loop {
+        let chunk = split
+            .next_chunk()
+            .map_err(|e| format!("the release manifest: {e}"))?;
+        let Some(chunk) = chunk else { break };
+        i += 1;
+        let doc = crate::k8s::yaml::parse_chunk(&chunk)
+            .map_err(|e| format!("the release manifest, document {i}: {e}"))?;
+        let Some(mut doc) = doc.map(crate::object::kube_numbers) else {
+            continue;
+        };
+        let i = i - 1;
+        if out.len() == MAX_RELEASE_OBJECTS {
+            return Err(format!(
+                "the release manifest holds more than {MAX_RELEASE_OBJECTS} objects (a fixed bound)"
+            ));
+        }
         let at = |m: &str| format!("the release manifest, document {}: {m}", i + 1);
         if !doc.is_object() {
             return Err(at(&format!(

@@ -95,7 +95,12 @@ fn bad_storage_is_an_error_that_names_the_field() {
         ),
         (
             json!({"kind": "Secret", "data": {"release": b64.encode(b64.encode("[1]x"))}}),
-            "data.release: the release is not JSON",
+            "data.release: the release is not a JSON object",
+        ),
+        // Helm's release is an object: a list is not one.
+        (
+            json!({"kind": "Secret", "data": {"release": b64.encode(b64.encode("[1,2,3]"))}}),
+            "data.release: the release is not a JSON object",
         ),
         (
             json!({"kind": "Secret", "data": {"release": b64.encode(b64.encode(r#"{"manifest": 1}"#))}}),
@@ -118,6 +123,36 @@ fn bad_storage_is_an_error_that_names_the_field() {
     assert_eq!(
         manifest(&bomb, 1 << 20).unwrap_err(),
         "data.release: the release unpacks to more than 1048576 bytes (--max-input-bytes)"
+    );
+    // What follows the gzip stream is read as Go's reader reads it: another member is part of
+    // the release, anything else is refused.
+    let gz = |data: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    };
+    let of = |packed: Vec<u8>| json!({"kind": "Secret", "data": {"release": b64.encode(b64.encode(packed))}});
+    let mut two = gz(br#"{"manifest": "a: 1\n"#);
+    two.extend(gz(br#""}"#));
+    assert_eq!(manifest(&of(two), 1 << 20).unwrap(), "a: 1\n");
+    let mut junk = gz(br#"{"manifest": ""}"#);
+    junk.extend(b"not gzip");
+    assert!(manifest(&of(junk), 1 << 20)
+        .unwrap_err()
+        .starts_with("data.release: the release's gzip stream is broken"));
+    // Only the manifest is built: a release whose other fields hold a million values unpacks
+    // within the bound and reads as its manifest.
+    let big = format!(
+        r#"{{"manifest": "", "config": {{"a": [{}0]}}}}"#,
+        "0,".repeat(1_000_000)
+    );
+    assert_eq!(manifest(&of(gz(big.as_bytes())), 1 << 24).unwrap(), "");
+    // At most MAX_RELEASE_OBJECTS objects in one manifest.
+    let many = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"
+        .repeat(super::storage::MAX_RELEASE_OBJECTS + 1);
+    assert_eq!(
+        objects(&many, "shop", namespaced).unwrap_err(),
+        "the release manifest holds more than 100000 objects (a fixed bound)"
     );
     for (text, want) in [
         ("- a\n", "the release manifest, document 1: expected a Kubernetes object (a mapping), found a list"),
@@ -155,6 +190,22 @@ fn the_latest_release_is_the_highest_version() {
     let mut none = hr.clone();
     none["status"]["storageNamespace"] = Value::Null;
     assert_eq!(latest(&none).unwrap(), None);
+    for (at, value, want) in [
+        (
+            "/status/history/1/version",
+            json!(0),
+            "status.history[1].version: expected a positive integer, found a number",
+        ),
+        (
+            "/status/storageNamespace",
+            json!(5),
+            "status.storageNamespace: expected a string, found a number",
+        ),
+    ] {
+        let mut bad = hr.clone();
+        *bad.pointer_mut(at).unwrap() = value;
+        assert_eq!(latest(&bad).unwrap_err(), want);
+    }
     let mut bad = hr.clone();
     bad["status"]["history"][1]["version"] = json!("3");
     assert_eq!(
@@ -242,6 +293,29 @@ fn the_wait_of_the_latest_release() {
             assert!(w.objects.iter().all(|o| o.name != "canary"));
         }
     }
+    // Fields the API server would refuse are errors naming them (the CRD's duration pattern,
+    // its types), never a default in their place.
+    for (spec, want) in [
+        (json!({"upgrade": {"timeout": "abc"}}), "spec.upgrade.timeout: \"abc\" is not a duration of ms, s, m and h (the API server refuses it)"),
+        (json!({"upgrade": {"timeout": "1d"}}), "spec.upgrade.timeout: \"1d\" is not a duration of ms, s, m and h (the API server refuses it)"),
+        (json!({"timeout": 5}), "spec.timeout: expected a string, found a number"),
+        (json!({"waitStrategy": "legacy"}), "spec.waitStrategy: expected a mapping, found a string"),
+        (json!({"upgrade": "x"}), "spec.upgrade: expected a mapping, found a string"),
+        (json!([1]), "spec: expected a mapping, found a list"),
+    ] {
+        let hr = helm_release(spec.clone(), history.clone());
+        assert_eq!(explain_release(&hr, &r, &objs, &live("Compliant"), 0).unwrap_err(), want, "{spec}");
+    }
+    let ok = helm_release(
+        json!({"upgrade": {"timeout": "1h30m0.5s"}}),
+        history.clone(),
+    );
+    assert_eq!(
+        explain_release(&ok, &r, &objs, &live("Compliant"), 0)
+            .unwrap()
+            .timeout_seconds,
+        5400
+    );
     let legacy = helm_release(json!({"waitStrategy": {"name": "legacy"}}), history);
     assert!(explain_release(&legacy, &r, &objs, &live("Compliant"), 0)
         .unwrap_err()

@@ -66,12 +66,9 @@ pub(super) fn report(
     };
     let objects = storage::objects(&manifest, &release.namespace, |g, k| !cluster_scoped(g, k))
         .map_err(|e| anyhow!("{what}: Secret {storage_ns}/{secret_name}: {e}"))?;
-    let live: Vec<Value> = all
-        .iter()
-        .filter(|x| !std::ptr::eq(*x, hr))
-        .cloned()
-        .collect();
-    let w = explain_release(hr, &release, &objects, &live, now.as_second())
+    // The HelmRelease stays among the live objects: helm-controller's wait does not leave it
+    // out when its own release holds it (kustomize-controller's drops its Kustomization).
+    let w = explain_release(hr, &release, &objects, all, now.as_second())
         .map_err(|e| anyhow!("{what}: {e}"))?;
     Ok(helm_release_report(hr, &release, &w))
 }

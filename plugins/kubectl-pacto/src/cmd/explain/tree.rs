@@ -26,6 +26,10 @@ use pacto_gates::render;
 use serde_json::Value;
 use std::process::ExitCode;
 
+/// How many levels a tree shows without `--depth`: deeper chains are cut there with a note (a
+/// tree's text grows with the square of its depth: the drawing in front of each name).
+const DEFAULT_DEPTH: usize = 1000;
+
 /// One tree to print, from `tree` or `explain --tree`.
 struct Request<'a> {
     target: Target,
@@ -43,7 +47,7 @@ pub(crate) fn run(args: &TreeArgs, global: &Global) -> Result<ExitCode> {
         Request {
             target: explain_target(&args.target)?,
             files: &args.files,
-            depth: args.depth.map(|d| d as usize),
+            depth: Some(args.depth.map_or(DEFAULT_DEPTH, |d| d as usize)),
             output: args.output,
             timeout: &args.timeout,
             cluster: &args.cluster,
@@ -62,7 +66,7 @@ pub(super) fn from_explain(args: &ExplainArgs, global: &Global) -> Result<ExitCo
         Request {
             target: explain_target(target)?,
             files: &args.files,
-            depth: args.depth.map(|d| d as usize),
+            depth: Some(args.depth.map_or(DEFAULT_DEPTH, |d| d as usize)),
             output: args.output,
             timeout: &args.timeout,
             cluster: &args.cluster,
