@@ -75,9 +75,9 @@ pub fn manifest(secret: &Value, max_bytes: u64) -> Result<String, String> {
     }
 }
 
-/// The most objects one release manifest may hold (the API server's list bound of this tool,
-/// `--max-list-items`' default): a release of more is refused with this bound named.
-pub const MAX_RELEASE_OBJECTS: usize = crate::cluster::DEFAULT_MAX_LIST_ITEMS as usize;
+/// The most objects one release manifest may hold (as many as `--max-list-items` lets one list
+/// bring by default): a release of more is refused with this bound named.
+pub const MAX_RELEASE_OBJECTS: usize = 100_000;
 
 /// The kinds of the API server's built-in groups that are cluster-scoped (not namespaced), by
 /// (group, kind): what a release object without `metadata.namespace` keeps when the cluster's
