@@ -129,7 +129,13 @@ pub(super) fn from_cluster(c: &ClusterOptions, t: &Target, now: jiff::Timestamp)
         };
         let objects = storage::objects(&manifest, &release.namespace, namespaced)
             .map_err(|e| anyhow!("{what}: Secret {storage_ns}/{secret_name}: {e}"))?;
-        let refs: Vec<Reference> = objects.iter().map(reference).collect();
+        // Each object once, however often the manifest lists it.
+        let mut once = std::collections::HashSet::new();
+        let refs: Vec<Reference> = objects
+            .iter()
+            .map(reference)
+            .filter(|r| once.insert(r.clone()))
+            .collect();
         let live = read_referenced(&cluster, &refs).await?;
         let w = explain_release(&hr, &release, &objects, &live, now.as_second())
             .map_err(|e| anyhow!("{what}: {e}"))?;
