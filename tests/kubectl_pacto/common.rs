@@ -284,3 +284,9 @@ pub fn on_a_pty(program: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
     r.stdout = r.stdout.replace("\r\n", "\n");
     r
 }
+
+/// The URL of a loopback port nothing listens on (bound, then let go): a server that is gone.
+pub fn closed_url() -> String {
+    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://{}", gone.local_addr().unwrap())
+}

@@ -430,9 +430,7 @@ fn several_contexts_are_checked_into_one_report() {
     .unwrap();
     clean.insert(cm);
     let dir = tempfile::tempdir().unwrap();
-    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let gone_url = format!("http://{}", gone.local_addr().unwrap());
-    drop(gone);
+    let gone_url = crate::common::closed_url();
     let mut text = String::from("apiVersion: v1\nkind: Config\nclusters:\n");
     for (name, url) in [
         ("broken", broken.url()),

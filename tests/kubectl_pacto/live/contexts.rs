@@ -17,9 +17,7 @@ fn example_pactos(names: &[&str]) -> Vec<Value> {
 /// A kubeconfig of three contexts: `prod` and `staging` on the two servers (namespace shop),
 /// `gone` on a port nothing listens on.
 fn kubeconfig(dir: &Path, prod: &str, staging: &str) -> PathBuf {
-    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let gone_url = format!("http://{}", gone.local_addr().unwrap());
-    drop(gone);
+    let gone_url = crate::common::closed_url();
     let mut text = String::from("apiVersion: v1\nkind: Config\nclusters:\n");
     for (name, url) in [("prod", prod), ("staging", staging), ("gone", &gone_url)] {
         text += &format!("- name: {name}\n  cluster: {{server: {url:?}}}\n");
@@ -245,9 +243,7 @@ fn several_contexts_are_one_table_with_a_context_column() {
 #[test]
 fn many_contexts_are_read_a_few_at_a_time() {
     let dir = tempfile::tempdir().unwrap();
-    let gone = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", gone.local_addr().unwrap());
-    drop(gone);
+    let url = crate::common::closed_url();
     let mut text = format!(
         "apiVersion: v1\nkind: Config\nclusters:\n- name: gone\n  cluster: {{server: {url:?}}}\nusers:\n- name: u\n  user: {{token: t}}\ncontexts:\n"
     );

@@ -233,18 +233,7 @@ fn reconcile_against_the_real_server() {
         ),
     };
     let kube = kube_harness::Kube::start_with(kube_harness::Options { audit });
-    let crds = repo().join("tests/fixtures/real/crds");
-    kube.kubectl_ok(&["apply", "-f", s(&crds)], None);
-    kube.kubectl_ok(
-        &[
-            "wait",
-            "--for=condition=Established",
-            "-f",
-            s(&crds),
-            "--timeout=120s",
-        ],
-        None,
-    );
+    apply_flux_and_argo_crds(&kube);
     let atomic = std::env::var("KUBECTL_PACTO_BENCH_CONDITIONS").as_deref() == Ok("atomic");
     if atomic {
         // The Stage CRD without the list-map marker: the run writes by guarded merge patch.

@@ -90,18 +90,7 @@ fn a_user_of_one_namespace_reads_only_what_its_stages_need() {
     // The Flux and Argo CD CRDs of tests/fixtures/real/crds: a cluster of this test's own, so
     // that no other test sees them.
     let kube = kube_harness::Kube::start();
-    let crds = repo().join("tests/fixtures/real/crds");
-    kube.kubectl_ok(&["apply", "-f", s(&crds)], None);
-    kube.kubectl_ok(
-        &[
-            "wait",
-            "--for=condition=Established",
-            "-f",
-            s(&crds),
-            "--timeout=120s",
-        ],
-        None,
-    );
+    apply_flux_and_argo_crds(&kube);
     let team = kube.namespace("team");
     let up = kube.namespace("upstream");
     let vendor = kube.namespace("vendor");

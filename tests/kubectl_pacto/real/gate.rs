@@ -56,18 +56,7 @@ fn write_status(
 #[test]
 fn explain_and_tree_read_the_gate_from_the_real_server() {
     let kube = kube_harness::shared();
-    let crds = repo().join("tests/fixtures/real/crds");
-    kube.kubectl_ok(&["apply", "-f", s(&crds)], None);
-    kube.kubectl_ok(
-        &[
-            "wait",
-            "--for=condition=Established",
-            "-f",
-            s(&crds),
-            "--timeout=120s",
-        ],
-        None,
-    );
+    apply_flux_and_argo_crds(kube);
     let ns = kube.namespace("gate");
     let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": "web"},

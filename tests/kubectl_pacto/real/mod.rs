@@ -35,6 +35,23 @@ fn yaml_documents(path: &str) -> Vec<Value> {
         .collect()
 }
 
+/// Applies the Flux and Argo CD CRDs of `tests/fixtures/real/crds` and waits until they are
+/// established (the server has those of `examples/cluster/` already).
+fn apply_flux_and_argo_crds(kube: &kube_harness::Kube) {
+    let crds = repo().join("tests/fixtures/real/crds");
+    kube.kubectl_ok(&["apply", "-f", s(&crds)], None);
+    kube.kubectl_ok(
+        &[
+            "wait",
+            "--for=condition=Established",
+            "-f",
+            s(&crds),
+            "--timeout=120s",
+        ],
+        None,
+    );
+}
+
 /// The Pacto named `name` of `examples/objects/gates.yaml`.
 fn example_pacto(name: &str) -> Value {
     yaml_documents("examples/objects/gates.yaml")

@@ -74,7 +74,7 @@ pub(super) fn report(
 }
 
 /// The (group, version, kind, namespace, name) of a release object.
-fn reference(o: &Value) -> Reference {
+pub(super) fn reference(o: &Value) -> Reference {
     let api = str_at(o, "/apiVersion");
     let version = api.rsplit_once('/').map_or(api, |(_, v)| v);
     (
@@ -127,8 +127,15 @@ pub(super) fn from_cluster(c: &ClusterOptions, t: &Target, now: jiff::Timestamp)
                 .find(|((ag, _, ak), _)| *ag == g && *ak == k)
                 .is_none_or(|(_, s)| s.as_ref().map_or(true, |s| s.namespaced))
         };
-        let objects = storage::objects(&manifest, &release.namespace, namespaced)
-            .map_err(|e| anyhow!("{what}: Secret {storage_ns}/{secret_name}: {e}"))?;
+        // The manifest is parsed once: the release namespace is set on the namespaced objects
+        // that name none, as `storage::objects` sets it.
+        let mut objects = raw;
+        for o in objects.iter_mut() {
+            let (g, k) = (gvk_of(o).group, str_at(o, "/kind").to_string());
+            if str_at(o, "/metadata/namespace").is_empty() && namespaced(&g, &k) {
+                o["metadata"]["namespace"] = Value::from(release.namespace.as_str());
+            }
+        }
         // Each object once, however often the manifest lists it.
         let mut once = std::collections::HashSet::new();
         let refs: Vec<Reference> = objects

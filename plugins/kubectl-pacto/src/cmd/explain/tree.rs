@@ -245,19 +245,6 @@ async fn release_of(
         !storage::CLUSTER_SCOPED.contains(&(g, k))
     })
     .unwrap_or_default();
-    let refs = objects
-        .iter()
-        .map(|o| {
-            let api = pacto_gates::k8s::gvk::str_at(o, "/apiVersion");
-            let version = api.rsplit_once('/').map_or(api, |(_, v)| v);
-            (
-                pacto_gates::k8s::gvk_of(o).group.to_string(),
-                version.to_string(),
-                pacto_gates::k8s::gvk::str_at(o, "/kind").to_string(),
-                pacto_gates::k8s::gvk::str_at(o, "/metadata/namespace").to_string(),
-                pacto_gates::k8s::gvk::str_at(o, "/metadata/name").to_string(),
-            )
-        })
-        .collect();
+    let refs = objects.iter().map(super::helm_release::reference).collect();
     Ok(Some((secret, refs)))
 }
